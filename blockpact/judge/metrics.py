@@ -1,0 +1,156 @@
+"""Outcome measures used in the contracting and GovSim papers, computed from rewards or event logs.
+
+Everything here reads plain numbers or events, so a report can be rebuilt from `events.jsonl` alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from blockpact.worlds.events import Event
+
+
+def social_welfare(rewards: Mapping[str, float]) -> float:
+    return float(sum(rewards.values()))
+
+
+def gini(values: Iterable[float]) -> float:
+    """G = sum_i sum_j |x_i - x_j| / (2 (n - 1) sum x): 0 for equality, 1 when one player has everything.
+
+    The (n - 1) normalisation (as in the contracting paper) makes "one has all" equal 1 for any n.
+    Undefined cases (fewer than two players, or nothing to share) give 0.
+    """
+    xs = [float(v) for v in values]
+    n, total = len(xs), sum(xs)
+    if n < 2 or total == 0:
+        return 0.0
+    if any(x < 0 for x in xs):
+        raise ValueError("gini needs non-negative rewards")
+    diffs = sum(abs(a - b) for a in xs for b in xs)
+    return diffs / (2 * (n - 1) * total)
+
+
+def mean_std(values: Sequence[float]) -> dict[str, float]:
+    """Mean and sample standard deviation (0 for a single value), as reported in the paper's tables."""
+    n = len(values)
+    if n == 0:
+        return {"mean": math.nan, "std": math.nan}
+    mean = sum(values) / n
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    return {"mean": mean, "std": std}
+
+
+@dataclass
+class Curve:
+    """A step function sampled at the times it changes: value[i] holds from time[i] on."""
+
+    times: list[float]
+    values: list[float]
+
+    def at(self, t: float) -> float:
+        value = self.values[0] if self.values else 0.0
+        for ti, vi in zip(self.times, self.values):
+            if ti > t:
+                break
+            value = vi
+        return value
+
+
+def _start(events: Sequence[Event]) -> Event:
+    for e in events:
+        if e.kind == "episode_start":
+            return e
+    raise ValueError("the event log has no episode_start event")
+
+
+def reward_curves(events: Sequence[Event], values: Mapping[str, Mapping[str, float]]) -> dict[str, Curve]:
+    """Each player's reward over time: sum of value x count over the inventory, replayed from events.
+
+    `values[player][item]` is the item's worth in emeralds to that player (emeralds are worth 1).
+    """
+    start = _start(events)
+    inventories = {p: dict(inv) for p, inv in start.data["inventories"].items()}
+
+    def reward(p: str) -> float:
+        return sum(_value(values, p, item) * n for item, n in inventories[p].items())
+
+    curves = {p: Curve([start.time], [reward(p)]) for p in inventories}
+    for e in events:
+        if e.kind != "inventory" or e.agent not in inventories:
+            continue
+        inventories[e.agent][e.data["item"]] = e.data["count"]
+        _append(curves[e.agent], e.time, reward(e.agent))
+    return curves
+
+
+def _value(values: Mapping[str, Mapping[str, float]], player: str, item: str) -> float:
+    if item == "emerald":
+        return 1.0
+    return float(values.get(player, {}).get(item, 0.0))
+
+
+def resource_curves(events: Sequence[Event]) -> dict[str, Curve]:
+    """Count of each dynamics-rule block in its region over time (e.g. `slime_block@river`)."""
+    start = _start(events)
+    counts: dict[str, float] = dict(start.data.get("region_counts", {}))
+    regions = start.data.get("region_boxes", {})
+    curves = {key: Curve([start.time], [float(n)]) for key, n in counts.items()}
+    for e in events:
+        if e.kind != "block":
+            continue
+        pos = e.data["pos"]
+        for key in counts:
+            block, region = key.split("@")
+            lo, hi = regions[region]
+            if not all(lo[i] <= pos[i] <= hi[i] for i in range(3)):
+                continue
+            delta = (e.data["new"] == block) - (e.data["old"] == block)
+            if delta:
+                counts[key] += delta
+                _append(curves[key], e.time, counts[key])
+    return curves
+
+
+def welfare_curve(curves: Mapping[str, Curve]) -> Curve:
+    times = sorted({t for c in curves.values() for t in c.times})
+    return Curve(times, [sum(c.at(t) for c in curves.values()) for t in times])
+
+
+def _append(curve: Curve, t: float, v: float) -> None:
+    if curve.times and curve.times[-1] == t:
+        curve.values[-1] = v
+    else:
+        curve.times.append(t)
+        curve.values.append(v)
+
+
+@dataclass
+class Sustainability:
+    """GovSim's figures for a commons: how long the resource lasted and how far use exceeded its regrowth."""
+
+    survival_time: float  # when the resource first fell below its collapse threshold (episode end if never)
+    collapsed: bool
+    over_usage: float  # fraction of harvests taken while the stock was below the sustainable level
+    final_stock: float
+
+
+def sustainability(curve: Curve, threshold: float, sustainable_level: float, episode_end: float) -> Sustainability:
+    """From a resource curve: collapse = stock below `threshold`; over-usage = harvests below `sustainable_level`.
+
+    A harvest is a step down in the curve; it counts as over-use when it leaves the stock below the
+    level from which it can still regrow to capacity in one period (for doubling: half the capacity).
+    """
+    survival, collapsed = episode_end, False
+    harvests = over = 0
+    previous = curve.values[0] if curve.values else 0.0
+    for t, v in zip(curve.times, curve.values):
+        if v < previous:
+            harvests += int(previous - v)
+            if v < sustainable_level:
+                over += int(previous - v)
+        if v < threshold and not collapsed:
+            survival, collapsed = t, True
+        previous = v
+    return Sustainability(survival, collapsed, over / harvests if harvests else 0.0, curve.values[-1] if curve.values else 0.0)

@@ -1,0 +1,139 @@
+"""The voxel grid: which cells a player can stand in, how it walks between them, what it can reach.
+
+Coordinates are Minecraft's (x east, y up, z south). Below the grid counts as solid ground and above
+it as open air; the sides are walls.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from blockpact.worlds.spec import Vec
+
+EYE_HEIGHT = 1.62
+NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+MAX_DROP = 3
+
+
+@dataclass
+class Grid:
+    origin: Vec
+    ids: np.ndarray  # (X, Y, Z) block ids relative to origin
+    solid_by_id: np.ndarray  # bool per block id
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.ids.shape  # type: ignore[return-value]
+
+    def local(self, p: Vec) -> tuple[int, int, int]:
+        return (p[0] - self.origin[0], p[1] - self.origin[1], p[2] - self.origin[2])
+
+    def in_bounds(self, p: Vec) -> bool:
+        lx, ly, lz = self.local(p)
+        X, Y, Z = self.shape
+        return 0 <= lx < X and 0 <= ly < Y and 0 <= lz < Z
+
+    def get(self, p: Vec) -> int:
+        lx, ly, lz = self.local(p)
+        return int(self.ids[lx, ly, lz])
+
+    def set(self, p: Vec, block_id: int) -> None:
+        lx, ly, lz = self.local(p)
+        self.ids[lx, ly, lz] = block_id
+
+    def solid(self, p: Vec) -> bool:
+        lx, ly, lz = self.local(p)
+        X, Y, Z = self.shape
+        if ly < 0:
+            return True
+        if ly >= Y:
+            return False
+        if not (0 <= lx < X and 0 <= lz < Z):
+            return True
+        return bool(self.solid_by_id[self.ids[lx, ly, lz]])
+
+    def standable(self, p: Vec) -> bool:
+        """Feet and head cells free, solid ground below."""
+        x, y, z = p
+        if not self.in_bounds(p):
+            return False
+        return not self.solid(p) and not self.solid((x, y + 1, z)) and self.solid((x, y - 1, z))
+
+    def steps_from(self, p: Vec) -> list[tuple[Vec, bool]]:
+        """Cells one walk, step up or drop away, each with whether it is a step up."""
+        x, y, z = p
+        out: list[tuple[Vec, bool]] = []
+        for dx, dz in NEIGHBOURS:
+            nx, nz = x + dx, z + dz
+            if self.standable((nx, y, nz)):
+                out.append(((nx, y, nz), False))
+                continue
+            up = (nx, y + 1, nz)
+            if self.standable(up) and not self.solid((x, y + 2, z)):
+                out.append((up, True))
+                continue
+            if self.solid((nx, y, nz)) or self.solid((nx, y + 1, nz)):
+                continue
+            for k in range(1, MAX_DROP + 1):
+                down = (nx, y - k, nz)
+                if self.standable(down):
+                    out.append((down, False))
+                    break
+                if self.solid(down):
+                    break
+        return out
+
+    def distances(self, start: Vec) -> dict[Vec, tuple[int, int]]:
+        """Breadth-first walk: cell -> (steps, step-ups) for every cell reachable from `start`."""
+        seen = {start: (0, 0)}
+        queue = deque([start])
+        while queue:
+            cell = queue.popleft()
+            steps, ups = seen[cell]
+            for nxt, up in self.steps_from(cell):
+                if nxt not in seen:
+                    seen[nxt] = (steps + 1, ups + int(up))
+                    queue.append(nxt)
+        return seen
+
+    def path(self, start: Vec, goal_test: Callable[[Vec], bool], up_cost: float = 1.0, max_cells: int = 200_000) -> list[Vec] | None:
+        """Cheapest walk from `start` to the first cell where `goal_test` holds.
+
+        Each step costs 1 and a step up costs `up_cost` more (climbing is slower than walking);
+        ties go to the cell found first, so the same grid always gives the same path.
+        """
+        if goal_test(start):
+            return [start]
+        parent: dict[Vec, Vec | None] = {start: None}
+        best = {start: 0.0}
+        order = itertools.count()
+        frontier = [(0.0, next(order), start)]
+        while frontier and len(parent) < max_cells:
+            cost, _, cell = heapq.heappop(frontier)
+            if cost > best[cell]:
+                continue
+            if goal_test(cell):
+                route = [cell]
+                while parent[route[-1]] is not None:
+                    route.append(parent[route[-1]])  # type: ignore[arg-type]
+                return route[::-1]
+            for nxt, up in self.steps_from(cell):
+                c = cost + 1.0 + (up_cost if up else 0.0)
+                if c < best.get(nxt, float("inf")):
+                    best[nxt] = c
+                    parent[nxt] = cell
+                    heapq.heappush(frontier, (c, next(order), nxt))
+        return None
+
+
+def within_reach(stand: Vec, block: Vec, reach: float) -> bool:
+    """Whether a player standing in `stand` can touch the centre of `block` (eye-to-centre distance)."""
+    ex, ey, ez = stand[0] + 0.5, stand[1] + EYE_HEIGHT, stand[2] + 0.5
+    bx, by, bz = block[0] + 0.5, block[1] + 0.5, block[2] + 0.5
+    return (ex - bx) ** 2 + (ey - by) ** 2 + (ez - bz) ** 2 <= reach * reach

@@ -1,0 +1,154 @@
+"""A world as the loader understands it: every name checked, every placement resolved to a cell."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Vec = tuple[int, int, int]
+
+COMPARISONS: dict[str, Callable[[int, int], bool]] = {
+    "<=": operator.le,
+    "<": operator.lt,
+    ">=": operator.ge,
+    ">": operator.gt,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    lo: Vec  # inclusive corners, lo <= hi on every axis
+    hi: Vec
+
+    def contains(self, p: Vec) -> bool:
+        return all(self.lo[i] <= p[i] <= self.hi[i] for i in range(3))
+
+    def cells(self) -> Iterator[Vec]:
+        for x in range(self.lo[0], self.hi[0] + 1):
+            for y in range(self.lo[1], self.hi[1] + 1):
+                for z in range(self.lo[2], self.hi[2] + 1):
+                    yield (x, y, z)
+
+    @property
+    def volume(self) -> int:
+        return (self.hi[0] - self.lo[0] + 1) * (self.hi[1] - self.lo[1] + 1) * (self.hi[2] - self.lo[2] + 1)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """`<block> in <region> <op> <count>`, e.g. `slime_block in river <= 7`."""
+
+    block: str
+    region: str
+    op: str
+    count: int
+
+    def holds(self, actual: int) -> bool:
+        return COMPARISONS[self.op](actual, self.count)
+
+    def __str__(self) -> str:
+        return f"{self.block} in {self.region} {self.op} {self.count}"
+
+
+@dataclass(frozen=True)
+class Drop:
+    """What digging a block yields: `item` in one of `counts`, drawn with `weights`."""
+
+    item: str
+    counts: tuple[int, ...]
+    weights: tuple[float, ...]
+
+    @property
+    def expected(self) -> float:
+        return sum(c * w for c, w in zip(self.counts, self.weights))
+
+
+@dataclass(frozen=True)
+class RegrowRule:
+    """Each block removed from its original cell in `region` comes back with `probability` per second."""
+
+    block: str
+    region: str
+    probability: float
+    when: tuple[Condition, ...] = ()
+    kind: str = "regrow"
+
+
+@dataclass(frozen=True)
+class SpawnRule:
+    """New `block`s appear on cells of `region` holding one of `on`, with `probability` per second."""
+
+    block: str
+    region: str
+    probability: float
+    on: tuple[str, ...]
+    cap: int | None
+    per: str  # "region": at most one new block a second; "cell": every free cell draws on its own
+    when: tuple[Condition, ...] = ()
+    kind: str = "spawn"
+
+
+@dataclass(frozen=True)
+class GrowRule:
+    """Every `every` seconds the count of `block` in `region` is multiplied by `factor`, up to `cap`."""
+
+    block: str
+    region: str
+    every: float
+    factor: float
+    cap: int | None
+    on: tuple[str, ...]
+    when: tuple[Condition, ...] = ()
+    kind: str = "grow"
+
+
+Rule = RegrowRule | SpawnRule | GrowRule
+
+
+@dataclass(frozen=True)
+class ChestSpec:
+    name: str
+    position: Vec
+    items: dict[str, int]
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    name: str
+    spawn: Vec
+    inventory: dict[str, int]
+    values: dict[str, float]  # emeralds per item; emeralds themselves are always worth 1
+
+
+@dataclass
+class WorldSpec:
+    name: str
+    title: str
+    description: str
+    source: Path | None
+    mc_version: str
+    origin: Vec
+    size: Vec
+    blocks: dict[Vec, str]  # every non-air cell
+    regions: dict[str, Region]
+    chests: dict[Vec, ChestSpec]
+    players: dict[str, PlayerSpec]
+    harvest: dict[str, frozenset[str]]  # block -> tools that harvest it (overrides minecraft-data)
+    drops: dict[str, Drop]  # block -> drop (overrides minecraft-data)
+    rules: list[Rule]
+    episode_seconds: float
+    length_known: bool
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def in_bounds(self, p: Vec) -> bool:
+        return all(self.origin[i] <= p[i] < self.origin[i] + self.size[i] for i in range(3))
+
+    def value(self, player: str, item: str) -> float:
+        if item == "emerald":
+            return 1.0
+        return self.players[player].values.get(item, 0.0)

@@ -1,0 +1,64 @@
+"""The `blockpact` command as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from blockpact.cli import main
+
+
+def test_world_list_and_show(capsys) -> None:
+    assert main(["world", "list"]) == 0
+    listed = capsys.readouterr().out
+    for name in ("double_vein", "cleanup", "commons"):
+        assert name in listed
+    assert main(["world", "show", "double_vein"]) == 0
+    shown = capsys.readouterr().out
+    assert "Chest:    tool_chest at [6, 64, 7]: iron_pickaxe 1, stone_pickaxe 1" in shown
+    assert "Player:   Glitch at [9, 64, 9]; values diamond 5, raw_iron 3" in shown
+
+
+def test_validate_exit_codes_and_problem_lines(tmp_path: Path, capsys) -> None:
+    assert main(["world", "validate", "cleanup"]) == 0
+    assert "valid" in capsys.readouterr().out
+    bad = tmp_path / "bad.toml"
+    original = (Path(__file__).parent.parent / "blockpact/worlds/builtin/double_vein.toml").read_text()
+    bad.write_text(original.replace("iron_pickaxe = 1 }", "iron_pickaxe = 1, gold_nugget_x = 2 }").replace('"D" = "diamond_ore"', '"D" = "diamond_oar"'))
+    assert main(["world", "validate", str(bad)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    line_of = {text.strip(): i + 1 for i, text in enumerate(bad.read_text().splitlines())}
+    legend_line = line_of['"D" = "diamond_oar"']
+    assert f"{bad}:{legend_line}: map.legend.D: unknown block 'diamond_oar' (expected a block name of Minecraft 1.20.4)" in out
+    assert any(": chests[0].items.gold_nugget_x: unknown item 'gold_nugget_x'" in line for line in out)
+    assert out[-1] == f"{bad}: 2 problems"
+
+
+def test_unknown_world_is_a_clear_error(capsys) -> None:
+    assert main(["world", "show", "atlantis"]) == 1
+    err = capsys.readouterr().err
+    assert "no world named 'atlantis'" in err and "double_vein" in err and "Traceback" not in err
+
+
+def test_world_new_writes_a_template_that_validates(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "fishery.toml"
+    assert main(["world", "new", "fishery", "--out", str(out)]) == 0
+    assert main(["world", "validate", str(out)]) == 0
+    assert main(["world", "new", "fishery", "--out", str(out)]) == 1  # never overwrites
+
+
+def test_run_prints_scripted_outcomes_as_json(capsys) -> None:
+    assert main(["run", "double_vein", "--seeds", "2", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["agents"] == "scripted"
+    assert result["conditions"]["social_split"]["welfare"]["mean"] == 78
+    assert result["conditions"]["greedy"]["welfare"]["mean"] < 78
+
+
+def test_console_script_runs_the_main_job() -> None:
+    exe = Path(sys.executable).parent / "blockpact"
+    done = subprocess.run([str(exe), "run", "--seeds", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "scripted" in done.stdout and "social_split" in done.stdout

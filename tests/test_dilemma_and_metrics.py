@@ -1,0 +1,85 @@
+"""The dilemmas exist in the built-in worlds, and the metrics match the papers' definitions."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from blockpact.experiments.baseline import run_episode
+from blockpact.judge import metrics
+from blockpact.worlds.loader import load_world
+from blockpact.worlds.simulator import Simulation
+
+from conftest import run_programs
+
+
+def test_gini_examples() -> None:
+    assert metrics.gini([37, 41]) == pytest.approx(0.051, abs=5e-4)
+    for n in (2, 3, 5, 10):
+        assert metrics.gini([100] + [0] * (n - 1)) == pytest.approx(1.0)
+    assert metrics.gini([5, 5, 5]) == 0.0
+    assert metrics.gini([0, 0]) == 0.0
+    with pytest.raises(ValueError):
+        metrics.gini([-1, 3])
+
+
+def test_welfare_and_mean_std() -> None:
+    assert metrics.social_welfare({"a": 48, "b": 30}) == 78
+    s = metrics.mean_std([1.0, 2.0, 3.0])
+    assert s["mean"] == 2.0 and s["std"] == pytest.approx(1.0)
+    assert math.isnan(metrics.mean_std([])["mean"])
+
+
+def test_double_vein_is_a_social_dilemma() -> None:
+    """Holding the iron pickaxe and mining everything beats the optimal split for that player,
+    while total welfare falls below the optimum of 78."""
+    spec = load_world("double_vein")
+    chest = (6, 64, 7)
+
+    async def grab_everything(api):
+        await api.get_item_from_chest(chest, {"iron_pickaxe": 1})
+        await api.mine_block("diamond_ore", 6)
+        await api.mine_block("iron_ore", 12)
+
+    for player in ("Gizmo", "Glitch"):
+        sim, _ = run_programs(spec, {player: grab_everything})
+        selfish = sim.state.reward(player)
+        optimal = run_episode("double_vein", "social_split", seed=0)
+        assert optimal.welfare == 78
+        assert selfish > optimal.rewards[player]
+        assert sum(sim.state.reward(p) for p in spec.players) < 78
+
+    greedy = run_episode("double_vein", "greedy", seed=0)
+    assert greedy.welfare < 78
+
+
+def test_reward_and_resource_curves_replay_the_event_log() -> None:
+    from blockpact.experiments.sim_policies import greedy
+
+    spec = load_world("cleanup")
+    sim = Simulation(spec, seed=2)
+    import asyncio
+
+    asyncio.run(sim.run({p: greedy for p in spec.players}, until=200))
+    end = sim.finish()
+    values = {p: s.values for p, s in spec.players.items()}
+    curves = metrics.reward_curves(sim.state.log.events, values)
+    for p in spec.players:
+        assert curves[p].values[-1] == sim.state.reward(p)
+        assert curves[p].values == sorted(curves[p].values)  # harvesting only adds mushrooms
+    resources = metrics.resource_curves(sim.state.log.events)
+    assert resources["slime_block@river"].values[-1] == end.data["region_counts"]["slime_block@river"]
+    assert resources["red_mushroom_block@mushrooms"].values[0] == 27
+    welfare = metrics.welfare_curve(curves)
+    assert welfare.values[-1] == sum(sim.state.reward(p) for p in spec.players)
+
+
+def test_sustainability_of_a_commons() -> None:
+    curve = metrics.Curve([0, 10, 20, 60, 70], [100, 60, 40, 80, 3])
+    s = metrics.sustainability(curve, threshold=5, sustainable_level=50, episode_end=720)
+    assert s.collapsed and s.survival_time == 70
+    assert s.over_usage == pytest.approx((20 + 77) / (40 + 20 + 77))
+    assert s.final_stock == 3
+    kept = metrics.sustainability(metrics.Curve([0, 60], [100, 100]), 5, 50, 720)
+    assert not kept.collapsed and kept.survival_time == 720 and kept.over_usage == 0

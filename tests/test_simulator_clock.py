@@ -1,0 +1,169 @@
+"""The discrete-event clock: concurrency, races, signals, determinism, and the world's dynamics."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from blockpact.worlds.loader import load_world
+
+from conftest import chat_lines, run_programs
+
+ONE_ORE = """
+[world]
+name = "one_ore"
+description = "One iron ore block and two players with stone pickaxes, equally far from it."
+[map]
+origin = [0, 63, 0]
+size = [9, 3, 3]
+[map.legend]
+"I" = "iron_ore"
+[[map.layers]]
+y = 63
+fill = "stone"
+[[map.layers]]
+y = 64
+rows = ["", "....I...."]
+[players.Ada]
+spawn = [0, 64, 1]
+inventory = { stone_pickaxe = 1 }
+[players.Ben]
+spawn = [8, 64, 1]
+inventory = { stone_pickaxe = 1 }
+[episode]
+seconds = 60
+"""
+
+
+def test_two_programs_race_for_one_ore_block(tmp_path) -> None:
+    path = tmp_path / "one_ore.toml"
+    path.write_text(ONE_ORE)
+
+    async def program(api):
+        return await api.mine_block("iron_ore", 1)
+
+    sim, out = run_programs(load_world(path), {"Ada": program, "Ben": program})
+    # Both arrive at the same simulated time; ties go to the first player by name.
+    assert out["Ada"].value == 1 and out["Ben"].value == 0
+    assert sim.state.inventories["Ada"]["raw_iron"] == 1
+    assert "raw_iron" not in sim.state.inventories["Ben"]
+    assert chat_lines(sim, "Ben") == ["iron_ore at (4, 64, 1) was mined by Ada before I got to it; no other iron_ore nearby"]
+
+
+def test_time_advances_only_when_every_program_is_blocked(tmp_path) -> None:
+    path = tmp_path / "one_ore.toml"
+    path.write_text(ONE_ORE)
+    seen: list[float] = []
+
+    async def slow_thinker(api):
+        await asyncio.sleep(0.05)  # e.g. waiting for an LLM: simulated time must not move meanwhile
+        seen.append(api.time)
+        await api.chat("done thinking")
+
+    async def walker(api):
+        await api.move_to((3, 64, 1), 0)
+
+    sim, out = run_programs(load_world(path), {"Ada": walker, "Ben": slow_thinker})
+    assert seen == [0.0]
+    assert out["Ada"].success and out["Ben"].success
+
+
+def test_signals_wake_the_waiting_player(tmp_path) -> None:
+    path = tmp_path / "one_ore.toml"
+    path.write_text(ONE_ORE)
+
+    async def waiter(api):
+        sender = await api.wait_signal("Ben has mined the ore", timeout=30)
+        return sender, api.time, await api.wait_signal("a second signal", timeout=5)
+
+    async def miner(api):
+        await api.mine_block("iron_ore", 1)
+        await api.send_signal("ore mined")
+        return api.time
+
+    sim, out = run_programs(load_world(path), {"Ada": waiter, "Ben": miner})
+    sender, woke_at, second = out["Ada"].value
+    assert sender == "Ben"
+    assert woke_at <= out["Ben"].value and woke_at > 1.0
+    assert second is None
+    assert chat_lines(sim, "Ada") == ["No signal received within 5 seconds while waiting for: a second signal"]
+
+
+def test_episode_end_stops_blocked_programs(tmp_path) -> None:
+    path = tmp_path / "one_ore.toml"
+    path.write_text(ONE_ORE)
+
+    async def forever(api):
+        while True:
+            await api.chat("still here")
+
+    sim, out = run_programs(load_world(path), {"Ada": forever}, until=2.0)
+    assert not out["Ada"].success and out["Ada"].error == "episode ended at 2 s"
+    assert sim.now == 2.0
+
+
+def test_program_exceptions_are_reported_not_raised(tmp_path) -> None:
+    path = tmp_path / "one_ore.toml"
+    path.write_text(ONE_ORE)
+
+    async def buggy(api):
+        return {}["missing"]
+
+    _, out = run_programs(load_world(path), {"Ada": buggy})
+    assert out["Ada"].error == "KeyError: 'missing'"
+
+
+def greedy_trace(seed: int, jitter: bool) -> list[tuple]:
+    from blockpact.experiments.sim_policies import greedy
+
+    async def program(api):
+        if jitter:  # real-time noise between primitives must not change the simulated trajectory
+            await asyncio.sleep(random.random() * 0.002)
+        await greedy(api)
+
+    spec = load_world("cleanup")
+    sim, _ = run_programs(spec, {p: program for p in spec.players}, seed=seed, until=120)
+    sim.finish()
+    return [(e.time, e.agent, e.kind, sorted(e.data.items())) for e in sim.state.log.events]
+
+
+def test_same_seed_same_trace() -> None:
+    assert greedy_trace(3, jitter=False) == greedy_trace(3, jitter=True)
+    assert greedy_trace(3, jitter=False) != greedy_trace(4, jitter=False)
+
+
+def test_cleanup_clean_river_regrows_and_polluted_does_not() -> None:
+    from blockpact.worlds.simulator import Simulation
+
+    def regrown(clean: bool) -> int:
+        spec = load_world("cleanup")
+        sim = Simulation(spec, seed=0)
+        for pos in spec.regions["mushrooms"].cells():
+            if sim.state.block_at(pos) == "red_mushroom_block":
+                sim.state.set_block(pos, "air", "Gizmo", cause="test")
+        if clean:
+            for pos in spec.regions["river"].cells():
+                if sim.state.block_at(pos) == "slime_block":
+                    sim.state.set_block(pos, "water", "Glitch", cause="test")
+        sim.advance_to(60)  # slime returns at ~1 per 20 s: at most a few, still <= 7
+        return sim.state.count_in_region("red_mushroom_block", "mushrooms")
+
+    assert regrown(clean=False) == 0
+    assert regrown(clean=True) >= 20  # 27 blocks at p = 0.05/s over 60 s: ~25 expected
+
+
+def test_commons_stock_doubles_per_round_and_collapses_below_threshold() -> None:
+    from blockpact.worlds.simulator import Simulation
+
+    def stock_after(remaining: int, rounds: int) -> int:
+        spec = load_world("commons")
+        sim = Simulation(spec, seed=0)
+        cells = sorted(spec.regions["patch"].cells())
+        for pos in cells[remaining:]:
+            sim.state.set_block(pos, "air", "Alex", cause="test")
+        sim.advance_to(60 * rounds)
+        return sim.state.count_in_region("pumpkin", "patch")
+
+    assert stock_after(30, 1) == 60
+    assert stock_after(30, 2) == 100  # capped at the patch's capacity
+    assert stock_after(4, 3) == 4  # below the threshold of 5: collapsed for good
