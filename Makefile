@@ -29,4 +29,4 @@ $(NODE_STAMP): package.json package-lock.json | check-node
 
 check-node:
 	@command -v node >/dev/null || { echo "blockpact needs Node.js >= 20: apt-get install nodejs npm"; exit 1; }
-	@node -e 'process.exit(+process.versions.node.split(".")[0] < 20)' || { echo "blockpact needs Node.js >= 20 (found $$(node --version))"; exit 1; }
+	@node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)' || { echo "blockpact needs Node.js >= 20 (found $$(node --version))"; exit 1; }

@@ -200,3 +200,16 @@ def test_no_path_is_an_error(workshop) -> None:
 
     _, out = run_programs(workshop, {"Ada": program})
     assert out["Ada"].error == "No path to the goal!"
+
+
+def test_explore_until_walks_until_the_condition_holds(workshop) -> None:
+    async def program(api):
+        found = await api.explore_until((1, 0, 0), 30, lambda a: a.position if a.position[0] >= 6 else None)
+        blocked = await api.explore_until((0, 0, -1), 30)  # runs into the map's edge
+        return found, blocked, api.position
+
+    sim, out = run_programs(workshop, {"Ada": program})
+    found, blocked, position = out["Ada"].value
+    assert found == (6, 65, 3)  # stepped up onto the crafting table in its way
+    assert blocked is None and position == (6, 64, 0)
+    assert chat_lines(sim, "Ada")[-1] == "I cannot explore further towards (0, 0, -1)"

@@ -15,7 +15,7 @@ from typing import Any
 from blockpact.config import default_mc_version, defaults
 from blockpact.errors import UserError
 from blockpact.worlds import mcdata
-from blockpact.worlds.grid import Grid, within_reach
+from blockpact.worlds.grid import within_reach
 from blockpact.worlds.spec import (
     COMPARISONS,
     ChestSpec,
@@ -468,7 +468,8 @@ class _Builder:
             self.unknown_keys(entry, DROP_KEYS, path)
             item = self.item_name(entry.get("item"), f"{path}.item")
             counts = entry.get("counts", [1])
-            weights = entry.get("weights", [1.0] * len(counts) if isinstance(counts, list) else [])
+            # Without weights every count is equally likely.
+            weights = entry.get("weights", [1.0 / len(counts)] * len(counts) if isinstance(counts, list) and counts else [])
             if not isinstance(counts, list) or not all(isinstance(c, int) and c >= 0 for c in counts) or not counts:
                 self.err(f"{path}.counts", f"got {counts!r} (expected a non-empty list of counts >= 0)")
                 continue
@@ -529,7 +530,8 @@ class _Builder:
             if kind in ("spawn", "grow"):
                 on_raw = entry.get("on", ["air"])
                 on_list = on_raw if isinstance(on_raw, list) else [on_raw]
-                on = tuple(n for j, b in enumerate(on_list) if (n := self.block_name(b, f"{path}.on")))
+                on_paths = [f"{path}.on[{j}]" for j in range(len(on_list))] if isinstance(on_raw, list) else [f"{path}.on"]
+                on = tuple(n for b, where in zip(on_list, on_paths) if (n := self.block_name(b, where)))
                 cap = None if "cap" not in entry else self.integer(entry["cap"], f"{path}.cap", lo=0, what="a block count >= 0")
             if block is None or region is None:
                 continue

@@ -1,7 +1,7 @@
 """Map TOML key paths to line numbers, so validation errors can say `file:line: key.path: ...`.
 
 tomllib returns plain dicts without positions; this scanner reads the text once and records where
-each table, key and (for multi-line arrays) each element starts. Paths use the same shape the
+each table, key and array element starts. Paths use the same shape the
 validator walks: `players.Gizmo.spawn`, `dynamics[1].probability`, `map.layers[0].rows[3]`.
 """
 
@@ -62,8 +62,10 @@ class LineIndex:
                 continue
             assign = _ASSIGN.match(line)
             if assign:
-                path = ".".join(filter(None, [table, *_split_key(assign.group(1))]))
-                self.lines.setdefault(path, i + 1)
+                keys = _split_key(assign.group(1))
+                for n in range(1, len(keys) + 1):  # `Glitch.spawn = ...` also defines table `Glitch` here
+                    self.lines.setdefault(".".join(filter(None, [table, *keys[:n]])), i + 1)
+                path = ".".join(filter(None, [table, *keys]))
                 i = self._scan_value(lines, i, path, assign.group(2))
                 continue
             i += 1
@@ -78,7 +80,7 @@ class LineIndex:
         return path
 
     def _scan_value(self, lines: list[str], i: int, path: str, value: str) -> int:
-        """Skip past a value; record element lines of multi-line arrays. Returns the next line index."""
+        """Skip past a value; record element lines of arrays. Returns the next line index."""
         stripped = value.strip()
         for quote in ('"""', "'''"):
             if stripped.startswith(quote) and stripped.count(quote) == 1:
@@ -86,35 +88,46 @@ class LineIndex:
                 while i < len(lines) and quote not in lines[i]:
                     i += 1
                 return i + 1
-        if stripped.startswith("[") and _bracket_depth(stripped) > 0:
-            depth = _bracket_depth(stripped)
-            element = 0
-            i += 1
-            while i < len(lines) and depth > 0:
-                content = lines[i].split("#", 1)[0].strip() if '"' not in lines[i] else lines[i].strip()
-                if content and content not in ("]", "],") and depth == 1:
-                    self.lines.setdefault(f"{path}[{element}]", i + 1)
-                    element += 1
-                depth += _bracket_depth(content)
-                i += 1
-            return i
+        if stripped.startswith("["):
+            return self._scan_array(lines, i, path, stripped)
         return i + 1
 
+    def _scan_array(self, lines: list[str], i: int, path: str, text: str) -> int:
+        """Walk an array character by character (it may span lines), recording where each element starts.
 
-def _bracket_depth(text: str) -> int:
-    """Net bracket depth of a line, ignoring brackets inside strings and comments."""
-    depth = 0
-    in_string: str | None = None
-    for ch in text:
-        if in_string:
-            if ch == in_string:
-                in_string = None
-        elif ch in "\"'":
-            in_string = ch
-        elif ch == "#":
-            break
-        elif ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-    return depth
+        Strings (with escapes), comments and nested arrays or inline tables are stepped over, so a `]`
+        or `,` inside them neither ends the array nor starts an element.
+        """
+        depth, element, expecting, quote = 0, 0, False, None
+        while True:
+            j = 0
+            while j < len(text):
+                ch = text[j]
+                if quote:
+                    if ch == "\\" and quote == '"':
+                        j += 1
+                    elif ch == quote:
+                        quote = None
+                elif ch == "#":
+                    break
+                elif ch in "]}":
+                    depth -= 1
+                    if depth == 0:
+                        return i + 1
+                elif ch == ",":
+                    expecting = depth == 1
+                elif not ch.isspace():
+                    if depth == 1 and expecting:
+                        self.lines.setdefault(f"{path}[{element}]", i + 1)
+                        element += 1
+                        expecting = False
+                    if ch in "[{":
+                        depth += 1
+                        expecting = expecting or depth == 1  # the array's own `[`: its first element is next
+                    elif ch in "\"'":
+                        quote = ch
+                j += 1
+            i += 1
+            if i >= len(lines):
+                return i
+            text = lines[i]
