@@ -13,6 +13,7 @@ from blockpact.errors import UserError
 COMMAND_GROUPS: list[str] = [
     "blockpact.worlds.cli",
     "blockpact.experiments.cli",
+    "blockpact.agents.llm.cli",
 ]
 
 

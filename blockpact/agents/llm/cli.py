@@ -1,0 +1,88 @@
+"""`blockpact llm check`, and the --llm-* options every command that calls an LLM shares."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+
+from blockpact.agents.llm.errors import LLMError, LLMNotConfigured, LLMNotFound, LLMRequestRejected
+from blockpact.agents.llm.settings import LLMSettings, load_llm_settings
+from blockpact.errors import UserError
+
+CHECK_PROMPT = "Reply with the single word OK."
+
+
+def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that select and configure the LLM endpoint (the key only by variable name,
+    so it never lands in shell history or process listings)."""
+    group = parser.add_argument_group("LLM endpoint")
+    group.add_argument("--llm-config", metavar="FILE", help="TOML file overriding llm.toml (or $BLOCKPACT_LLM_CONFIG)")
+    group.add_argument("--llm-base-url", metavar="URL", help="OpenAI-compatible base URL (or $OPENAI_BASE_URL)")
+    group.add_argument("--llm-model", metavar="NAME", help="model for roles that name none (or $OPENAI_MODEL)")
+    group.add_argument("--llm-api-key-env", metavar="VAR", help="environment variable holding the API key")
+    group.add_argument("--llm-cache-dir", metavar="DIR", help="response cache directory")
+    group.add_argument("--no-llm-cache", action="store_true", help="neither read nor write the response cache")
+
+
+def settings_from_args(args: argparse.Namespace) -> LLMSettings:
+    return load_llm_settings(
+        args.llm_config,
+        base_url=args.llm_base_url,
+        model=args.llm_model,
+        api_key_env=args.llm_api_key_env,
+        cache_dir=args.llm_cache_dir,
+        no_cache=args.no_llm_cache,
+    )
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    llm = subparsers.add_parser("llm", help="LLM endpoint tools", description="LLM endpoint tools")
+    llm_sub = llm.add_subparsers(dest="llm_command", metavar="COMMAND", required=True)
+    check = llm_sub.add_parser(
+        "check",
+        help="tell whether the configured LLM endpoint answers, and with which model",
+        description="List the endpoint's models (if it offers /models) and send one tiny completion.",
+    )
+    add_llm_arguments(check)
+    check.add_argument("--retries", type=int, default=0, help="retries on transient failures (default: 0)")
+    check.set_defaults(handler=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    settings = dataclasses.replace(settings, retry=dataclasses.replace(settings.retry, max_retries=args.retries))
+    if (problem := settings.endpoint_problem()) is not None:
+        raise LLMNotConfigured(f"{problem}. Commands will use the scripted baseline agents.")
+    print(f"config:   {' < '.join(settings.sources)}")
+    print(f"endpoint: {settings.base_url}")
+    key = "set" if settings.api_key else "not set (fine for local servers)"
+    print(f"API key:  ${settings.api_key_env} {key}")
+    return asyncio.run(_check(settings))
+
+
+async def _check(settings: LLMSettings) -> int:
+    from blockpact.agents.llm.client import LLMClient  # imports `openai`: only when checking
+
+    async with LLMClient(settings, use_cache=False) as client:
+        try:
+            models = await client.list_models()
+            print(f"models:   {', '.join(models) if models else '(none listed)'}")
+        except (LLMNotFound, LLMRequestRejected):
+            models = []
+            print("models:   the endpoint does not list models")
+        if (problem := settings.model_problem("default")) is not None:
+            hint = f" (offered: {', '.join(models)})" if models else ""
+            raise LLMNotConfigured(f"{problem}{hint}")
+        if models and settings.model not in models:
+            print(f"warning:  model '{settings.model}' is not among the listed models")
+        try:
+            reply = await client.complete("default", [{"role": "user", "content": CHECK_PROMPT}])
+        except LLMError as exc:
+            raise UserError(f"the endpoint did not answer usefully: {exc}") from None
+    print(
+        f"reply:    {reply.text.strip()[:80]!r} from {reply.model} in {reply.latency_s:.2f} s "
+        f"({reply.usage.prompt_tokens} prompt + {reply.usage.completion_tokens} completion tokens)"
+    )
+    print("OK: the LLM endpoint answers")
+    return 0
