@@ -14,6 +14,7 @@ run: setup
 
 test: setup
 	$(PY) -m pytest
+	node --test tests/js/
 
 setup: $(PY_STAMP) $(NODE_STAMP)
 

@@ -1,0 +1,100 @@
+'use strict';
+// Runner configuration: defaults and validation, done once on the main thread
+// so the worker receives names it can trust.
+
+const VOYAGER_PRIMITIVES = Object.freeze([
+  'mineBlock', 'craftItem', 'smeltItem', 'placeItem', 'killMob', 'exploreUntil',
+  'getItemFromChest', 'depositItemIntoChest', 'checkItemInsideChest', 'moveTo',
+  'sendSignal', 'waitSignal',
+]);
+
+// A trailing "()" marks a method (bot.findBlock(...)); otherwise a property read.
+const DEFAULT_QUERIES = Object.freeze([
+  'findBlock()', 'findBlocks()', 'blockAt()', 'inventory.items()', 'entity.position',
+  'heldItem', 'health', 'food', 'time', 'players', 'username',
+]);
+
+// Globals the runner itself provides; primitives may not shadow them.
+const RESERVED = new Set(['bot', 'log', 'console', 'Vec3', 'mcData', 'host', 'chat',
+  'globalThis', 'eval', 'Function', 'Compartment', 'harden']);
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const DEFAULTS = Object.freeze({
+  memoryMb: 128, // worker old-generation heap cap
+  defaultBudgetMs: 60_000,
+  startTimeoutMs: 15_000, // worker boot (SES lockdown) must finish within this
+  pingTimeoutMs: 500, // an idle worker that cannot answer is wedged by a leftover loop
+  stopTimeoutMs: 5_000, // host.stop() may hang (e.g. a wedged JSPyBridge call)
+  maxLogLines: 1_000,
+  maxLineLength: 2_000,
+});
+
+const isIdentifier = (name) => typeof name === 'string' && IDENTIFIER.test(name);
+
+function checkName(kind, name) {
+  if (!isIdentifier(name) || FORBIDDEN_KEYS.has(name)) {
+    throw new TypeError(`invalid ${kind} name: ${JSON.stringify(name)}`);
+  }
+}
+
+function parsePath(kind, path) {
+  if (typeof path !== 'string') throw new TypeError(`invalid ${kind}: ${JSON.stringify(path)}`);
+  for (const part of path.split('.')) checkName(kind, part);
+  if (path === 'chat') throw new TypeError(`${kind} "chat" is reserved for bot.chat`);
+  return path;
+}
+
+// Members of the bot facade: kind "get" (property, sync query), "query" (sync
+// method) or "call" (async method, forwarded to host.call as "bot.<path>").
+function parseBotMembers(querySpecs, callSpecs) {
+  const members = [
+    ...querySpecs.map((spec) => {
+      const method = typeof spec === 'string' && spec.endsWith('()');
+      return { path: parsePath('query', method ? spec.slice(0, -2) : spec), kind: method ? 'query' : 'get' };
+    }),
+    ...callSpecs.map((path) => ({ path: parsePath('bot call', path), kind: 'call' })),
+  ];
+  const paths = new Set();
+  for (const { path } of members) {
+    if (paths.has(path)) throw new TypeError(`duplicate bot member: ${path}`);
+    paths.add(path);
+  }
+  // "entity" and "entity.position" cannot both exist: bot.entity is either a value or a namespace.
+  for (const a of paths) {
+    for (const b of paths) {
+      if (b.startsWith(`${a}.`)) throw new TypeError(`bot member "${a}" conflicts with "${b}"`);
+    }
+  }
+  return members;
+}
+
+function normalizeConfig(config = {}) {
+  const primitives = [...(config.primitives ?? VOYAGER_PRIMITIVES)];
+  const hostCalls = [...(config.hostCalls ?? [])];
+  for (const name of [...primitives, ...hostCalls]) {
+    checkName('primitive', name);
+    if (RESERVED.has(name)) throw new TypeError(`primitive name is reserved: ${name}`);
+  }
+  if (typeof config.mcVersion !== 'string' || config.mcVersion === '') {
+    throw new TypeError('config.mcVersion is required (e.g. "1.20.4")');
+  }
+  if (config.prelude != null && typeof config.prelude !== 'string') {
+    throw new TypeError('config.prelude must be JavaScript source text');
+  }
+  const out = {
+    primitives,
+    hostCalls,
+    botMembers: parseBotMembers([...(config.queries ?? DEFAULT_QUERIES)], [...(config.botCalls ?? [])]),
+    prelude: config.prelude ?? null,
+    mcVersion: config.mcVersion,
+  };
+  for (const [key, fallback] of Object.entries(DEFAULTS)) {
+    const value = config[key] ?? fallback;
+    if (!Number.isFinite(value) || value <= 0) throw new TypeError(`config.${key} must be a positive number`);
+    out[key] = value;
+  }
+  return out;
+}
+
+module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES };

@@ -1,0 +1,88 @@
+'use strict';
+// Compiles and runs one program in a fresh Compartment (worker side, after
+// lockdown). Every source is evaluated separately with its own sourceURL so
+// stack lines are the user's own; a fresh Compartment per run means nothing a
+// program does to its globals survives into the next run.
+
+const acorn = require('acorn');
+const { describeError, describeSyntaxError } = require('./errors');
+
+class SourceSyntaxError extends Error {
+  constructor(cause, file) {
+    super(cause.message);
+    this.cause = cause;
+    this.file = file;
+  }
+}
+
+// Names of the top-level function declarations; throws SourceSyntaxError.
+function topLevelFunctions(source, file) {
+  let ast;
+  try {
+    ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script' });
+  } catch (err) {
+    throw new SourceSyntaxError(err, file);
+  }
+  return ast.body.filter((node) => node.type === 'FunctionDeclaration').map((node) => node.id.name);
+}
+
+function preludeWrapper(prelude) {
+  // Same line as the prelude's first line, so prelude frames keep their numbers.
+  return `(function (host) { ${prelude}\n})`;
+}
+
+function checkPrelude(prelude) {
+  topLevelFunctions(preludeWrapper(prelude), 'prelude');
+}
+
+function toJson(value, log) {
+  if (value === undefined) return null;
+  try {
+    return JSON.stringify(value) ?? null;
+  } catch (err) {
+    log(`[return value dropped: ${err.message}]`);
+    return null;
+  }
+}
+
+// request: { source, skills: [source], entry? }
+// env: { globals(): endowments, install(globalThis), host, prelude, log(line), getStackString }
+async function execute(request, env) {
+  try {
+    const programFunctions = topLevelFunctions(request.source, 'program');
+    // Like Voyager: the last top-level function is the entry unless one is named.
+    const entry = request.entry ?? programFunctions.at(-1);
+    if (entry === undefined) {
+      throw new TypeError('the program must declare its entry function, e.g. async function main(bot) { ... }');
+    }
+    const skills = request.skills.map((source, i) => {
+      const names = topLevelFunctions(source, `skill:#${i + 1}`);
+      return { source, names, file: `skill:${names[0] ?? `#${i + 1}`}` };
+    });
+
+    const compartment = new Compartment({ globals: env.globals(), __options__: true });
+    const scope = compartment.globalThis;
+    env.install(scope);
+    if (env.prelude) {
+      const factory = compartment.evaluate(`${preludeWrapper(env.prelude)}\n//# sourceURL=prelude`);
+      const extras = factory(env.host);
+      if (extras != null) Object.assign(scope, extras);
+    }
+    for (const skill of skills) {
+      const exported = compartment.evaluate(
+        `${skill.source}\n;({ ${skill.names.join(', ')} })\n//# sourceURL=${skill.file}`);
+      Object.assign(scope, exported);
+    }
+    const main = compartment.evaluate(`${request.source}\n;${entry}\n//# sourceURL=program`);
+    if (typeof main !== 'function') throw new TypeError(`${entry} is not a function`);
+    const value = await main(scope.bot);
+    return { success: true, error: null, stack: null, errorLine: null, returnJson: toJson(value, env.log) };
+  } catch (err) {
+    const described = err instanceof SourceSyntaxError
+      ? describeSyntaxError(err.cause, err.file)
+      : describeError(err, env.getStackString);
+    return { success: false, ...described, returnJson: null };
+  }
+}
+
+module.exports = { execute, checkPrelude };

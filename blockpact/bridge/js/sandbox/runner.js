@@ -1,0 +1,235 @@
+'use strict';
+// One runner per bot body: runs programs one at a time in its own sandbox
+// worker, enforces the budget, forwards primitive calls and bot queries to the
+// host, and drops the worker whenever a run had to be killed (the next run
+// starts a fresh one).
+
+const { Vec3 } = require('vec3');
+const { normalizeConfig, isIdentifier } = require('./config');
+const { SandboxWorker } = require('./sandbox-worker');
+const { encode, decode } = require('./codec');
+
+const makeVec3 = (x, y, z) => new Vec3(x, y, z);
+const dropFunction = () => undefined; // host data may carry methods; programs get the data
+const errorText = (err) => (err instanceof Error ? err.message : String(err));
+const STOP_TIMED_OUT = Symbol('stop timed out');
+
+function failure(error) {
+  return { success: false, error, stack: null, errorLine: null, returnJson: null };
+}
+
+class Runner {
+  #config;
+  #host;
+  #allowedCalls;
+  #queryPaths;
+  #worker = null;
+  #starting = null;
+  #active = null;
+  #closed = false;
+  #runCount = 0;
+
+  constructor(config, host) {
+    if (host == null) throw new TypeError('a host { call, query, stop } is required');
+    this.#config = normalizeConfig(config);
+    this.#host = host;
+    // The prelude's host.call may use hostCalls; programs only see primitives.
+    const members = this.#config.botMembers;
+    this.#allowedCalls = new Set(['chat', ...this.#config.primitives, ...this.#config.hostCalls,
+      ...members.filter((m) => m.kind === 'call').map((m) => `bot.${m.path}`)]);
+    this.#queryPaths = new Set(members.filter((m) => m.kind !== 'call').map((m) => m.path));
+  }
+
+  get activeRunId() {
+    return this.#active?.id ?? null;
+  }
+
+  // options: { budgetMs, entry, skills: [source], runId }
+  async run(source, options = {}) {
+    if (this.#closed) throw new Error('runner is closed');
+    if (this.#active) throw new Error(`runner is busy with run ${this.#active.id}`);
+    if (typeof source !== 'string') throw new TypeError('source must be a string');
+    const skills = options.skills ?? [];
+    if (!Array.isArray(skills) || skills.some((s) => typeof s !== 'string')) {
+      throw new TypeError('skills must be an array of source strings');
+    }
+    if (options.entry !== undefined && !isIdentifier(options.entry)) {
+      throw new TypeError(`invalid entry function name: ${JSON.stringify(options.entry)}`);
+    }
+    const budgetMs = options.budgetMs ?? this.#config.defaultBudgetMs;
+    if (!(budgetMs > 0)) throw new TypeError('budgetMs must be a positive number');
+
+    const run = {
+      id: options.runId ?? `run-${++this.#runCount}`,
+      chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, timer: null, done: false,
+    };
+    run.result = new Promise((resolve) => { run.resolve = resolve; });
+    this.#active = run;
+    let worker;
+    try {
+      worker = await this.#readyWorker();
+    } catch (err) {
+      if (run.done) return run.result; // cancelled (or closed) while the worker was starting
+      this.#active = null;
+      throw err;
+    }
+    if (run.done) return run.result;
+    run.worker = worker;
+    run.startedAt = performance.now();
+    run.timer = setTimeout(() => this.cancel(run.id, `timed out after ${budgetMs} ms`), budgetMs);
+    worker.post({ t: 'run', run: run.id, source, skills, entry: options.entry });
+    return run.result;
+  }
+
+  // Stops the run now: the worker is terminated (nothing survives a tight
+  // loop otherwise), the body is stopped, and run() resolves with `reason`.
+  cancel(runId, reason = 'cancelled') {
+    const run = this.#active;
+    if (!run || run.id !== runId || run.done) return false;
+    this.#finish(run, failure(String(reason)), { stopBody: true, killWorker: true });
+    return true;
+  }
+
+  async close() {
+    this.#closed = true;
+    const run = this.#active;
+    if (run) {
+      this.cancel(run.id, 'runner closed');
+      await run.result;
+    }
+    const starting = this.#starting;
+    const worker = this.#worker;
+    this.#worker = null;
+    await worker?.terminate();
+    if (starting) await (await starting.catch(() => null))?.terminate();
+  }
+
+  async #readyWorker() {
+    const current = this.#worker;
+    if (current && !current.dirty && await current.ping(this.#config.pingTimeoutMs)) return current;
+    if (current) {
+      this.#worker = null;
+      await current.terminate();
+    }
+    if (this.#closed) throw new Error('runner is closed');
+    let handle = null;
+    this.#starting = SandboxWorker.start(this.#config, {
+      message: (msg) => this.#onMessage(handle, msg),
+      query: (request) => this.#onQuery(handle, request),
+      exit: (info) => this.#onExit(handle, info),
+    });
+    try {
+      handle = await this.#starting;
+    } finally {
+      this.#starting = null;
+    }
+    if (this.#closed) {
+      await handle.terminate();
+      throw new Error('runner is closed');
+    }
+    this.#worker = handle;
+    return handle;
+  }
+
+  #liveRun(worker, runId) {
+    const run = this.#active;
+    if (run && !run.done && run.worker === worker && run.id === runId) return run;
+    // Traffic from a finished run: something it started is still going. The
+    // worker is replaced before the next run.
+    worker.dirty = true;
+    return null;
+  }
+
+  #onMessage(worker, msg) {
+    const run = this.#liveRun(worker, msg.run);
+    if (!run) return;
+    if (msg.t === 'call') this.#onCall(worker, run, msg);
+    else if (msg.t === 'log') this.#record(run.logs, msg.line);
+    else if (msg.t === 'done') this.#finish(run, msg.result, { stopBody: run.pendingCalls > 0 });
+  }
+
+  async #onCall(worker, run, { id, name, args }) {
+    let reply;
+    if (!this.#allowedCalls.has(name)) {
+      reply = { ok: false, error: `unknown primitive: ${name}` };
+    } else {
+      const decoded = decode(args, makeVec3);
+      if (name === 'chat') this.#record(run.chat, String(decoded[0]));
+      run.pendingCalls += 1;
+      try {
+        reply = { ok: true, value: encode(await this.#host.call(name, decoded), dropFunction) };
+      } catch (err) {
+        reply = { ok: false, error: errorText(err) };
+      }
+      run.pendingCalls -= 1;
+    }
+    if (!run.done) worker.post({ t: 'reply', id, ...reply });
+  }
+
+  async #onQuery(worker, request) {
+    if (!this.#liveRun(worker, request.run)) throw new Error('the program has already finished');
+    if (!this.#queryPaths.has(request.name)) throw new Error(`unknown query: ${request.name}`);
+    const value = await this.#host.query(request.name, decode(request.args, makeVec3));
+    return encode(value, dropFunction);
+  }
+
+  #onExit(worker, { code }) {
+    if (this.#worker === worker) this.#worker = null;
+    const run = this.#active;
+    if (!run || run.done || run.worker !== worker) return;
+    const reason = worker.outOfMemory
+      ? `out of memory: the program exceeded the sandbox heap limit of ${this.#config.memoryMb} MB`
+      : `sandbox worker exited unexpectedly (code ${code})`;
+    this.#finish(run, failure(reason), { stopBody: true });
+  }
+
+  #record(lines, line) {
+    if (lines.length >= this.#config.maxLogLines) return;
+    const max = this.#config.maxLineLength;
+    lines.push(line.length > max ? `${line.slice(0, max)}…` : line);
+  }
+
+  async #finish(run, outcome, { stopBody = false, killWorker = false }) {
+    if (run.done) return;
+    run.done = true;
+    clearTimeout(run.timer);
+    const durationMs = run.startedAt ? performance.now() - run.startedAt : 0;
+    if (killWorker && run.worker) {
+      if (this.#worker === run.worker) this.#worker = null;
+      await run.worker.terminate();
+    }
+    // Un-awaited primitives may still be acting; a cancelled run certainly is.
+    if (stopBody) await this.#stopHost(run);
+    if (this.#active === run) this.#active = null;
+    run.resolve({
+      success: outcome.success,
+      error: outcome.error,
+      stack: outcome.stack,
+      errorLine: outcome.errorLine,
+      chat: run.chat,
+      logs: run.logs,
+      returnValue: outcome.returnJson == null ? null : JSON.parse(outcome.returnJson),
+      durationMs: Math.round(durationMs * 10) / 10,
+    });
+  }
+
+  // host.stop() gets a deadline: a wedged bridge must not wedge the runner.
+  async #stopHost(run) {
+    let timer;
+    const deadline = new Promise((resolve) => {
+      timer = setTimeout(resolve, this.#config.stopTimeoutMs, STOP_TIMED_OUT);
+    });
+    try {
+      const outcome = await Promise.race([Promise.resolve().then(() => this.#host.stop()), deadline]);
+      if (outcome === STOP_TIMED_OUT) {
+        run.logs.push(`[host.stop() did not finish within ${this.#config.stopTimeoutMs} ms]`);
+      }
+    } catch (err) {
+      run.logs.push(`[host.stop() failed: ${errorText(err)}]`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+module.exports = { Runner };

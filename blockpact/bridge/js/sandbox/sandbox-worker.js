@@ -1,0 +1,97 @@
+'use strict';
+// Main-thread handle on one sandbox worker: start (wait for lockdown to
+// finish), liveness ping, termination. Knows nothing about runs.
+
+const path = require('node:path');
+const { Worker } = require('node:worker_threads');
+const { openSyncChannel } = require('./sync-channel');
+
+const WORKER_FILE = path.join(__dirname, 'worker.js');
+
+class SandboxWorker {
+  // handlers: { message(msg), query(request) -> Promise<value>, exit({ code, error }) }
+  static start(config, handlers) {
+    const sync = openSyncChannel(handlers.query);
+    const worker = new Worker(WORKER_FILE, {
+      workerData: { config, sync: sync.workerEnd },
+      transferList: [sync.workerEnd.port],
+      resourceLimits: { maxOldGenerationSizeMb: config.memoryMb },
+    });
+    const handle = new SandboxWorker(worker, sync);
+    return new Promise((resolve, reject) => {
+      const fail = (error) => {
+        clearTimeout(timer);
+        handle.terminate().finally(() => reject(error));
+      };
+      const timer = setTimeout(
+        () => fail(new Error(`sandbox worker did not start within ${config.startTimeoutMs} ms`)),
+        config.startTimeoutMs);
+      const onExit = (code) => fail(new Error(`sandbox worker exited during start (code ${code})`));
+      worker.once('exit', onExit);
+      worker.on('message', function onBoot(msg) {
+        if (msg.t !== 'ready' && msg.t !== 'failed') return;
+        worker.off('message', onBoot);
+        worker.off('exit', onExit);
+        if (msg.t === 'failed') return fail(new Error(`sandbox worker failed to start: ${msg.error}`));
+        clearTimeout(timer);
+        handle.#listen(handlers);
+        resolve(handle);
+      });
+    });
+  }
+
+  #worker;
+  #sync;
+  #exited;
+  #lastError = null;
+  #pongs = [];
+  dirty = false; // set when the worker showed activity from a finished run
+
+  constructor(worker, sync) {
+    this.#worker = worker;
+    this.#sync = sync;
+    // Errors thrown after lockdown arrive as empty objects; the exit code and
+    // Node's own ERR_WORKER_OUT_OF_MEMORY are what we can rely on.
+    worker.on('error', (err) => { this.#lastError = err; });
+    this.#exited = new Promise((resolve) => worker.once('exit', resolve)).then((code) => {
+      this.#sync.close();
+      return code;
+    });
+  }
+
+  #listen(handlers) {
+    this.#worker.on('message', (msg) => {
+      if (msg.t === 'pong') this.#pongs.shift()?.();
+      else handlers.message(msg);
+    });
+    this.#exited.then((code) => handlers.exit({ code, error: this.#lastError }));
+  }
+
+  get outOfMemory() {
+    return this.#lastError?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+  }
+
+  post(message) {
+    this.#worker.postMessage(message);
+  }
+
+  // Resolves false if the worker's event loop does not answer in time: a
+  // finished program left a loop behind (e.g. `for (;;) await null`).
+  ping(timeoutMs) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.#pongs.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      this.post({ t: 'ping' });
+    });
+  }
+
+  async terminate() {
+    await this.#worker.terminate();
+    await this.#exited;
+  }
+}
+
+module.exports = { SandboxWorker };

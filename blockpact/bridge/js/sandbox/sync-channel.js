@@ -1,0 +1,47 @@
+'use strict';
+// Synchronous queries from the worker: Voyager programs read bot state
+// (bot.blockAt(pos), bot.entity.position) without await, while the main thread
+// may need to await to answer (e.g. ask Python). The worker posts a request on
+// a dedicated port, blocks in Atomics.wait, then takes the answer off the port
+// with receiveMessageOnPort (any size, no fixed buffer to overflow).
+
+const { MessageChannel, receiveMessageOnPort } = require('node:worker_threads');
+
+const PENDING = 0;
+const ANSWERED = 1;
+
+// Main side. `answer(request)` may be async; its rejection becomes an error reply.
+function openSyncChannel(answer) {
+  const { port1, port2 } = new MessageChannel();
+  const signalBuffer = new SharedArrayBuffer(4);
+  const signal = new Int32Array(signalBuffer);
+  port1.on('message', async (request) => {
+    let reply;
+    try {
+      reply = { ok: true, value: await answer(request) };
+    } catch (err) {
+      reply = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    }
+    try {
+      port1.postMessage(reply);
+    } catch (err) {
+      port1.postMessage({ ok: false, error: `query answer could not be sent: ${err.message}` });
+    }
+    Atomics.store(signal, 0, ANSWERED);
+    Atomics.notify(signal, 0);
+  });
+  return { workerEnd: { port: port2, signalBuffer }, close: () => port1.close() };
+}
+
+// Worker side: returns request(message) -> reply, blocking until answered.
+function syncRequester({ port, signalBuffer }) {
+  const signal = new Int32Array(signalBuffer);
+  return (request) => {
+    Atomics.store(signal, 0, PENDING);
+    port.postMessage(request);
+    Atomics.wait(signal, 0, PENDING);
+    return receiveMessageOnPort(port).message;
+  };
+}
+
+module.exports = { openSyncChannel, syncRequester };
