@@ -1,0 +1,93 @@
+"""The Node runtime starts from the project's node_modules and never outlives Python."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from blockpact.bridge import runtime as rt
+from blockpact.errors import UserError
+
+HOLDER = """
+import sys, time
+from blockpact.bridge.runtime import runtime
+r = runtime()
+server = r.require("node:net").createServer()
+server.listen(0, "127.0.0.1")          # an open handle: Node would stay alive on its own
+print(r.pid, flush=True)
+mode = sys.argv[1]
+if mode == "exception":
+    raise RuntimeError("a bug in the experiment")
+if mode == "exit":
+    sys.exit(0)
+time.sleep(120)                         # killed by the test meanwhile
+"""
+
+
+def _gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+        if "\nState:\tZ" in state:  # exited, waiting to be reaped
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("mode,sig", [("exit", None), ("exception", None), ("wait", signal.SIGINT), ("wait", signal.SIGTERM), ("wait", signal.SIGKILL)])
+def test_node_child_never_outlives_python(tmp_path: Path, mode: str, sig: signal.Signals | None) -> None:
+    script = tmp_path / "holder.py"
+    script.write_text(HOLDER)
+    proc = subprocess.Popen([sys.executable, str(script), mode], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        node_pid = int(proc.stdout.readline())
+        if sig is not None:
+            assert not _gone(node_pid, within=0.2)
+            time.sleep(0.3)
+            proc.send_signal(sig)
+        proc.wait(timeout=30)
+        assert _gone(node_pid), f"Node process {node_pid} survived Python ({mode}, {sig})"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_missing_node_is_one_clear_message(monkeypatch) -> None:
+    monkeypatch.setenv("NODE_BIN", "/nonexistent/node")
+    rt.check_node.cache_clear()
+    with pytest.raises(UserError, match="apt-get install nodejs"):
+        rt.check_node()
+    rt.check_node.cache_clear()
+
+
+def test_missing_node_modules_names_the_fix(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(rt, "NODE_MODULES", tmp_path / "node_modules")
+    rt.check_node.cache_clear()
+    with pytest.raises(UserError, match=r"run `npm ci` in"):
+        rt.check_node()
+    rt.check_node.cache_clear()
+
+
+def test_requires_packages_by_absolute_path() -> None:
+    code = (
+        "from blockpact.bridge.runtime import runtime\n"
+        "r = runtime()\n"
+        "v = r.require('vec3')(1, 2, 3)\n"
+        "print(v.x + v.y + v.z)\n"
+        "try:\n"
+        "    r.require('left-pad')\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, str(e).split(':')[0])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env={**os.environ})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["6", "UserError Node package 'left-pad' is not installed in " + str(rt.NODE_MODULES)]
