@@ -22,11 +22,19 @@ class Dynamics:
     def conditions_hold(self, rule: Rule) -> bool:
         return all(c.holds(self.state.count_in_region(c.block, c.region)) for c in rule.when)
 
+    def probability(self, rule: RegrowRule | SpawnRule) -> float:
+        """The rule's probability this second, scaled by its `probability_from` fraction if it has one."""
+        scale = rule.probability_from
+        if scale is None:
+            return rule.probability
+        fraction = self.state.count_in_region(scale.block, scale.region) / self.state.spec.regions[scale.region].volume
+        return rule.probability * float(scale.factor(fraction))
+
     def tick(self, second: float) -> None:
         """Apply every rule for the simulated second ending at `second` (rules in file order)."""
         for i, rule in enumerate(self.state.spec.rules):
             if isinstance(rule, GrowRule):
-                if not _is_multiple(second, rule.every) or not self.conditions_hold(rule):
+                if not is_multiple(second, rule.every) or not self.conditions_hold(rule):
                     continue
                 self._grow(rule)
             elif not self.conditions_hold(rule):
@@ -41,8 +49,9 @@ class Dynamics:
         if not empty:
             return
         draws = self.state.dynamics_rng.random(len(empty))
+        probability = self.probability(rule)
         for p, u in zip(empty, draws):
-            if u < rule.probability:
+            if u < probability:
                 self.state.set_block(p, rule.block, None, cause="regrow")
 
     def _free_cells(self, region: str, on: tuple[str, ...]) -> list[Vec]:
@@ -60,10 +69,11 @@ class Dynamics:
         free = self._free_cells(rule.region, rule.on)
         if not free:
             return
+        probability = self.probability(rule)
         if rule.per == "region":
-            chosen = [free[int(rng.integers(len(free)))]] if rng.random() < rule.probability else []
+            chosen = [free[int(rng.integers(len(free)))]] if rng.random() < probability else []
         else:
-            chosen = [p for p, u in zip(free, rng.random(len(free))) if u < rule.probability]
+            chosen = [p for p, u in zip(free, rng.random(len(free))) if u < probability]
         for p in chosen[: int(min(room, len(chosen)))]:
             self.state.set_block(p, rule.block, None, cause="spawn")
 
@@ -81,7 +91,7 @@ class Dynamics:
             self.state.set_block(free[k], rule.block, None, cause="grow")
 
 
-def _is_multiple(t: float, period: float) -> bool:
+def is_multiple(t: float, period: float) -> bool:
     ratio = t / period
     return abs(ratio - round(ratio)) < 1e-9 and round(ratio) > 0
 

@@ -23,6 +23,7 @@ from blockpact.worlds.spec import (
     Drop,
     GrowRule,
     PlayerSpec,
+    ProbabilityFrom,
     RegrowRule,
     Region,
     Rule,
@@ -47,9 +48,10 @@ PLAYER_KEYS = {"spawn", "inventory", "values"}
 HARVEST_KEYS = {"tools"}
 DROP_KEYS = {"item", "counts", "weights"}
 EPISODE_KEYS = {"seconds", "length_known"}
+PROBABILITY_FROM_KEYS = {"block", "region", "full_at", "zero_at"}
 RULE_KEYS = {
-    "regrow": {"rule", "block", "region", "probability", "when"},
-    "spawn": {"rule", "block", "region", "probability", "on", "cap", "per", "when"},
+    "regrow": {"rule", "block", "region", "probability", "probability_from", "when"},
+    "spawn": {"rule", "block", "region", "probability", "probability_from", "on", "cap", "per", "when"},
     "grow": {"rule", "block", "region", "every", "factor", "cap", "on", "when"},
 }
 
@@ -527,6 +529,7 @@ class _Builder:
             when = self.read_conditions(entry.get("when"), f"{path}.when", regions)
             if kind in ("regrow", "spawn"):
                 prob = self.number(entry.get("probability"), f"{path}.probability", 0.0, 1.0, "a probability per second in [0, 1]")
+                scale = self.read_probability_from(entry.get("probability_from"), f"{path}.probability_from", regions)
             if kind in ("spawn", "grow"):
                 on_raw = entry.get("on", ["air"])
                 on_list = on_raw if isinstance(on_raw, list) else [on_raw]
@@ -536,19 +539,37 @@ class _Builder:
             if block is None or region is None:
                 continue
             if kind == "regrow" and prob is not None:
-                rules.append(RegrowRule(block, region.name, prob, when))
+                rules.append(RegrowRule(block, region.name, prob, when, probability_from=scale))
             elif kind == "spawn" and prob is not None:
                 per = entry.get("per", "region")
                 if per not in ("region", "cell"):
                     self.err(f"{path}.per", f"got {per!r} (expected \"region\" or \"cell\")")
                     continue
-                rules.append(SpawnRule(block, region.name, prob, on, cap, per, when))
+                rules.append(SpawnRule(block, region.name, prob, on, cap, per, when, probability_from=scale))
             elif kind == "grow":
                 every = self.number(entry.get("every"), f"{path}.every", lo=1e-9, what="a period in seconds > 0")
                 factor = self.number(entry.get("factor"), f"{path}.factor", lo=0.0, what="a growth factor >= 0")
                 if every is not None and factor is not None:
                     rules.append(GrowRule(block, region.name, every, factor, cap, on, when))
         return rules
+
+    def read_probability_from(self, raw: Any, path: str, regions: dict[str, Region]) -> ProbabilityFrom | None:
+        """`{ block, region, full_at, zero_at }`: the probability falls linearly as the block's fraction of the region goes from full_at to zero_at."""
+        if raw is None:
+            return None
+        table = self.table(raw, path)
+        if table is None:
+            return None
+        self.unknown_keys(table, PROBABILITY_FROM_KEYS, path)
+        block = self.block_name(table.get("block"), f"{path}.block")
+        region = self.region_ref(table.get("region"), f"{path}.region", regions)
+        ends = [self.number(table.get(k), f"{path}.{k}", 0.0, 1.0, "a fraction of the region in [0, 1]") for k in ("full_at", "zero_at")]
+        if ends[0] is not None and ends[0] == ends[1]:
+            self.err(f"{path}.zero_at", f"equals full_at {ends[0]:g} (expected a different fraction, where the probability reaches 0)")
+            return None
+        if block is None or region is None or ends[0] is None or ends[1] is None:
+            return None
+        return ProbabilityFrom(block, region.name, ends[0], ends[1])
 
     def check_reachability(self, spec: WorldSpec) -> None:
         """Players must stand somewhere sensible, and every chest must be reachable by some player."""

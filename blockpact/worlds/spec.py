@@ -6,6 +6,9 @@ import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 Vec = tuple[int, int, int]
 
@@ -69,6 +72,24 @@ class Drop:
 
 
 @dataclass(frozen=True)
+class ProbabilityFrom:
+    """Scales a rule's probability by how much of `region` holds `block` (Melting Pot's apple regrowth).
+
+    The fraction is the count of `block` over the region's volume: at or past `full_at` the rule keeps
+    its whole probability, at or past `zero_at` none, and linearly in between.
+    """
+
+    block: str
+    region: str
+    full_at: float
+    zero_at: float
+
+    def factor(self, fraction: Any) -> Any:
+        """Works on a float or on a numpy array of fractions (the step-level API's batch)."""
+        return np.clip((self.zero_at - fraction) / (self.zero_at - self.full_at), 0.0, 1.0)
+
+
+@dataclass(frozen=True)
 class RegrowRule:
     """Each block removed from its original cell in `region` comes back with `probability` per second."""
 
@@ -77,6 +98,7 @@ class RegrowRule:
     probability: float
     when: tuple[Condition, ...] = ()
     kind: str = "regrow"
+    probability_from: ProbabilityFrom | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +113,7 @@ class SpawnRule:
     per: str  # "region": at most one new block a second; "cell": every free cell draws on its own
     when: tuple[Condition, ...] = ()
     kind: str = "spawn"
+    probability_from: ProbabilityFrom | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,54 @@
+"""Options of the step-level API: defaults from data/step_env.toml, overridden per call."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from blockpact.config import defaults
+from blockpact.errors import UserError
+from blockpact.worlds.spec import WorldSpec
+
+OPTIONS_FILE = Path(__file__).parent / "data" / "step_env.toml"
+ACTION_KINDS = ("noop", "forward", "backward", "left", "right", "turn_left", "turn_right", "dig", "dig_down", "place", "use")
+
+
+@dataclass(frozen=True)
+class StepOptions:
+    step_seconds: float
+    window_ahead: int
+    window_behind: int
+    window_sides: int
+    window_layers: tuple[int, ...]
+    render_rgb: bool
+    place_item: str
+    seed: int
+    actions: tuple[str, ...]
+
+
+def load_options(spec: WorldSpec, overrides: dict[str, Any]) -> StepOptions:
+    with open(OPTIONS_FILE, "rb") as f:
+        raw = tomllib.load(f)
+    table = raw.pop("actions")
+    merged: dict[str, Any] = {
+        "step_seconds": float(defaults()["simulator"]["tick_seconds"]),
+        **raw,
+        "actions": table["worlds"].get(spec.name, table["default"]),
+    }
+    names = {f.name for f in fields(StepOptions)}
+    unknown = sorted(set(overrides) - names)
+    if unknown:
+        raise UserError(f"unknown step-env option(s) {', '.join(unknown)} (expected: {', '.join(sorted(names))})")
+    merged.update(overrides)
+    bad = [a for a in merged["actions"] if a not in ACTION_KINDS]
+    if bad:
+        raise UserError(f"unknown action(s) {', '.join(bad)} (expected some of: {', '.join(ACTION_KINDS)})")
+    if merged["step_seconds"] <= 0:
+        raise UserError(f"step_seconds is {merged['step_seconds']} (expected > 0)")
+    if min(merged["window_ahead"], merged["window_behind"], merged["window_sides"]) < 0:
+        raise UserError("window_ahead, window_behind and window_sides must be >= 0")
+    merged["actions"] = tuple(merged["actions"])
+    merged["window_layers"] = tuple(int(v) for v in merged["window_layers"])
+    return StepOptions(**merged)
