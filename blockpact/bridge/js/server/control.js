@@ -1,0 +1,56 @@
+'use strict'
+// The server's control channel: one JSON request per line on stdin, one JSON answer per line
+// on stdout, matched by "id". Lets a parent process build worlds and read their state without
+// an operator bot. Requests:
+//   {"id": 1, "op": "command", "command": "fill 0 4 0 3 4 3 stone"} -> {"id": 1, "ok": true, "result": ["Successfully filled 16 block(s)"]}
+//   {"op": "getChest", "pos": [x, y, z]}            {"op": "setChest", "pos": [x, y, z], "items": [{"name", "count", "slot"?}]}
+//   {"op": "countBlocks", "from": [..], "to": [..], "block"?: name}   {"op": "setDrops", "block": name, "drops": [{"item", "min", "max"}]}
+//   {"op": "inventory", "player": name}   {"op": "players"}   {"op": "stop"}
+// Errors answer {"id", "ok": false, "error": message}. The server stops when stdin closes.
+const readline = require('readline')
+const { Vec3 } = require('vec3')
+
+const vec = (xyz) => new Vec3(xyz[0], xyz[1], xyz[2])
+
+function handlers (serv, stop) {
+  const api = serv.blockpact
+  return {
+    async command ({ command }) {
+      const output = []
+      const refusal = await serv.commands.use(String(command).replace(/^\//, ''), { output }, true)
+      if (refusal) throw new Error(refusal)
+      return output
+    },
+    getChest: ({ pos }) => api.getChest(vec(pos)),
+    setChest: ({ pos, items }) => api.setChest(vec(pos), items),
+    countBlocks: ({ from, to, block }) => api.countBlocks(vec(from), vec(to), block ?? null),
+    setDrops: ({ block, drops }) => api.setDrops(block, drops),
+    inventory: ({ player }) => api.inventory(player),
+    players: () => serv.players.map(p => ({ username: p.username, position: p.position.toArray(), gameMode: p.gameMode, op: Boolean(p.op) })),
+    stop: () => { setImmediate(stop) }
+  }
+}
+
+function serveControl (serv, input, write, stop) {
+  const ops = handlers(serv, stop)
+  const lines = readline.createInterface({ input })
+  // Requests run one at a time, in order: a world is built by a sequence of dependent edits.
+  let queue = Promise.resolve()
+  lines.on('line', (line) => { queue = queue.then(() => answer(line)) })
+  async function answer (line) {
+    if (!line.trim()) return
+    let request = {}
+    try {
+      request = JSON.parse(line)
+      const handler = Object.hasOwn(ops, request.op) ? ops[request.op] : null
+      if (!handler) throw new Error(`unknown op '${request.op}'`)
+      const result = await handler(request)
+      write(JSON.stringify({ id: request.id ?? null, ok: true, result: result ?? null }))
+    } catch (err) {
+      write(JSON.stringify({ id: request.id ?? null, ok: false, error: err.message }))
+    }
+  }
+  lines.on('close', () => { queue.then(() => stop()) })
+}
+
+module.exports = { serveControl }

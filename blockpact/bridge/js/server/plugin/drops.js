@@ -1,0 +1,87 @@
+'use strict'
+// What a survival player gets for breaking a block. Drops go straight into the digger's
+// inventory (overflow falls as an item entity): flying-squid sends 1.20.2+ item entities
+// without their item metadata, so a bot could not tell what lies on the ground.
+
+// Vanilla mushroom blocks yield max(0, uniform(-6..2)) mushrooms; minecraft-data keeps only [0, null].
+const DEFAULT_RULES = {
+  red_mushroom_block: [{ item: 'red_mushroom', min: -6, max: 2 }],
+  brown_mushroom_block: [{ item: 'brown_mushroom', min: -6, max: 2 }]
+}
+
+// Small seeded generator (mulberry32) so a seed reproduces drop counts.
+function seededRandom (seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+function dropRules (serv, tools, seed) {
+  const { registry } = serv
+  const random = seededRandom(seed)
+  const rules = new Map(Object.entries(DEFAULT_RULES))
+
+  // flying-squid's digging reads blockLoot[name].drops for every block and throws for blocks
+  // minecraft-data has no loot for (short_grass, bedrock...), leaving them unbreakable.
+  for (const block of registry.blocksArray) registry.blockLoot[block.name] ??= { block: block.name, drops: [] }
+
+  // Overrides a block's drops: [{item, min, max}], count uniform in min..max, negatives give none.
+  function setDrops (blockName, drops) {
+    if (!registry.blocksByName[blockName]) throw new Error(`unknown block '${blockName}'`)
+    for (const { item } of drops) tools.itemType(item)
+    rules.set(blockName, drops)
+  }
+
+  function canHarvest (block, held) {
+    return !block.harvestTools || Boolean(held && block.harvestTools[held.type])
+  }
+
+  // [{name, count}] for breaking block with held (null for bare hands).
+  function dropsFor (block, held) {
+    if (!canHarvest(block, held)) return []
+    const rule = rules.get(block.name)
+    if (rule) {
+      return rule.map(({ item, min, max }) => ({ name: item, count: Math.max(0, min + Math.floor(random() * (max - min + 1))) }))
+        .filter(drop => drop.count > 0)
+    }
+    const silk = Boolean(held?.enchants?.some(e => e.name === 'silk_touch'))
+    return registry.blockLoot[block.name].drops
+      // silkTouch/noSilkTouch entries are alternatives (minecraft-data splits their chance in halves)
+      .filter(d => silk ? !d.noSilkTouch : !d.silkTouch)
+      .filter(d => d.silkTouch || d.noSilkTouch || d.dropChance >= 1 || random() < d.dropChance)
+      // no Fortune: the low end of the range (one raw_iron per iron_ore, one diamond per diamond_ore)
+      .map(d => ({ name: d.item, count: Math.max(d.stackSizeRange?.[0] ?? 1, 0) }))
+      .filter(drop => drop.count > 0)
+  }
+
+  return { dropsFor, setDrops, canHarvest }
+}
+
+// Gives survival diggers their drops (and a broken chest's contents) instead of item entities.
+function attachDigging (player, serv, tools, drops, chests) {
+  const itemEntity = serv.registry.entitiesByName.item.id
+  player.on('dug', (data, cancelled) => {
+    if (cancelled || player.gameMode !== 0 || !data.dropBlock) return
+    data.dropBlock = false
+    const held = player.inventory.slots[36 + player.heldItemSlot]
+    const items = [
+      ...drops.dropsFor(data.block, held).map(({ name, count }) => tools.make(name, count)),
+      ...chests.forget(data.position)
+    ]
+    for (const item of items) {
+      const left = tools.addToPlayer(player, item)
+      if (left > 0) {
+        serv.spawnObject(itemEntity, player.world, data.position.offset(0.5, 0.5, 0.5), {
+          itemId: item.type, itemCount: left, pickupTime: 500, deathTime: 5 * 60 * 1000
+        })
+      }
+    }
+  })
+}
+
+module.exports = { dropRules, attachDigging }
