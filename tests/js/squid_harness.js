@@ -113,4 +113,4 @@ async function eventually (check, what, ms = 5000) {
   }
 }
 
-module.exports = { startServer, connectBot, quitBot, command, eventually, sleep, withTimeout, VERSION }
+module.exports = { startServer, connectBot, quitBot, command, eventually, withTimeout, VERSION }

@@ -39,7 +39,12 @@ function settingsFor (options) {
     worldFolder: options.worldDir, // undefined: the world lives in memory only
     generation: { name: 'superflat', options: { seed: options.seed ?? 0 } },
     plugins: { [PLUGIN]: {} },
-    blockpact: { ops: options.ops ?? [], seed: options.seed ?? 0, time: options.time ?? 6000, spawn: options.spawn },
+    blockpact: {
+      ops: options.ops ?? [],
+      seed: options.seed ?? 0,
+      time: options.time === undefined ? 6000 : options.time, // null: the normal day cycle
+      spawn: options.spawn
+    },
     // A debug function also keeps flying-squid from installing process-wide error handlers per player.
     debug: options.verbose ? (...args) => console.error(...args) : () => {}
   }
@@ -81,6 +86,10 @@ async function shutdown (serv) {
   const closed = new Promise(resolve => serv._server.once('close', resolve))
   serv._server.close()
   await closed
+  for (const world of [serv.overworld, serv.netherworld]) {
+    if (world.storageProvider) await world.waitSaving() // --world-dir: flush changed chunks
+    world.stopSaving()
+  }
 }
 
 function parseArgs (argv) {

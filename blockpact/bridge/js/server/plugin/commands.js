@@ -61,7 +61,7 @@ function registerCommands (serv, api, tools) {
   add({
     base: 'setblock',
     info: 'set a block at a position',
-    usage: '/setblock <x> <y> <z> <block> [replace|keep|destroy]',
+    usage: '/setblock <x> <y> <z> <block> [replace|keep]',
     async run (args, ctx) {
       if (args.length < 4) throw new UserError('Usage: ' + this.usage)
       const pos = position(args, ctx).floored()
@@ -95,7 +95,7 @@ function registerCommands (serv, api, tools) {
       const max = maxText === undefined ? Infinity : parseCount(maxText, 0)
       for (const player of players(selector, ctx)) {
         if (max === 0) {
-          const found = player.inventory.slots.reduce((n, it) => n + (it && (type === null || it.type === type) ? it.count : 0), 0)
+          const found = player.inventory.slots.slice(5).reduce((n, it) => n + (it && (type === null || it.type === type) ? it.count : 0), 0)
           reply(ctx, `Found ${found} matching item(s) on player ${player.username}`)
           continue
         }

@@ -43,7 +43,7 @@ module.exports.server = function (serv, settings) {
     serv.onBlockInteraction('chest', chests.onInteract)
     serv.onBlockInteraction('crafting_table', ({ player }) => {
       if (player.crouching) return false
-      windows.open(player, { type: 'minecraft:crafting', title: { translate: 'container.crafting' }, slots: new Array(10).fill(null), craftWidth: 3 })
+      windows.open(player, { type: 'minecraft:crafting', title: 'Crafting', slots: new Array(10).fill(null), craftWidth: 3 })
       return true
     })
     registerCommands(serv, serv.blockpact, tools)

@@ -96,4 +96,4 @@ function itemTools (registry) {
   return { Item, itemType, make, clone, stackable, same, describe, addToSlots, addToPlayer, removeFromPlayer }
 }
 
-module.exports = { itemTools, stripNamespace, range, PLAYER_STORAGE_SLOTS }
+module.exports = { itemTools, stripNamespace, range }

@@ -93,7 +93,6 @@ function windowSystem (serv, tools, crafter) {
       windowTitle: serv._createChatComponent(title).toNetworkFormat()
     })
     sendAll(player, session)
-    return session
   }
 
   // Closes the player's container window (or the inventory's crafting grid when windowId is 0),
@@ -139,6 +138,7 @@ function windowSystem (serv, tools, crafter) {
   }
 
   function drop (player, item, count) {
+    if (count <= 0) return
     serv.spawnObject(itemEntity, player.world, player.position.offset(0, 1.3, 0), {
       itemId: item.type, itemCount: count, pickupTime: 2000, deathTime: 5 * 60 * 1000
     })
@@ -146,8 +146,8 @@ function windowSystem (serv, tools, crafter) {
 
   function handleClick (player, packet) {
     const state = stateOf(player)
-    const session = packet.windowId === 0 ? INVENTORY : state.window
-    if (!session || session.id !== packet.windowId) { console.error('IGNORED click', player.username, packet.windowId, session?.id); return }
+    const session = state.window ?? INVENTORY
+    if (session.id !== packet.windowId) return // a click for a window that is no longer open
     const before = readSlots(player, session)
     const view = windows.createWindow(session.id, session.type, '')
     before.forEach((item, i) => { view.slots[i] = clone(item); if (item) view.slots[i].slot = i })
@@ -173,7 +173,6 @@ function windowSystem (serv, tools, crafter) {
 
     const claimed = new Map(packet.changedSlots.map(({ location, item }) => [location, Item.fromNotch(item)]))
     if (!accepted || packet.stateId === -1 || !same(Item.fromNotch(packet.cursorItem), state.cursor)) {
-      console.error('RESYNC', player.username, accepted, packet.stateId, JSON.stringify(packet))
       sendAll(player, session)
       return
     }
@@ -181,7 +180,7 @@ function windowSystem (serv, tools, crafter) {
       const predicted = claimed.has(i) ? claimed.get(i) : before[i]
       // mineflayer waits for the result slot after every click in the crafting area.
       if (i !== 0 || !inGrid) {
-        if (!same(predicted, item)) { console.error('CORRECT', player.username, i, JSON.stringify(predicted), JSON.stringify(item)); sendSlot(player, session.id, i, item) }
+        if (!same(predicted, item)) sendSlot(player, session.id, i, item)
       }
     })
     if (inGrid) sendSlot(player, session.id, 0, view.slots[0])
@@ -196,20 +195,16 @@ function windowSystem (serv, tools, crafter) {
     }
     if (![0, 1, 2, 4].includes(mode)) return false
     if (slot !== -999 && !(slot >= 0 && slot < view.slots.length)) return false
-    const cursorBefore = view.selectedItem?.count ?? 0
-    const item = slot === -999 ? null : view.slots[slot]
-    const dropped = mode === 4 && item ? { item: clone(item), before: item.count } : null
+    const cursorBefore = clone(view.selectedItem)
+    const slotBefore = slot === -999 ? null : clone(view.slots[slot])
     try {
-      view.acceptClick({ mode, slot, mouseButton, item }, player.gameMode)
+      view.acceptClick({ mode, slot, mouseButton, item: slot === -999 ? null : view.slots[slot] }, player.gameMode)
     } catch (err) {
       return false // prismarine-windows asserts on clicks it cannot model
     }
-    if (slot === -999 && cursorBefore > 0) {
-      const left = view.selectedItem?.count ?? 0
-      drop(player, dropped?.item ?? clone(stateOf(player).cursor), cursorBefore - left)
-    } else if (dropped) {
-      drop(player, dropped.item, dropped.before - (view.slots[slot]?.count ?? 0))
-    }
+    // Items thrown out of the window fall as item entities.
+    if (slot === -999 && cursorBefore) drop(player, cursorBefore, cursorBefore.count - (view.selectedItem?.count ?? 0))
+    else if (mode === 4 && slotBefore) drop(player, slotBefore, slotBefore.count - (view.slots[slot]?.count ?? 0))
     return true
   }
 
