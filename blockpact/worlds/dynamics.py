@@ -56,7 +56,8 @@ class Dynamics:
 
     def _free_cells(self, region: str, on: tuple[str, ...]) -> list[Vec]:
         ids = {self.state.block_id(b) for b in on}
-        return [p for p in self.state.spec.regions[region].cells() if self.state.grid.get(p) in ids and p not in self._occupied()]
+        occupied = self._occupied()
+        return [p for p in self.state.spec.regions[region].cells() if self.state.grid.get(p) in ids and p not in occupied]
 
     def _occupied(self) -> set[Vec]:
         return {c for p in self.state.positions.values() for c in (p, (p[0], p[1] + 1, p[2]))}

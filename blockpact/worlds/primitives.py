@@ -66,16 +66,23 @@ class AgentAPI:
     async def _say(self, message: str, source: str = "primitive") -> None:
         self.state.emit(self.name, "chat", message=message, source=source)
 
+    def _route(self, goal: Callable[[Vec], bool]) -> list[Vec] | None:
+        return self.state.grid.path(self.position, goal, up_cost=self.timing["step_up_seconds"] * self.timing["walk_speed"])
+
     async def _walk(self, goal: Callable[[Vec], bool]) -> bool:
-        route = self.state.grid.path(self.position, goal, up_cost=self.timing["step_up_seconds"] * self.timing["walk_speed"])
+        route = self._route(goal)
         if route is None:
             return False
+        await self._follow(route)
+        return True
+
+    async def _follow(self, route: list[Vec]) -> None:
+        """Walk a route found by `_route`, taking its simulated time."""
         if len(route) > 1:
             ups = sum(1 for a, b in zip(route, route[1:]) if b[1] > a[1])
             await self.sim.clock.sleep(self.name, (len(route) - 1) / self.timing["walk_speed"] + ups * self.timing["step_up_seconds"])
             self.state.positions[self.name] = route[-1]
             self.state.emit(self.name, "move", to=list(route[-1]), steps=len(route) - 1)
-        return True
 
     async def _walk_to_reach(self, target: Vec) -> bool:
         reach = self.timing["reach"]
@@ -128,12 +135,12 @@ class AgentAPI:
             return 0
         mined, lost_to = 0, None
         while mined < count:
-            targets = self.find_blocks(name, count=1024)
-            target = next((t for t in targets if self.state.grid.path(self.position, lambda c, t=t: within_reach(c, t, self.timing["reach"]))), None)
-            if target is None:
+            reach = self.timing["reach"]
+            routes = ((t, self._route(lambda c, t=t: within_reach(c, t, reach))) for t in self.find_blocks(name, count=1024))
+            target, route = next(((t, r) for t, r in routes if r is not None), (None, None))
+            if target is None or route is None:
                 break
-            if not await self._walk_to_reach(target):
-                break
+            await self._follow(route)
             if self.state.block_at(target) != name:
                 lost_to = target
                 continue
