@@ -1,0 +1,215 @@
+"""Contract negotiation before an episode (the contracting paper's protocol).
+
+Negotiators speak in turn for at most k rounds. Each reply is `[thinking] ... [message] ...` with a
+proposal `[contract] ... [contract end]` or `[accept]`; an accept in round i selects the proposal of
+round i-1; no accept after k rounds means no contract. Thinking is private: the other side only ever
+sees messages, proposals and accepts.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from string import Template
+from typing import TYPE_CHECKING, Any, Protocol
+
+from blockpact.agents.llm.errors import LLMBadReply
+from blockpact.agents.negotiation_format import FormatError, parse_reply
+from blockpact.agents.negotiation_plan import social_optimum_clauses
+from blockpact.judge.contract import parse_contract, render_contract
+from blockpact.worlds.spec import WorldSpec
+
+if TYPE_CHECKING:
+    from blockpact.agents.llm.client import LLMClient
+
+HERE = Path(__file__).parent
+SETTINGS_FILE = HERE / "negotiation.toml"
+PROMPTS = HERE / "prompts"
+
+
+@dataclass
+class NegotiationTurn:
+    round: int
+    player: str
+    thinking: str  # private: never shown to another negotiator
+    message: str
+    proposal: str | None
+    accept: bool
+    raw: str
+    source: str = "llm"  # "llm" | "scripted"
+    error: str | None = None  # why the turn counts as a pass (format broken after every retry)
+    attempts: int = 1
+
+    @property
+    def passed(self) -> bool:
+        return self.proposal is None and not self.accept
+
+
+@dataclass
+class NegotiationResult:
+    contract: str | None
+    accepted_round: int | None
+    turns: list[NegotiationTurn] = field(default_factory=list)
+
+
+class Negotiator(Protocol):
+    player: str
+
+    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn: ...
+
+
+@dataclass(frozen=True)
+class NegotiationSettings:
+    rounds: int
+    role: str
+    attempts: int
+    scripted: dict[str, str]
+
+
+def load_negotiation_settings(path: Path = SETTINGS_FILE) -> NegotiationSettings:
+    with open(path, "rb") as f:
+        raw = tomllib.load(f)
+    table = raw["negotiation"]
+    settings = NegotiationSettings(int(table["rounds"]), str(table["role"]), int(table["attempts"]), dict(raw["scripted"]))
+    if settings.rounds < 1 or settings.attempts < 1:
+        raise ValueError(f"{path}: negotiation.rounds and negotiation.attempts must be at least 1")
+    return settings
+
+
+def _template(name: str) -> Template:
+    return Template((PROMPTS / name).read_text(encoding="utf-8"))
+
+
+def can_accept(history: Sequence[NegotiationTurn]) -> bool:
+    """An accept needs a proposal in the round just before."""
+    return bool(history) and history[-1].proposal is not None
+
+
+def public_history(history: Sequence[NegotiationTurn]) -> str:
+    """The negotiation as every player sees it: messages, proposals and accepts, never thinking."""
+    lines: list[str] = []
+    for turn in history:
+        if turn.passed:
+            lines.append(f"Round {turn.round}, {turn.player}: (no valid reply; the turn passed)")
+            continue
+        lines.append(f"Round {turn.round}, {turn.player}: {turn.message}".rstrip())
+        if turn.proposal is not None:
+            lines.append(f"[contract]\n{turn.proposal}\n[contract end]")
+        if turn.accept:
+            lines.append("[accept]")
+    return "\n".join(lines) if lines else "(nothing yet: you speak first)"
+
+
+async def negotiate(negotiators: Sequence[Negotiator], rounds: int | None = None) -> NegotiationResult:
+    """Run the protocol; the negotiators speak in the given order, round 1 first."""
+    if not negotiators:
+        raise ValueError("negotiation needs at least one negotiator")
+    k = rounds if rounds is not None else load_negotiation_settings().rounds
+    turns: list[NegotiationTurn] = []
+    for round_ in range(1, k + 1):
+        negotiator = negotiators[(round_ - 1) % len(negotiators)]
+        turn = await negotiator.reply(list(turns), round_, k)
+        if turn.accept and not can_accept(turns):
+            turn = replace(turn, accept=False, error="accepted with no proposal in the previous round: counted as a pass")
+        turns.append(turn)
+        if turn.accept:
+            return NegotiationResult(turns[-2].proposal, round_, turns)
+    return NegotiationResult(None, None, turns)
+
+
+def _value_list(spec: WorldSpec, player: str) -> str:
+    values = spec.players[player].values
+    return ", ".join(f"{item} {v:g}" for item, v in sorted(values.items())) or "nothing but emeralds"
+
+
+class LLMNegotiator:
+    """Asks the LLM for each turn; a reply that breaks the format is sent back with the reason."""
+
+    def __init__(self, client: LLMClient, player: str, spec: WorldSpec, settings: NegotiationSettings | None = None) -> None:
+        if player not in spec.players:
+            raise KeyError(f"no player {player!r} in world {spec.name} (players: {', '.join(sorted(spec.players))})")
+        self.client = client
+        self.player = player
+        self.spec = spec
+        self.settings = settings or load_negotiation_settings()
+
+    def system_prompt(self, rounds: int) -> str:
+        others = [p for p in sorted(self.spec.players) if p != self.player]
+        length = (
+            f"The scenario lasts {self.spec.episode_seconds:g} seconds."
+            if self.spec.length_known
+            else "You do not know how long the scenario lasts."
+        )
+        return _template("negotiator.md").substitute(
+            player=self.player,
+            others=" and ".join(others),
+            other=others[0] if others else self.player,
+            title=self.spec.title,
+            description=self.spec.description.strip(),
+            values=_value_list(self.spec, self.player),
+            length=length,
+            rounds=rounds,
+        )
+
+    def turn_prompt(self, history: Sequence[NegotiationTurn], round_: int, rounds: int) -> str:
+        if can_accept(history):
+            note = f"You may [accept] the contract {history[-1].player} proposed in round {history[-1].round}, or propose another."
+        else:
+            note = "There is no proposal from the previous round to accept: propose a contract."
+        return _template("negotiator_turn.md").substitute(
+            history=public_history(history), round=round_, rounds=rounds, accept_note=note
+        )
+
+    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
+        k = rounds or self.settings.rounds
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": self.system_prompt(k)},
+            {"role": "user", "content": self.turn_prompt(history, round, k)},
+        ]
+        problems: list[str] = []
+        raw = ""
+        for attempt in range(1, self.settings.attempts + 1):
+            try:
+                raw = (await self.client.complete(self.settings.role, messages)).text
+                parsed = parse_reply(raw, can_accept=can_accept(history))
+            except LLMBadReply as exc:
+                problems.append(str(exc))
+                continue
+            except FormatError as exc:
+                problems.append(str(exc))
+                retry = _template("negotiator_retry.md").substitute(reason=str(exc))
+                messages += [{"role": "assistant", "content": raw}, {"role": "user", "content": retry}]
+                continue
+            return NegotiationTurn(round, self.player, parsed.thinking, parsed.message, parsed.proposal, parsed.accept,
+                                   raw, attempts=attempt)
+        error = f"no reply in the format after {self.settings.attempts} attempts ({'; '.join(problems)}): counted as a pass"
+        return NegotiationTurn(round, self.player, "", "", None, False, raw, error=error, attempts=self.settings.attempts)
+
+
+class ScriptedNegotiator:
+    """Deterministic, labelled "scripted": proposes the social-optimum contract derived from the world
+    spec and accepts a proposal exactly when it states the same clauses (in any order or wording)."""
+
+    def __init__(self, player: str, spec: WorldSpec, settings: NegotiationSettings | None = None) -> None:
+        if player not in spec.players:
+            raise KeyError(f"no player {player!r} in world {spec.name} (players: {', '.join(sorted(spec.players))})")
+        self.player = player
+        self.spec = spec
+        self.settings = settings or load_negotiation_settings()
+        self.clauses = social_optimum_clauses(spec)
+        self.contract = render_contract(self.clauses, world=spec.name)
+
+    def agrees_with(self, proposal: str) -> bool:
+        parsed = parse_contract(proposal, sorted(self.spec.players), world=self.spec.name)
+        return sorted(map(repr, parsed.clauses)) == sorted(map(repr, self.clauses))
+
+    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
+        lines = self.settings.scripted
+        if can_accept(history) and self.agrees_with(history[-1].proposal or ""):
+            raw = f"[thinking] {lines['thinking']}\n[message] {lines['accept']}\n[accept]"
+            return NegotiationTurn(round, self.player, lines["thinking"], lines["accept"], None, True, raw, source="scripted")
+        raw = f"[thinking] {lines['thinking']}\n[message] {lines['propose']}\n[contract]\n{self.contract}\n[contract end]"
+        return NegotiationTurn(round, self.player, lines["thinking"], lines["propose"], self.contract, False, raw,
+                               source="scripted")

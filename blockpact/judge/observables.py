@@ -1,0 +1,114 @@
+"""What a judge can know about an episode, derived from its events alone (so a report can be rebuilt).
+
+Counts follow the simulator's event kinds: `inventory` (item, delta, cause), `block` (old, new,
+cause), `chest` (pos, item, delta), `chat`, `signal`, `episode_start` / `episode_end` snapshots,
+and `task` events (data {"task": text}) that the experiment emits when it gives a player a task.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from blockpact.worlds.events import Event
+from blockpact.worlds.spec import WorldSpec
+
+# Inventory causes that count as collecting: the simulator's "dig:<block>", a live body's pickups.
+COLLECT_CAUSES = ("dig:", "pickup")
+
+
+@dataclass(frozen=True)
+class ChestOp:
+    """One player moving items in or out of a chest: `delta` > 0 deposits, < 0 withdraws."""
+
+    time: float
+    player: str
+    chest: str  # "x,y,z", as in snapshots
+    item: str
+    delta: int
+
+
+@dataclass
+class EpisodeObservables:
+    world: str
+    players: list[str]
+    values: dict[str, dict[str, float]]  # player -> item -> emeralds (emeralds are worth 1)
+    inventories: dict[str, dict[str, int]]  # final
+    chests: dict[str, dict[str, int]]  # final, "x,y,z" -> contents
+    chat: list[tuple[float, str, str]]  # (time, player, message)
+    collected: dict[str, dict[str, int]]  # per player: item -> count gained from digging/pickup
+    mined: dict[str, dict[str, int]]  # per player: block -> count dug
+    tasks: dict[str, str]
+    chest_ops: list[ChestOp] = field(default_factory=list)
+    signals: list[tuple[float, str, str]] = field(default_factory=list)  # (time, sender, task)
+    end_time: float = 0.0
+    finished: bool = False  # the log holds the episode_end snapshot
+    description: str = ""  # the world's description, as the players read it
+
+    def value(self, player: str, item: str) -> float:
+        return 1.0 if item == "emerald" else float(self.values.get(player, {}).get(item, 0.0))
+
+    def inventory_value(self, player: str) -> float:
+        """Emeralds the player's final inventory is worth to the player (the reward before transfers)."""
+        return sum(self.value(player, item) * n for item, n in self.inventories.get(player, {}).items())
+
+
+def _episode(events: Sequence[Event]) -> Sequence[Event]:
+    """The events of the last episode in the log (a run log may hold several)."""
+    starts = [i for i, e in enumerate(events) if e.kind == "episode_start"]
+    if not starts:
+        raise ValueError("the event log has no episode_start event")
+    return events[starts[-1] :]
+
+
+def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> EpisodeObservables:
+    episode = _episode(events)
+    start = episode[0].data
+    players = sorted(spec.players)
+    inventories = {p: Counter(start.get("inventories", {}).get(p, {})) for p in players}
+    chests = {pos: Counter(items) for pos, items in start.get("chests", {}).items()}
+    collected: dict[str, Counter[str]] = {p: Counter() for p in players}
+    mined: dict[str, Counter[str]] = {p: Counter() for p in players}
+    obs = EpisodeObservables(
+        world=spec.name,
+        players=players,
+        values={p: dict(spec.players[p].values) for p in players},
+        inventories={},
+        chests={},
+        chat=[],
+        collected={},
+        mined={},
+        tasks={},
+        description=spec.description.strip(),
+    )
+    final = None
+    for e in episode:
+        obs.end_time = max(obs.end_time, e.time)
+        if e.kind == "inventory" and e.agent in inventories:
+            inventories[e.agent][e.data["item"]] = e.data["count"]
+            if e.data["delta"] > 0 and str(e.data.get("cause", "")).startswith(COLLECT_CAUSES):
+                collected[e.agent][e.data["item"]] += e.data["delta"]
+        elif e.kind == "block" and e.agent in mined and e.data.get("cause") == "dig":
+            mined[e.agent][e.data["old"]] += 1
+        elif e.kind == "chest" and e.agent is not None:
+            chest = ",".join(str(c) for c in e.data["pos"])
+            chests.setdefault(chest, Counter())[e.data["item"]] = e.data["count"]
+            obs.chest_ops.append(ChestOp(e.time, e.agent, chest, e.data["item"], int(e.data["delta"])))
+        elif e.kind == "chat" and e.agent is not None:
+            obs.chat.append((e.time, e.agent, str(e.data.get("message", ""))))
+        elif e.kind == "signal" and e.agent is not None:
+            obs.signals.append((e.time, e.agent, str(e.data.get("task", ""))))
+        elif e.kind == "task" and e.agent is not None:
+            obs.tasks[e.agent] = str(e.data.get("task", ""))
+        elif e.kind == "episode_end":
+            final = e.data
+    if final is not None:  # the snapshot is authoritative (it also covers changes no event describes)
+        obs.finished = True
+        inventories = {p: Counter(final["inventories"].get(p, {})) for p in players}
+        chests = {pos: Counter(items) for pos, items in final.get("chests", {}).items()}
+    obs.inventories = {p: {i: n for i, n in sorted(inv.items()) if n} for p, inv in inventories.items()}
+    obs.chests = {pos: {i: n for i, n in sorted(c.items()) if n} for pos, c in sorted(chests.items())}
+    obs.collected = {p: dict(sorted(c.items())) for p, c in collected.items()}
+    obs.mined = {p: dict(sorted(c.items())) for p, c in mined.items()}
+    return obs
