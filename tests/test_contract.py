@@ -179,3 +179,13 @@ def test_rendering_parses_back_to_the_same_clauses() -> None:
         "At the end of the scenario Gizmo transfers 9 emeralds to Glitch."
     )
     assert render_clause(FreeText("Be nice.", "no verb")) == "Be nice."
+
+
+@pytest.mark.parametrize("text", [
+    "1. Gizmo mines all iron_ore. 2. Glitch mines all diamond_ore. 3. At the end of the scenario Gizmo transfers 9.5 emeralds to Glitch.",
+    "Contract: 1) Gizmo mines all iron_ore; 2) Glitch mines all diamond_ore; 3) At the end of the scenario Gizmo transfers 9.5 emeralds to Glitch.",
+])
+def test_numbered_clauses_on_one_line_are_split_at_the_count_not_at_decimals(text: str) -> None:
+    contract = parse_contract(text, ["Gizmo", "Glitch"])
+    assert [type(c).__name__ for c in contract.clauses] == ["Assignment", "Assignment", "FixedTransfer"]
+    assert contract.clauses[2].amount == 9.5

@@ -53,12 +53,33 @@ EMPTY_CONTRACT = Contract("", ())
 _NUMBERED = re.compile(r"^\s*(\d+)\s*[.)]\s*(.*)$")
 
 
+_INLINE_FIRST = re.compile(r"(?<=[:])\s*(1)\s*[.)]\s+")  # "Contract: 1. ..."
+_INLINE_NUMBER = re.compile(r"(?<=[.;:])\s+(\d+)\s*[.)]\s+")
+
+
+def _split_inline(line: str) -> list[str]:
+    """Split "1. A. 2. B." written on one line at the numbers that continue the count (never at "1.5")."""
+    first = _NUMBERED.match(line)
+    if not first:
+        heading = _INLINE_FIRST.search(line)
+        if not heading:
+            return [line]
+        return [line[:heading.start()].strip(), *_split_inline(line[heading.start(1):])]
+    parts, start, expected = [], 0, int(first.group(1)) + 1
+    for match in _INLINE_NUMBER.finditer(line):
+        if int(match.group(1)) == expected:
+            parts.append(line[start:match.start()].strip())
+            start, expected = match.start(1), expected + 1
+    parts.append(line[start:].strip())
+    return parts
+
+
 def split_clauses(text: str) -> list[str]:
     """Clause texts: one per number, continuation lines joined; unnumbered text gives one clause per line.
 
     Lines before the first number (a heading such as "Contract:") are not clauses.
     """
-    lines = [line.strip() for line in text.strip().splitlines()]
+    lines = [part for line in text.strip().splitlines() for part in _split_inline(line.strip())]
     if not any(_NUMBERED.match(line) for line in lines):
         return [line for line in lines if line]
     clauses: list[str] = []
