@@ -49,16 +49,12 @@ def test_world_new_writes_a_template_that_validates(tmp_path: Path, capsys) -> N
     assert main(["world", "new", "fishery", "--out", str(out)]) == 1  # never overwrites
 
 
-def test_run_prints_scripted_outcomes_as_json(capsys) -> None:
-    assert main(["run", "double_vein", "--seeds", "2", "--json"]) == 0
-    result = json.loads(capsys.readouterr().out)
-    assert result["agents"] == "scripted"
-    assert result["conditions"]["social_split"]["welfare"]["mean"] == 78
-    assert result["conditions"]["greedy"]["welfare"]["mean"] < 78
-
-
-def test_console_script_runs_the_main_job() -> None:
+def test_console_script_runs_the_main_job(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "blockpact"
-    done = subprocess.run([str(exe), "run", "--seeds", "1"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([str(exe), "run", "--seeds", "1"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "scripted" in done.stdout and "social_split" in done.stdout
+    assert "scripted" in done.stdout and "negotiate" in done.stdout
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    assert run_dir.name.startswith("double_vein-")
+    assert f"report: {Path('runs') / run_dir.name / 'report.html'}" in done.stdout
+    assert json.loads((run_dir / "metrics.json").read_text())["conditions"]["negotiate"]["welfare"]["mean"] == 78

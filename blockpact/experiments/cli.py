@@ -1,50 +1,106 @@
-"""`blockpact run WORLD`: simulate a world with the scripted baseline policies and print the outcome."""
+"""`blockpact run WORLD` (negotiate → play → judge per condition and seed, into a run directory) and
+`blockpact report DIR` (rebuild metrics.json, plots and report.html from a run's events.jsonl)."""
 
 from __future__ import annotations
 
 import argparse
-import json
+import asyncio
+import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from blockpact.experiments.baseline import run_episode, summarise
-from blockpact.experiments.sim_policies import POLICIES
+from blockpact.errors import UserError
+from blockpact.experiments.outputs import Outputs, build_outputs
+from blockpact.experiments.progress import RunProgress
+from blockpact.experiments.protocol import RunPlan, RunProtocol, participants_for
+from blockpact.experiments.records import ConditionSpec
+from blockpact.experiments.report import agents_label
+from blockpact.experiments.run_events import EventWriter
+from blockpact.experiments.rundir import RunDir, default_run_root
+from blockpact.experiments.settings import run_settings
 
-LABEL = "agents: scripted (deterministic baseline policies, no LLM)"
+CONTRACT_MODES = ("none", "negotiate")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="simulate a world with scripted baseline agents and print welfare and Gini")
+    d = run_settings()["run"]
+    p = sub.add_parser("run", help="run the contract experiment on a world and write a run directory with a report")
     p.add_argument("world", nargs="?", default="double_vein", help="built-in name or path (default: double_vein)")
-    p.add_argument("--seeds", type=int, default=5, help="number of seeds (default 5)")
-    p.add_argument("--conditions", default=",".join(POLICIES), help=f"comma-separated, from: {', '.join(POLICIES)}")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("--backend", choices=("sim", "minecraft"), default=d["backend"], help=f"(default {d['backend']})")
+    p.add_argument("--agents", choices=("scripted", "llm"), default=d["agents"], help=f"(default {d['agents']})")
+    p.add_argument("--contract", metavar="none|negotiate|TEXT", default=None,
+                   help="one condition: no contract, a negotiated one, or this contract text "
+                        f"(default: both {' and '.join(d['conditions'])})")
+    p.add_argument("--seeds", type=int, default=d["seeds"], help=f"number of seeds (default {d['seeds']})")
+    p.add_argument("--episodes", type=int, default=d["episodes"], help=f"episodes per seed (default {d['episodes']})")
+    p.add_argument("--out", type=Path, default=None, help=f"run directory (default {d['out_base']}/<world>-<time>/)")
     p.set_defaults(handler=cmd_run)
+
+    r = sub.add_parser("report", help="rebuild metrics.json, plots and report.html of a run from its events.jsonl")
+    r.add_argument("dir", type=Path, help="the run directory")
+    r.set_defaults(handler=cmd_report)
+
+
+def conditions_for(contract: str | None) -> list[ConditionSpec]:
+    if contract is None:
+        return [ConditionSpec(mode, mode) for mode in run_settings()["run"]["conditions"]]
+    if contract in CONTRACT_MODES:
+        return [ConditionSpec(contract, contract)]
+    if not contract.strip():
+        raise UserError("--contract: empty contract text (expected none, negotiate or the text of a contract)")
+    return [ConditionSpec("contract", "given", contract)]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from blockpact.errors import UserError
+    from blockpact.worlds.loader import load_world
 
-    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
-    unknown = [c for c in conditions if c not in POLICIES]
-    if unknown:
-        raise UserError(f"unknown condition {', '.join(unknown)} (expected: {', '.join(POLICIES)})")
-    results = [run_episode(args.world, c, seed) for c in conditions for seed in range(args.seeds)]
-    summary = summarise(results)
-    if args.json:
-        print(json.dumps({"world": args.world, "agents": "scripted", "conditions": summary,
-                          "runs": [r.__dict__ for r in results]}))
-        return 0
+    if args.seeds < 1 or args.episodes < 1:
+        raise UserError("--seeds and --episodes must be at least 1")
+    participants = participants_for(args.agents, args.backend)
+    spec = load_world(args.world)
+    plan = RunPlan(spec, args.backend, args.agents, conditions_for(args.contract), list(range(args.seeds)),
+                   args.episodes)
+    run_dir = RunDir.create(args.out or default_run_root(spec.name, Path(run_settings()["run"]["out_base"])))
     console = Console()
-    console.print(f"[bold]{args.world}[/bold] on the simulator, {args.seeds} seeds — {LABEL}")
-    table = Table("condition", "seed", "rewards (emeralds)", "welfare", "Gini", "sim time (s)")
-    for r in results:
-        table.add_row(r.condition, str(r.seed), ", ".join(f"{p} {v:g}" for p, v in r.rewards.items()),
-                      f"{r.welfare:g}", f"{r.gini:.3f}", f"{r.sim_seconds:g}")
-    console.print(table)
-    totals = Table("condition", "welfare (mean ± std)", "Gini (mean ± std)", title="summary (scripted)")
-    for c, s in summary.items():
-        totals.add_row(c, f"{s['welfare']['mean']:.2f} ± {s['welfare']['std']:.2f}", f"{s['gini']['mean']:.3f} ± {s['gini']['std']:.3f}")
-    console.print(totals)
+    interrupted = False
+    with EventWriter(run_dir.events) as writer, RunProgress(console, plan.total_episodes) as progress:
+        writer.listeners.append(progress)
+        try:
+            asyncio.run(RunProtocol(plan, participants, writer).run())
+        except KeyboardInterrupt:
+            interrupted = True
+    outputs = build_outputs(run_dir)
+    print_summary(console, outputs, run_dir)
+    if interrupted:
+        print("blockpact: interrupted; the report covers what finished", file=sys.stderr)
+        return 130
     return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    run_dir = RunDir.existing(args.dir)
+    outputs = build_outputs(run_dir)
+    print_summary(Console(), outputs, run_dir)
+    return 0
+
+
+def print_summary(console: Console, outputs: Outputs, run_dir: RunDir) -> None:
+    """The Table-1 view: Gini and welfare (mean ± std over seeds) per condition, then where the report is."""
+    run, metrics = outputs.run, outputs.metrics
+    for warning in run.warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+    table = Table("condition", "Gini (mean ± std)", "welfare (mean ± std)", "seeds", "errors",
+                  title=f"{run.config.world} on {run.config.backend}: {agents_label(run)}")
+    for name, c in metrics["conditions"].items():
+        table.add_row(name, _mean_std(c["gini"], 3), _mean_std(c["welfare"], 2),
+                      f"{c['seeds_finished']}/{c['seeds_planned']}", str(len(c["errors"])))
+    console.print(table)
+    console.print(f"report: {run_dir.report}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _mean_std(stat: dict[str, float | None], digits: int) -> str:
+    if stat["mean"] is None:
+        return "–"
+    return f"{stat['mean']:.{digits}f} ± {stat['std']:.{digits}f}"

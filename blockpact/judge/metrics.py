@@ -85,6 +85,20 @@ def reward_curves(events: Sequence[Event], values: Mapping[str, Mapping[str, flo
     return curves
 
 
+def item_curves(events: Sequence[Event], items: Iterable[str]) -> dict[str, dict[str, Curve]]:
+    """How many of each of `items` every player holds over time, replayed from inventory events."""
+    start = _start(events)
+    wanted = set(items)
+    curves = {
+        p: {item: Curve([start.time], [float(inv.get(item, 0))]) for item in sorted(wanted)}
+        for p, inv in start.data["inventories"].items()
+    }
+    for e in events:
+        if e.kind == "inventory" and e.agent in curves and e.data["item"] in wanted:
+            _append(curves[e.agent][e.data["item"]], e.time, float(e.data["count"]))
+    return curves
+
+
 def _value(values: Mapping[str, Mapping[str, float]], player: str, item: str) -> float:
     if item == "emerald":
         return 1.0

@@ -1,0 +1,181 @@
+"""PNG figures of a run: welfare per condition (mean and min–max band over seeds), per-player rewards
+with the gap between players filled, items each player holds, and region stocks when the world has
+dynamics. All curves are replayed from the world events of each seed's last finished episode."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from blockpact.experiments.records import EpisodeRecord, RunRecord  # noqa: E402
+from blockpact.experiments.settings import run_settings  # noqa: E402
+from blockpact.judge.metrics import Curve, item_curves, resource_curves, reward_curves, welfare_curve  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Plot:
+    name: str  # file stem
+    title: str
+    path: Path
+
+
+def _sample(curve: Curve, times: np.ndarray) -> np.ndarray:
+    out = np.empty(len(times))
+    for i, t in enumerate(times):
+        k = bisect_right(curve.times, t) - 1
+        out[i] = curve.values[max(k, 0)] if curve.values else 0.0
+    return out
+
+
+def _grid(curves: Sequence[Curve], end: float) -> np.ndarray:
+    return np.array(sorted({t for c in curves for t in c.times} | {0.0, end}))
+
+
+def _playable(episode: EpisodeRecord | None) -> bool:
+    return episode is not None and any(e.kind == "episode_start" for e in episode.events)
+
+
+def _final_episodes(run: RunRecord, condition: str) -> list[EpisodeRecord]:
+    return [ep for s in run.of_condition(condition) if _playable(ep := s.final)]  # type: ignore[misc]
+
+
+def _end(episodes: Sequence[EpisodeRecord]) -> float:
+    return max([ep.sim_seconds or 0.0 for ep in episodes] + [e.time for ep in episodes for e in ep.events] + [1.0])
+
+
+def _figure(panels: int, rows: int = 1) -> tuple[plt.Figure, np.ndarray]:
+    s = run_settings()["plots"]
+    fig, axes = plt.subplots(rows, panels, figsize=(s["width"] * panels, s["height"] * rows), squeeze=False,
+                             sharey="row")
+    return fig, axes
+
+
+def _save(fig: plt.Figure, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=run_settings()["plots"]["dpi"], metadata={"Software": None})
+    plt.close(fig)
+
+
+def _band(ax: plt.Axes, times: np.ndarray, rows: np.ndarray, label: str, color: str) -> None:
+    alpha = run_settings()["plots"]["band_alpha"]
+    ax.fill_between(times, rows.min(axis=0), rows.max(axis=0), step="post", alpha=alpha, color=color, linewidth=0)
+    ax.step(times, rows.mean(axis=0), where="post", color=color, label=label)
+
+
+def _label(run: RunRecord) -> str:
+    return "scripted agents" if run.scripted else "LLM agents"
+
+
+def welfare_plot(run: RunRecord, path: Path) -> bool:
+    conditions = [(i, c) for i, c in enumerate(run.config.conditions) if _final_episodes(run, c.name)]
+    if not conditions:
+        return False
+    fig, axes = _figure(1)
+    ax = axes[0, 0]
+    for i, condition in conditions:
+        episodes = _final_episodes(run, condition.name)
+        curves = [welfare_curve(reward_curves(ep.events, run.config.values)) for ep in episodes]
+        times = _grid(curves, _end(episodes))
+        _band(ax, times, np.array([_sample(c, times) for c in curves]), f"{condition.name} (n={len(episodes)})", f"C{i}")
+    ax.set(xlabel="simulated time (s)", ylabel="social welfare (emeralds)",
+           title=f"{run.config.world}: social welfare, mean and min–max over seeds ({_label(run)})")
+    ax.legend(loc="lower right")
+    _save(fig, path)
+    return True
+
+
+def reward_plot(run: RunRecord, path: Path) -> bool:
+    conditions = [c for c in run.config.conditions if _final_episodes(run, c.name)]
+    if not conditions:
+        return False
+    fig, axes = _figure(len(conditions))
+    for ax, condition in zip(axes[0], conditions):
+        episodes = _final_episodes(run, condition.name)
+        per_seed = [reward_curves(ep.events, run.config.values) for ep in episodes]
+        end = _end(episodes)
+        times = _grid([c for curves in per_seed for c in curves.values()], end)
+        means = {p: np.mean([_sample(curves[p], times) for curves in per_seed], axis=0) for p in run.config.players}
+        stack = np.array(list(means.values()))
+        ax.fill_between(times, stack.min(axis=0), stack.max(axis=0), step="post", alpha=0.2, color="grey",
+                        linewidth=0, label="difference between players")
+        for i, (player, mean) in enumerate(means.items()):
+            ax.step(times, mean, where="post", color=f"C{i}", label=player)
+            after = np.mean([ep.rewards[player] for ep in episodes if ep.rewards])
+            ax.scatter([end], [after], marker="D", color=f"C{i}", zorder=3)
+        ax.scatter([], [], marker="D", color="black", label="after transfers")
+        ax.set(title=f"{condition.name}: reward per player (mean of {len(episodes)} seeds)",
+               xlabel="simulated time (s)", ylabel="emeralds")
+        ax.legend(loc="lower right", fontsize="small")
+    _save(fig, path)
+    return True
+
+
+def item_plot(run: RunRecord, path: Path) -> bool:
+    conditions = [c for c in run.config.conditions if _final_episodes(run, c.name)]
+    items = sorted({item for values in run.config.values.values() for item, v in values.items() if v > 0} | {"emerald"})
+    if not conditions:
+        return False
+    players = run.config.players
+    fig, axes = _figure(len(players), rows=len(conditions))
+    for row, condition in zip(axes, conditions):
+        episodes = _final_episodes(run, condition.name)
+        per_seed = [item_curves(ep.events, items) for ep in episodes]
+        end = _end(episodes)
+        for ax, player in zip(row, players):
+            held = [item for item in items if any(any(c[player][item].values) for c in per_seed)]
+            times = _grid([c[player][item] for c in per_seed for item in held], end)
+            for i, item in enumerate(held):
+                ax.step(times, np.mean([_sample(c[player][item], times) for c in per_seed], axis=0), where="post",
+                        color=f"C{i}", label=item)
+            ax.set(title=f"{condition.name}: items {player} holds", xlabel="simulated time (s)", ylabel="count")
+            if held:
+                ax.legend(loc="lower right", fontsize="small")
+    _save(fig, path)
+    return True
+
+
+def region_plot(run: RunRecord, path: Path) -> bool:
+    """Stocks of dynamics-rule blocks in their regions (the commons' resources); only worlds with rules."""
+    conditions = [c for c in run.config.conditions if _final_episodes(run, c.name)]
+    per_condition = {c.name: [resource_curves(ep.events) for ep in _final_episodes(run, c.name)] for c in conditions}
+    if not any(curves for seeds in per_condition.values() for curves in seeds):
+        return False
+    fig, axes = _figure(len(conditions))
+    for ax, condition in zip(axes[0], conditions):
+        seeds = per_condition[condition.name]
+        end = _end(_final_episodes(run, condition.name))
+        for i, key in enumerate(sorted(seeds[0])):
+            times = _grid([s[key] for s in seeds], end)
+            _band(ax, times, np.array([_sample(s[key], times) for s in seeds]), key, f"C{i}")
+        ax.set(title=f"{condition.name}: resource stocks (mean, min–max)", xlabel="simulated time (s)",
+               ylabel="blocks in region")
+        ax.legend(loc="upper right", fontsize="small")
+    _save(fig, path)
+    return True
+
+
+FIGURES = [
+    ("welfare", "Social welfare over time", welfare_plot),
+    ("rewards", "Reward per player over time", reward_plot),
+    ("items", "Items held per player over time", item_plot),
+    ("regions", "Resource stocks over time", region_plot),
+]
+
+
+def write_plots(run: RunRecord, directory: Path) -> list[Plot]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, title, draw in FIGURES:
+        path = directory / f"{name}.png"
+        path.unlink(missing_ok=True)
+        if draw(run, path):
+            written.append(Plot(name, title, path))
+    return written

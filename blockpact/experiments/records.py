@@ -1,0 +1,243 @@
+"""Typed records of a run, rebuilt from events.jsonl alone (metrics, plots and the report read these)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blockpact.experiments.run_events import RunEvent, RunLogError, read_events
+from blockpact.worlds.events import Event
+
+
+@dataclass(frozen=True)
+class ConditionSpec:
+    name: str
+    contract_mode: str  # "none" | "negotiate" | "given"
+    contract_text: str | None = None
+
+
+@dataclass
+class RunConfig:
+    world: str
+    world_path: str | None
+    world_source: str | None
+    backend: str
+    agents: str  # "scripted" | "llm"
+    conditions: list[ConditionSpec]
+    seeds: list[int]
+    episodes: int
+    players: list[str]
+    values: dict[str, dict[str, float]]  # player -> item -> emeralds
+    versions: dict[str, Any]
+
+
+@dataclass
+class NegotiationTurnRecord:
+    round: int
+    player: str
+    thinking: str
+    message: str
+    proposal: str | None
+    accept: bool
+    scripted: bool
+    error: str | None  # why the turn counted as a pass (reply not in the format)
+
+
+@dataclass
+class ProgramRecord:
+    player: str
+    success: bool
+    error: str | None
+    error_line: int | None
+    stack: str | None
+    chat: list[str]
+    duration: float | None
+    timed_out: bool
+    code: str | None
+
+
+@dataclass
+class CritiqueRecord:
+    player: str
+    source: str  # "critic" | "judge"
+    text: str
+
+
+@dataclass
+class JudgmentRecord:
+    source: str  # "formal" | "llm"
+    transfers: dict[str, float]
+    critiques: dict[str, str]
+    reasoning: str
+
+
+@dataclass
+class EpisodeRecord:
+    episode: int
+    world_seed: int | None = None
+    events: list[Event] = field(default_factory=list)
+    programs: list[ProgramRecord] = field(default_factory=list)
+    critiques: list[CritiqueRecord] = field(default_factory=list)
+    judgments: list[JudgmentRecord] = field(default_factory=list)
+    transfers: dict[str, float] = field(default_factory=dict)
+    rewards: dict[str, float] | None = None  # after transfers; None while unfinished
+    inventory_rewards: dict[str, float] | None = None
+    sim_seconds: float | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.rewards is not None
+
+
+@dataclass
+class SeedRecord:
+    condition: str
+    seed: int
+    turns: list[NegotiationTurnRecord] = field(default_factory=list)
+    contract: str | None = None
+    contract_source: str | None = None  # "none" | "given" | "negotiated" | "no_agreement"
+    accepted_round: int | None = None
+    episodes: list[EpisodeRecord] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    finished: bool = False
+
+    def episode(self, index: int) -> EpisodeRecord:
+        for e in self.episodes:
+            if e.episode == index:
+                return e
+        record = EpisodeRecord(index)
+        self.episodes.append(record)
+        return record
+
+    @property
+    def final(self) -> EpisodeRecord | None:
+        """The last finished episode: the one a seed's outcome is measured on."""
+        done = [e for e in self.episodes if e.finished]
+        return done[-1] if done else None
+
+
+@dataclass
+class RunRecord:
+    config: RunConfig
+    seeds: list[SeedRecord]
+    status: str  # "complete" | "interrupted" | "incomplete" (no run_end: killed or still running)
+    warnings: list[str]
+    started: float
+    ended: float | None
+
+    def of_condition(self, name: str) -> list[SeedRecord]:
+        return [s for s in self.seeds if s.condition == name]
+
+    @property
+    def scripted(self) -> bool:
+        return self.config.agents == "scripted"
+
+
+def _config(event: RunEvent) -> RunConfig:
+    d = event.data
+    return RunConfig(
+        world=d["world"],
+        world_path=d.get("world_path"),
+        world_source=d.get("world_source"),
+        backend=d["backend"],
+        agents=d["agents"],
+        conditions=[ConditionSpec(c["name"], c["contract_mode"], c.get("contract_text")) for c in d["conditions"]],
+        seeds=list(d["seeds"]),
+        episodes=int(d["episodes"]),
+        players=list(d["players"]),
+        values={p: {k: float(v) for k, v in vs.items()} for p, vs in d["values"].items()},
+        versions=dict(d.get("versions", {})),
+    )
+
+
+class _Builder:
+    def __init__(self, config: RunConfig, started: float) -> None:
+        self.config = config
+        self.started = started
+        self.seeds: dict[tuple[str, int], SeedRecord] = {}
+        self.status = "incomplete"
+        self.ended: float | None = None
+        self.unknown: set[str] = set()
+
+    def seed(self, e: RunEvent) -> SeedRecord:
+        if e.coords.condition is None or e.coords.seed is None:
+            raise RunLogError(f"events.jsonl: seq {e.seq}: {e.kind} event without condition and seed")
+        key = (e.coords.condition, e.coords.seed)
+        if key not in self.seeds:
+            self.seeds[key] = SeedRecord(*key)
+        return self.seeds[key]
+
+    def episode(self, e: RunEvent) -> EpisodeRecord:
+        if e.coords.episode is None:
+            raise RunLogError(f"events.jsonl: seq {e.seq}: {e.kind} event without an episode")
+        return self.seed(e).episode(e.coords.episode)
+
+    def add(self, e: RunEvent) -> None:
+        d = e.data
+        match e.kind:
+            case "seed_start":
+                self.seed(e)
+            case "negotiation_turn":
+                self.seed(e).turns.append(NegotiationTurnRecord(
+                    int(d["round"]), d["player"], d.get("thinking") or "", d.get("message") or "",
+                    d.get("proposal"), bool(d.get("accept")), bool(d.get("scripted")), d.get("error")))
+            case "contract":
+                s = self.seed(e)
+                s.contract, s.contract_source, s.accepted_round = d.get("text"), d.get("source"), d.get("accepted_round")
+            case "episode_start":
+                self.episode(e).world_seed = d.get("world_seed")
+            case "world":
+                w = d["event"]
+                self.episode(e).events.append(Event(float(w["time"]), w.get("agent"), w["kind"], dict(w.get("data", {}))))
+            case "program_result":
+                self.episode(e).programs.append(ProgramRecord(
+                    d["player"], bool(d["success"]), d.get("error"), d.get("error_line"), d.get("stack"),
+                    list(d.get("chat", [])), d.get("duration"), bool(d.get("timed_out")), d.get("code")))
+            case "critique":
+                self.episode(e).critiques.append(CritiqueRecord(d["player"], d["source"], d["text"]))
+            case "judgment":
+                self.episode(e).judgments.append(JudgmentRecord(
+                    d["source"], {p: float(v) for p, v in d.get("transfers", {}).items()}, dict(d.get("critiques", {})),
+                    d.get("reasoning") or ""))
+            case "transfers":
+                self.episode(e).transfers = {p: float(v) for p, v in d["transfers"].items()}
+            case "episode_end":
+                ep = self.episode(e)
+                ep.rewards = {p: float(v) for p, v in d["rewards"].items()}
+                ep.inventory_rewards = {p: float(v) for p, v in d.get("inventory_rewards", d["rewards"]).items()}
+                ep.transfers = {p: float(v) for p, v in d.get("transfers", ep.transfers).items()}
+                ep.sim_seconds = d.get("sim_seconds")
+            case "seed_error":
+                self.seed(e).errors.append(d["error"])
+            case "seed_end":
+                self.seed(e).finished = True
+            case "run_end":
+                self.status, self.ended = d.get("status", "complete"), e.wall
+            case "run_start":
+                raise RunLogError(f"events.jsonl: seq {e.seq}: a second run_start (two runs in one log)")
+            case _:
+                self.unknown.add(e.kind)
+
+
+def build_run(events: list[RunEvent], warnings: list[str] | None = None) -> RunRecord:
+    if not events or events[0].kind != "run_start":
+        raise RunLogError("events.jsonl: the first event is not run_start")
+    builder = _Builder(_config(events[0]), events[0].wall)
+    for event in events[1:]:
+        builder.add(event)
+    notes = list(warnings or [])
+    if builder.unknown:
+        notes.append(f"events of unknown kinds were ignored: {', '.join(sorted(builder.unknown))}")
+    if builder.status == "incomplete":
+        notes.append("the log has no run_end event: the run was stopped abruptly or is still running")
+    order = {c.name: i for i, c in enumerate(builder.config.conditions)}
+    seeds = sorted(builder.seeds.values(), key=lambda s: (order.get(s.condition, len(order)), s.condition, s.seed))
+    for s in seeds:
+        s.episodes.sort(key=lambda ep: ep.episode)
+    return RunRecord(builder.config, seeds, builder.status, notes, builder.started, builder.ended)
+
+
+def read_run(events_path: Path) -> RunRecord:
+    read = read_events(events_path)
+    return build_run(read.events, read.warnings)

@@ -1,0 +1,63 @@
+"""Where a run's files live. `events.jsonl` is the source of truth; everything else is derived from it."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from blockpact.errors import UserError
+
+
+@dataclass(frozen=True)
+class RunDir:
+    root: Path
+
+    @property
+    def events(self) -> Path:
+        return self.root / "events.jsonl"
+
+    @property
+    def metrics(self) -> Path:
+        return self.root / "metrics.json"
+
+    @property
+    def plots(self) -> Path:
+        return self.root / "plots"
+
+    @property
+    def report(self) -> Path:
+        return self.root / "report.html"
+
+    @property
+    def transcripts(self) -> Path:
+        return self.root / "transcripts"
+
+    @classmethod
+    def create(cls, root: Path) -> RunDir:
+        """A fresh run directory; never appends to another run's log."""
+        run = cls(Path(root))
+        if run.events.exists():
+            raise UserError(f"{run.events} already exists: choose another --out directory for a new run")
+        run.root.mkdir(parents=True, exist_ok=True)
+        run.transcripts.mkdir(exist_ok=True)
+        return run
+
+    @classmethod
+    def existing(cls, root: Path) -> RunDir:
+        run = cls(Path(root))
+        if not run.events.is_file():
+            raise UserError(f"{run.root} is not a run directory (no events.jsonl in it)")
+        return run
+
+
+def default_run_root(world: str, base: Path = Path("runs")) -> Path:
+    """runs/<world>-<local timestamp>/, with a counter if two runs start in the same second."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = Path(world).stem
+    root = base / f"{name}-{stamp}"
+    n = 1
+    while root.exists():
+        n += 1
+        root = base / f"{name}-{stamp}-{n}"
+    return root

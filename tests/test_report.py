@@ -1,0 +1,123 @@
+"""report.html shows what agents said and judges decided, escaped; the progress display stays quiet off a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from blockpact.experiments.outputs import build_outputs
+from blockpact.experiments.progress import RunProgress
+from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan, RunProtocol
+from blockpact.experiments.records import ConditionSpec
+from blockpact.experiments.run_events import EventWriter
+from blockpact.experiments.rundir import RunDir
+from blockpact.experiments.scripted import ScriptedSimEngine
+from blockpact.worlds.events import Event
+from blockpact.worlds.loader import load_world
+
+ATTACK = '<script>alert("pwned")</script>'
+
+
+@dataclass
+class Turn:
+    round: int
+    player: str
+    thinking: str
+    message: str
+    proposal: str | None
+    accept: bool
+    raw: str
+
+
+@dataclass
+class Result:
+    contract: str | None
+    accepted_round: int | None
+    turns: list[Turn]
+
+
+class HostileNegotiation:
+    """Negotiators whose words carry markup and whose thinking must stay folded away."""
+
+    scripted = False
+
+    async def negotiate(self, spec, seed: int) -> Result:
+        proposal = f"1. Gizmo mines all iron_ore.\n2. {ATTACK}"
+        return Result(proposal, 2, [
+            Turn(1, "Gizmo", "I secretly want all the diamonds", f"Deal? {ATTACK}", proposal, False, ""),
+            Turn(2, "Glitch", "", "Fine.", None, True, ""),
+        ])
+
+
+class JudgedEngine:
+    """The scripted engine (whose formal judge settles the contract), plus what the LLM-side parts will add:
+    chat, a failed program, a critic's critique and an LLM judge."""
+
+    def __init__(self) -> None:
+        self.inner = ScriptedSimEngine()
+
+    async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
+        outcome = await self.inner.play(episode, log)
+        if episode.contract is None:
+            return outcome
+        log.world(Event(299.0, "Glitch", "chat", {"message": f"gg {ATTACK}", "source": "program"}))
+        log.program_result({"player": "Glitch", "success": False, "error": f"TypeError: x is undefined {ATTACK}",
+                            "error_line": 3, "stack": "at line 3", "chat": [], "logs": [], "duration": 2.0,
+                            "timed_out": False, "observation": {"position": [0, 0, 0]}},
+                           code="async function f(bot) { x.y; }")
+        log.critique("Gizmo", "critic", f"Mine faster {ATTACK}")
+        log.judgment("llm", {"Gizmo": -6, "Glitch": 6}, {"Glitch": f"kept the deal {ATTACK}"}, "Glitch was owed 6")
+        return outcome
+
+
+def _hostile_run(tmp_path: Path) -> RunDir:
+    run_dir = RunDir.create(tmp_path / "r")
+    plan = RunPlan(load_world("double_vein"), "sim", "llm",
+                   [ConditionSpec("none", "none"), ConditionSpec("negotiate", "negotiate")], [0], 1)
+    with EventWriter(run_dir.events) as writer:
+        asyncio.run(RunProtocol(plan, Participants(JudgedEngine(), HostileNegotiation()), writer).run())
+    build_outputs(run_dir)
+    return run_dir
+
+
+def test_agent_text_is_escaped_everywhere(tmp_path: Path) -> None:
+    html = _hostile_run(tmp_path).report.read_text()
+    assert "<script" not in html.lower()
+    escaped = ATTACK.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
+    # negotiation message, proposal and contract, chat line, program error, critique, judge critique
+    assert html.count(escaped) >= 7
+
+
+def test_report_shows_negotiation_judges_and_program_errors(tmp_path: Path) -> None:
+    html = _hostile_run(tmp_path).report.read_text()
+    assert "agents: LLM" in html and "agents: scripted" not in html
+    # hidden thinking only inside a collapsed <details>
+    thinking = html.index("I secretly want all the diamonds")
+    assert html.rfind("<details>", 0, thinking) > html.rfind("</details>", 0, thinking)
+    assert "<details open" not in html
+    # formal vs LLM judge, with the difference
+    # the contract has no transfer clause, so the formal judge moves nothing; the LLM judge moved 6
+    row = re.search(r"<tr><td>Gizmo</td><td class=\"num\">\+0</td><td class=\"num\">-6</td><td class=\"num\">-6</td></tr>", html)
+    assert row, "formal vs LLM comparison row missing"
+    assert "formal judge</b>" in html and "Glitch was owed 6" in html and "[accept]" in html
+    assert "Program error (Glitch, line 3)" in html and "async function f(bot) { x.y; }" in html
+
+
+def test_progress_is_silent_when_output_is_not_a_terminal(tmp_path: Path) -> None:
+    sink = io.StringIO()
+    progress = RunProgress(Console(file=sink), total_episodes=2)
+    assert not progress.enabled
+    terminal = RunProgress(Console(file=io.StringIO(), force_terminal=True), total_episodes=2)
+    assert terminal.enabled
+    done = subprocess.run([sys.executable, "-m", "blockpact.cli", "run", "double_vein", "--seeds", "1",
+                           "--out", str(tmp_path / "quiet")], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "\x1b[" not in done.stdout and "\r" not in done.stdout and "episodes" not in done.stdout
+    assert done.stderr == ""
