@@ -62,6 +62,16 @@ class Clock:
             finally:
                 self._waiting.pop(agent, None)
 
+    def alarm(self, agent: str, at: float) -> asyncio.Future:
+        """A future resolved when simulated time reaches `at`, served in `agent`'s turn.
+
+        From then the agent counts as running (time stands still) until it blocks or finishes, so the
+        owner can cancel what the agent was doing. Cancel the future when it is no longer needed.
+        """
+        future = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._heap, _Wakeup(max(at, self.now), self.rank[agent], next(self._seq), agent, future))
+        return future
+
     def notify(self, agents: list[str]) -> None:
         """Wake the given agents if they wait in `wait_until` (they re-check their condition now)."""
         for agent in sorted(agents, key=self.rank.__getitem__):

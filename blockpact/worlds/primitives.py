@@ -293,6 +293,10 @@ class AgentAPI:
         await self._say(str(message), source="program")
         await self.sim.clock.sleep(self.name, self.timing["chat_seconds"])
 
+    def say(self, message: str) -> None:
+        """A program's bot.chat: said at once, without waiting (mineflayer does not wait either)."""
+        self.state.emit(self.name, "chat", message=str(message), source="program")
+
     async def send_signal(self, task: str = "") -> None:
         """Signal every other player (the contracting paper's sendSignal)."""
         self.sim.send_signal(self.name, task)

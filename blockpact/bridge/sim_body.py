@@ -1,0 +1,540 @@
+"""Agents' JavaScript programs on the grid simulator.
+
+Each program runs in the SES sandbox (one runner per player, all in the process's Node runtime);
+its primitive calls come back to Python, where `AgentAPI` (the one implementation of the rules)
+runs them on the simulated clock. Determinism rests on three rules:
+
+- JSPyBridge delivers requests on its callback thread; they are handed to the asyncio loop and
+  nothing else happens there.
+- Every primitive (and bot.chat) first blocks on the clock for zero seconds, so it starts only when
+  every program is blocked, in (time, player) order: nothing changes the world while any program
+  computes, and synchronous bot queries (answered on the loop thread) always see a settled state.
+- A player's calls run one at a time, in the order the program made them.
+
+Budgets: a simulated-time budget (an alarm on the clock cancels the run) and a wall-clock budget
+(the runner kills a worker that never yields, e.g. `while (true) {}`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import math
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.runtime import runtime
+from blockpact.config import defaults
+from blockpact.skills.reference import SKILLS_DIR, primitives, runner_queries
+from blockpact.worlds.clock import EpisodeOver
+from blockpact.worlds.events import Event
+from blockpact.worlds.primitives import AgentAPI, PrimitiveError
+from blockpact.worlds.simulator import Simulation
+from blockpact.worlds.spec import Vec, WorldSpec
+
+SIM_HOST_JS = SKILLS_DIR / "js" / "sim_host.js"
+SIM_PRELUDE_JS = SKILLS_DIR / "js" / "sim_prelude.js"
+VEC3_TAG = "$vec3"
+HEALTH = 20.0
+FOOD = 20
+TICKS_PER_SECOND = 20
+TICKS_PER_DAY = 24000
+QUERY_TIMEOUT_SECONDS = 30.0
+NODE_GRACE_SECONDS = 30.0  # beyond the wall budget: the runner itself must have answered by then
+
+
+class ProgramFailed(PrimitiveError):
+    """Ends the simulator's record of a program with the program's own error message."""
+
+
+# -- values crossing to JavaScript ------------------------------------------------------------------
+
+
+def decode(value: Any) -> Any:
+    """JSON from the sandbox: Vec3 arrive tagged and become (x, y, z) tuples."""
+    if isinstance(value, dict):
+        tagged = value.get(VEC3_TAG)
+        if len(value) == 1 and isinstance(tagged, list) and len(tagged) == 3:
+            return tuple(tagged)
+        return {k: decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    return value
+
+
+def encode(value: Any) -> Any:
+    """Positions (3-tuples) become Vec3 in the program; everything else is plain JSON."""
+    if isinstance(value, tuple) and len(value) == 3 and all(isinstance(v, int | float) for v in value):
+        return {VEC3_TAG: list(value)}
+    if isinstance(value, dict):
+        return {str(k): encode(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [encode(v) for v in value]
+    return value
+
+
+def _vec(value: Any, message: str) -> Vec:
+    if not (isinstance(value, tuple) and len(value) == 3):
+        raise PrimitiveError(message)
+    return tuple(math.floor(v) for v in value)  # type: ignore[return-value]
+
+
+def _number(value: Any, message: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PrimitiveError(message)
+    return float(value)
+
+
+def _item_counts(value: Any, what: str) -> dict[str, int]:
+    if not isinstance(value, dict) or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in value.values()):
+        raise PrimitiveError(f"{what} must be an object of item names to positive counts, e.g. {{ raw_iron: 3 }}")
+    return value
+
+
+# -- primitives: JS name -> AgentAPI coroutine --------------------------------------------------------
+
+Handler = Callable[[AgentAPI, list[Any]], Awaitable[Any]]
+
+
+async def _explore_step(api: AgentAPI, args: list[Any]) -> dict[str, Any]:
+    """One stretch of exploreUntil (whose loop and callback run in the sandbox prelude)."""
+    direction = _vec(args[0], "direction for exploreUntil must be a Vec3 only with values of -1, 0 or 1")
+    remaining = _number(args[1], "maxTime must be a number")
+    seconds = min(remaining, float(defaults()["programs"]["explore_check_seconds"]))
+    start = api.time
+    await api.explore_until(direction, seconds)
+    elapsed = api.time - start
+    return {"elapsed": elapsed, "blocked": elapsed < seconds - 1e-9}
+
+
+PRIMITIVE_HANDLERS: dict[str, Handler] = {
+    "mineBlock": lambda api, a: api.mine_block(a[0], a[1]),
+    "craftItem": lambda api, a: api.craft_item(a[0], a[1]),
+    "smeltItem": lambda api, a: api.smelt_item(a[0], a[1], a[2]),
+    "placeItem": lambda api, a: api.place_item(a[0], _vec(a[1], "position for placeItem must be a Vec3")),
+    "killMob": lambda api, a: api.kill_mob(a[0], _number(a[1], "timeout for killMob must be a number")),
+    "getItemFromChest": lambda api, a: api.get_item_from_chest(
+        _vec(a[0], "chestPosition for getItemFromChest must be a Vec3"), _item_counts(a[1], "itemsToGet")),
+    "depositItemIntoChest": lambda api, a: api.deposit_item_into_chest(
+        _vec(a[0], "chestPosition for depositItemIntoChest must be a Vec3"), _item_counts(a[1], "itemsToDeposit")),
+    "checkItemInsideChest": lambda api, a: api.check_item_inside_chest(_vec(a[0], "chestPosition for checkItemInsideChest must be a Vec3")),
+    "moveTo": lambda api, a: api.move_to(_vec(a[0], "position for moveTo must be a Vec3"), _number(a[1], "radius for moveTo must be a number")),
+    "sendSignal": lambda api, a: api.send_signal(str(a[0])),
+    "waitSignal": lambda api, a: api.wait_signal(str(a[0]), _number(a[1], "timeout for waitSignal must be a number")),
+}
+# Primitives written in the sandbox prelude (they take callbacks, which cannot cross to Python),
+# with the host calls they use.
+PRELUDE_PRIMITIVES = ("exploreUntil",)
+HOST_CALLS: dict[str, Handler] = {"exploreStep": _explore_step}
+
+
+def implemented_primitives() -> set[str]:
+    return set(PRIMITIVE_HANDLERS) | set(PRELUDE_PRIMITIVES)
+
+
+def _with_defaults(name: str, args: list[Any]) -> list[Any]:
+    """Voyager-style arguments: missing or undefined ones take the documented defaults."""
+    spec = primitives()[name]
+    filled = []
+    for i, param in enumerate(spec.params):
+        value = args[i] if i < len(args) else None
+        if value is None:
+            value = spec.defaults.get(param)
+        filled.append(value)
+    return filled
+
+
+# -- one program run --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    id: str
+    done: asyncio.Future
+    started: float
+    first_event: int
+    cancel_reason: str | None = None
+    alarm: asyncio.Future | None = None
+    wall_budget_ms: int = 0
+    finished: bool = False
+
+
+@dataclass
+class _Request:
+    call_id: int
+    name: str
+    args: list[Any] = field(default_factory=list)
+
+
+class SimBody:
+    """One player of a SimWorld; programs run through its own sandbox runner."""
+
+    def __init__(self, world: SimWorld, player: str) -> None:
+        self.world = world
+        self.player = player
+        self.api = world.sim.api(player)
+        self._host: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._run: _Run | None = None
+        self._queue: deque[_Request] = deque()
+        self._server: asyncio.Task | None = None
+        self._current: tuple[_Request, asyncio.Future] | None = None
+        self._run_ids = itertools.count(1)
+        self.last_result: ProgramResult | None = None
+
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
+        """Run one program alone (the other players stand still); see SimWorld.run_programs."""
+        results = await self.world.run_programs({self.player: source}, skills={self.player: skills}, budget=budget)
+        return results[self.player]
+
+    def observe(self) -> dict[str, Any]:
+        api, state = self.api, self.world.sim.state
+        radius = float(self.world.sim.timing["search_radius"])
+        here = np.asarray(api.position)
+        others = [
+            {"name": p, "position": list(pos), "distance": round(float(np.linalg.norm(np.asarray(pos) - here)), 2)}
+            for p, pos in sorted(state.positions.items())
+            if p != self.player and float(np.linalg.norm(np.asarray(pos) - here)) <= radius
+        ]
+        return {
+            "position": list(api.position),
+            "inventory": dict(sorted(api.inventory.items())),
+            "held": api.held_item,
+            "health": HEALTH,
+            "time": round(api.time, 6),
+            "nearby_blocks": self._nearby_blocks(radius),
+            "nearby_entities": others,
+            "chests": {",".join(map(str, pos)): dict(c) for pos, c in sorted(self.world.sim.known_chests[self.player].items())},
+        }
+
+    def _nearby_blocks(self, radius: float) -> dict[str, int]:
+        grid, state = self.world.sim.state.grid, self.world.sim.state
+        X, Y, Z = grid.shape
+        lx, ly, lz = grid.local(self.api.position)
+        xs, ys, zs = np.ogrid[:X, :Y, :Z]
+        inside = (xs - lx) ** 2 + (ys - ly) ** 2 + (zs - lz) ** 2 <= radius * radius
+        ids, counts = np.unique(grid.ids[inside], return_counts=True)
+        names = state.data.block_names_by_id
+        return {names[int(i)]: int(n) for i, n in sorted(zip(ids, counts), key=lambda t: names[int(t[0])]) if names[int(i)] not in ("air", "cave_air", "void_air")}
+
+    async def close(self) -> None:
+        if self._host is not None:
+            host, self._host = self._host, None
+            host.close(timeout=30)
+
+    # -- the program as the simulator sees it ----------------------------------------------------
+    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float) -> ProgramResult:
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        host = self._ensure_host()
+        sim = self.world.sim
+        run = _Run(
+            id=f"{self.player}-{next(self._run_ids)}",
+            done=loop.create_future(),
+            started=sim.now,
+            first_event=len(sim.state.log.events),
+            wall_budget_ms=int(round(self.world.wall_budget * 1000)),
+        )
+        self._run = run
+        self.last_result = None
+        run.alarm = sim.clock.alarm(self.player, sim.now + budget)
+        run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
+        try:
+            host.start(run.id, source, json.dumps({"skills": list(skills), "budgetMs": run.wall_budget_ms}))
+            try:
+                raw = await asyncio.wait_for(asyncio.shield(run.done), self.world.wall_budget + NODE_GRACE_SECONDS)
+            except TimeoutError:
+                raise RuntimeError(f"the Node runtime did not report the end of program run {run.id}") from None
+        finally:
+            run.finished = True
+            run.alarm.cancel()
+            await self._finish_calls(run)
+            self._run = None
+        result = self.last_result = self._result(run, raw)
+        if not result.success:
+            raise ProgramFailed(result.error or "failed")
+        return result
+
+    def _result(self, run: _Run, raw: dict[str, Any]) -> ProgramResult:
+        sim = self.world.sim
+        error, timed_out = raw.get("error"), False
+        line = raw.get("errorLine")
+        if run.cancel_reason is not None:
+            error, timed_out, line = run.cancel_reason, True, None
+        elif error == f"timed out after {run.wall_budget_ms} ms":
+            error, timed_out = f"timed out after {self.world.wall_budget:g} s of wall-clock time (does the program loop without awaiting a primitive?)", True
+        elif error and line is not None and not error.startswith("SyntaxError"):
+            error = f"{error} (program line {line})"
+        chat = [e.data["message"] for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
+        return ProgramResult(
+            player=self.player,
+            success=bool(raw.get("success")) and run.cancel_reason is None,
+            error=error,
+            error_line=line,
+            stack=raw.get("stack"),
+            chat=chat,
+            logs=list(raw.get("logs") or []),
+            observation=self.observe(),
+            duration=round(sim.now - run.started, 6),
+            timed_out=timed_out,
+        )
+
+    def _on_alarm(self, run: _Run, alarm: asyncio.Future, budget: float) -> None:
+        if alarm.cancelled() or alarm.exception() is not None or run.finished:
+            return
+        self._cancel(run, f"timed out after {budget:g} s of simulated time")
+
+    def _cancel(self, run: _Run, reason: str) -> None:
+        if run.cancel_reason is None and not run.finished:
+            run.cancel_reason = reason
+            if self._host is not None:
+                self._host.cancel(run.id, reason)
+
+    # -- requests from the sandbox (JSPyBridge callback thread) -------------------------------------
+    def _request(self, call_id: int, kind: str, name: str, args_json: str) -> str | None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return json.dumps({"ok": False, "error": "the simulator is not running"}) if kind == "query" else None
+        if kind == "query":
+            answer = asyncio.run_coroutine_threadsafe(self._answer_query(name, args_json), loop)
+            return answer.result(timeout=QUERY_TIMEOUT_SECONDS)
+        loop.call_soon_threadsafe(self._on_request, int(call_id), kind, name, args_json)
+        return None
+
+    def _done(self, run_id: str, result_json: str) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._on_done, str(run_id), str(result_json))
+
+    # -- on the loop thread ----------------------------------------------------------------------------
+    def _on_done(self, run_id: str, result_json: str) -> None:
+        run = self._run
+        if run is not None and run.id == run_id and not run.done.done():
+            run.done.set_result(json.loads(result_json))
+
+    def _on_request(self, call_id: int, kind: str, name: str, args_json: str) -> None:
+        if kind == "stop":
+            self._stop_actions("stopped: the program ended or was cancelled")
+            return
+        if self._run is None or self._run.finished:
+            self._settle(call_id, False, "the program has already finished")
+            return
+        self._queue.append(_Request(call_id, name, decode(json.loads(args_json))))
+        if self._server is None or self._server.done():
+            self._server = asyncio.ensure_future(self._serve())
+
+    async def _serve(self) -> None:
+        """Run this player's calls one at a time, each starting in its turn on the clock."""
+        while self._queue:
+            request = self._queue.popleft()
+            self._current = request, asyncio.ensure_future(self._execute(request))
+            await asyncio.wait([self._current[1]])
+            self._current = None
+
+    async def _execute(self, request: _Request) -> None:
+        try:
+            await self.world.sim.clock.sleep(self.player, 0)
+            value = await self._dispatch(request)
+        except PrimitiveError as exc:
+            self._settle(request.call_id, False, str(exc))
+        except EpisodeOver:
+            self._settle(request.call_id, False, "the episode has ended")
+            if self._run is not None:
+                self._cancel(self._run, f"stopped: the episode ended at {self.world.sim.now:g} s of simulated time")
+        except asyncio.CancelledError:
+            self._settle(request.call_id, False, "stopped")
+            raise
+        except Exception as exc:  # a bug on our side must reach the program, not kill the loop
+            self._settle(request.call_id, False, f"internal error in {request.name}: {type(exc).__name__}: {exc}")
+        else:
+            self._settle(request.call_id, True, json.dumps(encode(value)))
+
+    async def _dispatch(self, request: _Request) -> Any:
+        name = request.name
+        if name == "chat":
+            self.api.say(str(request.args[0]) if request.args else "")
+            return None
+        if name in HOST_CALLS:
+            return await HOST_CALLS[name](self.api, request.args)
+        if name not in PRIMITIVE_HANDLERS:
+            raise PrimitiveError(f"{name} is not available on the simulator")
+        return await PRIMITIVE_HANDLERS[name](self.api, _with_defaults(name, request.args))
+
+    def _stop_actions(self, reason: str) -> None:
+        """Stop acting, like a stopped bot: drop queued primitives, cancel the running one. What the
+        program already said (un-awaited bot.chat) is still said."""
+        kept = deque(r for r in self._queue if r.name == "chat")
+        for request in self._queue:
+            if request.name != "chat":
+                self._settle(request.call_id, False, reason)
+        self._queue = kept
+        if self._current is not None and self._current[0].name != "chat":
+            self._current[1].cancel()
+
+    async def _finish_calls(self, run: _Run) -> None:
+        """After a run: let its last chat lines through, unless it was cancelled (then drop everything)."""
+        self._stop_actions("the program has finished")
+        if run.cancel_reason is not None:
+            while self._queue:
+                self._settle(self._queue.popleft().call_id, False, "the program has finished")
+            if self._current is not None:
+                self._current[1].cancel()
+        server = self._server
+        if server is not None and not server.done():
+            await asyncio.gather(server, return_exceptions=True)
+
+    def _settle(self, call_id: int, ok: bool, payload: str) -> None:
+        if self._host is not None:
+            self._host.settle(call_id, ok, payload)
+
+    async def _answer_query(self, name: str, args_json: str) -> str:
+        try:
+            value = self._query(name, decode(json.loads(args_json)))
+        except (PrimitiveError, TypeError, ValueError, KeyError) as exc:
+            return json.dumps({"ok": False, "error": str(exc)})
+        return json.dumps({"ok": True, "value": encode(value)})
+
+    def _query(self, name: str, args: list[Any]) -> Any:
+        api, state = self.api, self.world.sim.state
+        if name == "username":
+            return self.player
+        if name == "entity.position":
+            return api.position
+        if name == "health":
+            return HEALTH
+        if name == "food":
+            return FOOD
+        if name == "heldItem":
+            held = api.held_item
+            return None if held is None else self._item(held, 1)
+        if name == "time":
+            age = int(round(api.time * TICKS_PER_SECOND))
+            return {"age": age, "timeOfDay": age % TICKS_PER_DAY, "day": age // TICKS_PER_DAY}
+        if name == "players":
+            return {p: {"username": p, "entity": {"position": pos}} for p, pos in sorted(state.positions.items())}
+        if name == "inventory.items":
+            return [self._item(item, n) for item, total in sorted(api.inventory.items()) for n in self._stacks(item, total)]
+        if name == "blockAt":
+            pos = _vec(args[0] if args else None, "bot.blockAt needs a Vec3 position")
+            return self._block(pos) if state.grid.in_bounds(pos) else None
+        if name in ("findBlock", "findBlocks"):
+            found = self._find(args[0] if args else None, count_default=1)
+            if name == "findBlocks":
+                return found
+            return self._block(found[0]) if found else None
+        raise PrimitiveError(f"unknown query: {name}")
+
+    def _find(self, options: Any, count_default: int) -> list[Vec]:
+        if not isinstance(options, dict) or "matching" not in options:
+            raise PrimitiveError("findBlock needs { matching: name, id or a list of them, maxDistance }")
+        state = self.world.sim.state
+        matching = options["matching"]
+        wanted = matching if isinstance(matching, list) else [matching]
+        names = set()
+        for m in wanted:
+            if isinstance(m, int) and not isinstance(m, bool):
+                name = state.data.block_names_by_id.get(m)
+            elif isinstance(m, str):
+                name = m
+            else:
+                raise PrimitiveError("matching must be a block name, a block id or a list of them (functions cannot be sent to the game)")
+            if name is not None:
+                names.add(name)
+        distance = float(options.get("maxDistance") or 16)
+        count = int(options.get("count") or count_default)
+        here = np.asarray(self.api.position)
+        found = [p for n in sorted(names) for p in state.find_blocks(n, self.api.position, distance, count)]
+        found.sort(key=lambda p: (float(((np.asarray(p) - here) ** 2).sum()), p))
+        return found[:count]
+
+    def _block(self, pos: Vec) -> dict[str, Any]:
+        name = self.world.sim.state.block_at(pos)
+        return {"name": name, "type": self.world.sim.state.block_id(name), "position": pos}
+
+    def _item(self, name: str, count: int) -> dict[str, Any]:
+        data = self.world.sim.state.data
+        return {"name": name, "count": count, "type": data.items.get(name), "stackSize": data.stack_sizes.get(name, 64)}
+
+    def _stacks(self, item: str, total: int) -> list[int]:
+        size = self.world.sim.state.data.stack_sizes.get(item, 64)
+        return [min(size, total - i) for i in range(0, total, size)]
+
+    def _ensure_host(self) -> Any:
+        if self._host is None:
+            programs = defaults()["programs"]
+            config = {
+                "mcVersion": self.world.spec.mc_version,
+                "primitives": list(primitives()),
+                "hostCalls": list(HOST_CALLS),
+                "queries": runner_queries(),
+                "prelude": SIM_PRELUDE_JS.read_text(),
+                "memoryMb": int(programs["sandbox_memory_mb"]),
+                "defaultBudgetMs": int(round(self.world.wall_budget * 1000)),
+            }
+            module = runtime().require(SIM_HOST_JS)
+            self._host = module.createSimHost(json.dumps(config), self._request, self._done)
+        return self._host
+
+
+class SimWorld:
+    """One simulated world with a body per player; all their programs share one Node runtime."""
+
+    def __init__(self, spec: WorldSpec, seed: int = 0, *, wall_budget: float | None = None) -> None:
+        self.spec = spec
+        self.sim = Simulation(spec, seed=seed)
+        programs = defaults()["programs"]
+        self.sim_budget = float(programs["sim_budget_seconds"])
+        self.wall_budget = float(programs["wall_budget_seconds"] if wall_budget is None else wall_budget)
+        self._bodies: dict[str, SimBody] = {}
+        self._busy = False
+
+    def body(self, player: str) -> SimBody:
+        if player not in self._bodies:
+            self._bodies[player] = SimBody(self, player)  # sim.api raises a KeyError naming the players
+        return self._bodies[player]
+
+    async def run_programs(
+        self,
+        programs: Mapping[str, str],
+        *,
+        skills: Mapping[str, Sequence[str]] | None = None,
+        until: float | None = None,
+        budget: float | None = None,
+    ) -> dict[str, ProgramResult]:
+        """All players' programs start together at the current simulated time; returns when all finish
+        or the episode end / `until` is reached (then unfinished ones are cancelled, timed_out=True).
+        `budget`: simulated seconds each program may take (default from defaults.toml)."""
+        if self._busy:
+            raise RuntimeError("programs are already running in this world: run players together with one run_programs call")
+        self._busy = True
+        try:
+            limit = self.sim_budget if budget is None else float(budget)
+            bodies = {p: self.body(p) for p in programs}
+            fns = {
+                p: (lambda api, p=p: bodies[p]._program(api, programs[p], tuple((skills or {}).get(p, ())), limit))
+                for p in programs
+            }
+            outcomes = await self.sim.run(fns, until=until)
+        finally:
+            self._busy = False
+        results = {}
+        for player, outcome in sorted(outcomes.items()):
+            result = bodies[player].last_result
+            if result is None:  # the body itself failed (e.g. the Node runtime died): say so
+                result = ProgramResult(player, False, outcome.error, None, None, observation=bodies[player].observe(),
+                                       duration=outcome.ended - outcome.started)
+            results[player] = result
+        return results
+
+    def finish(self) -> Event:
+        return self.sim.finish()
+
+    async def close(self) -> None:
+        for body in self._bodies.values():
+            await body.close()

@@ -1,0 +1,79 @@
+"""The action API as data (from primitives.toml) and the prompt reference generated from it."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from string import Template
+from typing import Any
+
+SKILLS_DIR = Path(__file__).resolve().parent
+PRIMITIVES_FILE = SKILLS_DIR / "primitives.toml"
+REFERENCE_TEMPLATE = SKILLS_DIR / "templates" / "primitive_reference.md"
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str
+    signature: str
+    params: tuple[str, ...]
+    defaults: dict[str, Any]
+    doc: str
+    returns: str
+    feedback: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BotMember:
+    path: str  # "entity.position", "findBlock"
+    kind: str  # "get" | "query" | "chat"
+    signature: str
+    doc: str = field(default="")
+
+    @property
+    def runner_spec(self) -> str:
+        """How the sandbox runner's `queries` option names it ("findBlock()" for methods)."""
+        return f"{self.path}()" if self.kind == "query" else self.path
+
+
+@cache
+def _raw() -> dict[str, Any]:
+    with open(PRIMITIVES_FILE, "rb") as f:
+        return tomllib.load(f)
+
+
+@cache
+def primitives() -> dict[str, Primitive]:
+    out = {}
+    for name, entry in _raw()["primitives"].items():
+        out[name] = Primitive(
+            name=name,
+            signature=entry["signature"],
+            params=tuple(entry["params"]),
+            defaults=dict(entry.get("defaults", {})),
+            doc=" ".join(entry["doc"].split()),
+            returns=entry["returns"],
+            feedback=tuple(entry.get("feedback", ())),
+            errors=tuple(entry.get("errors", ())),
+        )
+    return out
+
+
+@cache
+def bot_members() -> dict[str, BotMember]:
+    return {path: BotMember(path, e["kind"], e["signature"], " ".join(e["doc"].split())) for path, e in _raw()["bot"].items()}
+
+
+def runner_queries() -> list[str]:
+    """The synchronous bot members, in the sandbox runner's `queries` notation (bot.chat is built in)."""
+    return [m.runner_spec for m in bot_members().values() if m.kind != "chat"]
+
+
+def primitive_reference() -> str:
+    """The part of a prompt that tells the model which primitives and bot members it may use."""
+    prims = "\n".join(f"- `{p.signature}`: {p.doc} Returns {p.returns}." for p in primitives().values())
+    members = "\n".join(f"- `{m.signature}`: {m.doc}" for m in bot_members().values())
+    return Template(REFERENCE_TEMPLATE.read_text()).substitute(primitives=prims, bot_members=members)

@@ -1,0 +1,229 @@
+"""JavaScript programs on the grid simulator: real Node runtime, real SES sandbox, real simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.worlds.loader import load_world
+
+from test_bridge_runtime import _gone
+
+TESTS = Path(__file__).parent
+PARITY_WORLD = TESTS / "worlds" / "bridge_parity.toml"
+PARITY_PROGRAM = (TESTS / "programs" / "chest_iron_sticks_signal.js").read_text()
+
+
+@pytest.fixture(scope="module")
+def parity_spec():
+    return load_world(PARITY_WORLD)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def _run_and_close(world: SimWorld, programs: dict[str, str], **kwargs):
+    try:
+        return await world.run_programs(programs, **kwargs)
+    finally:
+        await world.close()
+
+
+def test_parity_program_moves_pickaxe_iron_and_sticks_and_signals(parity_spec) -> None:
+    world = SimWorld(parity_spec, seed=0)
+    results = run(_run_and_close(world, {"Gizmo": PARITY_PROGRAM, "Glitch": PARITY_PROGRAM}))
+    gizmo, glitch = results["Gizmo"], results["Glitch"]
+    assert gizmo.success and glitch.success, (gizmo.error, glitch.error)
+    state = world.sim.state
+    assert dict(state.inventories["Gizmo"]) == {"stone_pickaxe": 1, "stick": 4, "oak_planks": 2}
+    assert dict(state.inventories["Glitch"]) == {"oak_planks": 4, "raw_iron": 1}
+    assert dict(state.chests[(4, 64, 4)]) == {"raw_iron": 2}
+    assert len(state.find_blocks("iron_ore", (7, 64, 2), 10, 10)) == 1  # 3 of the 4 were mined
+    # The result is complete: program logs, primitive feedback and bot.chat, the observation, simulated duration.
+    assert gizmo.logs == ["mined 3, holding 3 raw_iron"]
+    assert "I did the recipe for stick 1 times" in gizmo.chat
+    assert glitch.chat == ["signal from Gizmo"]
+    assert gizmo.observation["inventory"] == {"oak_planks": 2, "stick": 4, "stone_pickaxe": 1}
+    assert gizmo.observation["chests"] == {"4,64,4": {"raw_iron": 3}}
+    assert glitch.observation["chests"] == {"4,64,4": {"raw_iron": 2}}
+    assert glitch.observation["nearby_blocks"]["iron_ore"] == 1
+    assert [e["name"] for e in glitch.observation["nearby_entities"]] == ["Gizmo"]
+    # Glitch waited for Gizmo's signal, so it finished after it, at a simulated time.
+    assert 0 < gizmo.duration < glitch.duration < 60
+    assert not gizmo.timed_out and not glitch.timed_out
+    received = state.log.of_kind("signal_received")
+    assert [(e.agent, e.data["sender"]) for e in received] == [("Glitch", "Gizmo")]
+
+
+RACE = """
+const CHEST = new Vec3(6, 64, 7);
+async function race(bot) {
+  let s = 0;
+  if (bot.username === 'Glitch') for (let i = 0; i < SPIN; i++) s += i;   // computing takes no simulated time
+  const got = await getItemFromChest(bot, CHEST, { iron_pickaxe: 1 });
+  if (!got.iron_pickaxe) await getItemFromChest(bot, CHEST, { stone_pickaxe: 1 });
+  bot.chat(`${bot.username} holds ${bot.inventory.items().map((i) => i.name).join(',')} at ${bot.entity.position}`);
+  const n = await mineBlock(bot, 'iron_ore', 5);
+  if (bot.username === 'Gizmo') await sendSignal(bot, 'mined');
+  else await waitSignal(bot, 'mined', 100);
+  if (n > 0) await depositItemIntoChest(bot, CHEST, { raw_iron: n });
+  return s;
+}
+"""
+
+
+def _race_trace(seed: int, spin: int) -> tuple[list[dict], dict]:
+    world = SimWorld(load_world("double_vein"), seed=seed)
+    program = RACE.replace("SPIN", str(spin))
+    results = run(_run_and_close(world, {"Gizmo": program, "Glitch": program}))
+    assert all(r.success for r in results.values()), {p: r.error for p, r in results.items()}
+    world.finish()
+    return [e.to_json() for e in world.sim.state.log.events], {p: r.to_json() for p, r in results.items()}
+
+
+def test_two_players_are_deterministic_and_computing_takes_no_simulated_time() -> None:
+    trace, results = _race_trace(seed=7, spin=0)
+    again, results_again = _race_trace(seed=7, spin=0)
+    busy, results_busy = _race_trace(seed=7, spin=30_000_000)  # Glitch computes for a while (wall time) first
+    assert trace == again == busy
+    assert results == results_again == results_busy
+    mined = [e for e in trace if e["kind"] == "block" and e["data"]["new"] == "air"]
+    assert {e["agent"] for e in mined} == {"Gizmo", "Glitch"}  # they raced for the same vein
+    assert len(mined) == 10
+
+
+ERRORS = {
+    # Voyager's thrown errors end the program; the error names the program's line.
+    "no_chest": ("async function main(bot) {\n  log('start');\n  await getItemFromChest(bot, new Vec3(0, 64, 0), { stone_pickaxe: 1 });\n}\n",
+                 "Error: No chest at (0, 64, 0), it is air (program line 3)", 3),
+    "type_error": ("async function main(bot) {\n  const found = bot.findBlock({ matching: 'diamond_ore' });\n  return found.position;\n}\n",
+                   "TypeError: Cannot read properties of null (reading 'position') (program line 3)", 3),
+    "not_vec3": ("async function main(bot) {\n\n  await moveTo(bot, { x: 1, y: 64, z: 1 });\n}\n",
+                 "Error: position for moveTo must be a Vec3 (program line 3)", 3),
+    "syntax": ("async function main(bot) {\n  let = = 3;\n}\n", "SyntaxError: Unexpected token (line 2, column 9)", 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors_reach_the_result_with_the_program_line(parity_spec, case: str) -> None:
+    source, error, line = ERRORS[case]
+    world = SimWorld(parity_spec)
+    result = run(_run_and_close(world, {"Gizmo": source}))["Gizmo"]
+    assert (result.success, result.error, result.error_line, result.timed_out) == (False, error, line, False)
+    events = world.sim.state.log.of_kind("program_end")
+    assert [(e.agent, e.data["success"], e.data["error"]) for e in events] == [("Gizmo", False, error)]
+
+
+def test_soft_failures_are_chat_not_errors(parity_spec) -> None:
+    source = "async function main(bot) {\n  const n = await mineBlock(bot, 'diamond_ore', 2);\n  log(n);\n}\n"
+    result = run(_run_and_close(SimWorld(parity_spec), {"Gizmo": source}))["Gizmo"]
+    assert result.success and result.error is None
+    assert result.chat == ["No diamond_ore nearby, please explore first"]
+    assert result.logs == ["0"]
+
+
+def test_runaway_and_overlong_programs_are_stopped_and_the_body_runs_on(parity_spec) -> None:
+    world = SimWorld(parity_spec, wall_budget=1.5)
+    body = world.body("Gizmo")
+
+    async def scenario():
+        try:
+            started = time.monotonic()
+            spin = await body.run("async function main(bot) {\n  while (true) {}\n}\n")
+            spun = time.monotonic() - started
+            waited = await body.run("async function main(bot) { await waitSignal(bot, 'never', 1000); }", budget=25)
+            after = await body.run("async function main(bot) { await moveTo(bot, new Vec3(5, 64, 5)); log(`${bot.entity.position}`); }")
+            return spin, spun, waited, after
+        finally:
+            await world.close()
+
+    spin, spun, waited, after = run(scenario())
+    assert spin.timed_out and not spin.success and spin.error.startswith("timed out after 1.5 s of wall-clock time")
+    assert spun < 10
+    assert spin.duration == 0  # no simulated time passed while it spun
+    assert waited.timed_out and waited.error == "timed out after 25 s of simulated time"
+    assert waited.duration == pytest.approx(25)
+    assert after.success, after.error
+    assert after.logs == ["(5, 64, 6)"]
+
+
+def test_episode_end_cancels_unfinished_programs(parity_spec) -> None:
+    world = SimWorld(parity_spec)
+    source = "async function main(bot) { for (;;) await waitSignal(bot, 'nothing', 30); }"
+    results = run(_run_and_close(world, {"Gizmo": source, "Glitch": source}, until=45))
+    for result in results.values():
+        assert result.timed_out and result.error == "stopped: the episode ended at 45 s of simulated time"
+    assert world.sim.now == 45
+
+
+def test_explore_until_runs_its_callback_in_the_sandbox(parity_spec) -> None:
+    source = """
+async function main(bot) {
+  const block = await exploreUntil(bot, new Vec3(1, 0, 0), 60, () => {
+    const found = bot.findBlock({ matching: ['iron_ore'], maxDistance: 3 });
+    return found ? found.position : null;
+  });
+  log(`${block}`);
+}
+"""
+    result = run(_run_and_close(SimWorld(parity_spec), {"Gizmo": source}))["Gizmo"]
+    assert result.success, result.error
+    assert result.chat == ["Explore success."]
+    assert result.logs == ["(7, 64, 4)"]
+    assert 0 < result.duration <= 2
+
+
+def test_programs_cannot_reach_process_or_require(parity_spec) -> None:
+    source = "async function main(bot) {\n  log(typeof process, typeof require, typeof host);\n  return require('fs');\n}\n"
+    result = run(_run_and_close(SimWorld(parity_spec), {"Gizmo": source}))["Gizmo"]
+    assert result.logs == ["undefined undefined undefined"]
+    assert result.error == "TypeError: require is not a function (program line 3)"
+
+
+def test_bot_queries_read_the_simulated_state(parity_spec) -> None:
+    source = """
+async function main(bot) {
+  log(bot.username, `${bot.entity.position}`, bot.health, bot.heldItem);
+  log(JSON.stringify(bot.inventory.items().map((i) => [i.name, i.count])));
+  log(bot.blockAt(new Vec3(7, 64, 1)).name, bot.blockAt(new Vec3(4, 64, 4)).name, bot.blockAt(new Vec3(99, 64, 0)));
+  log(bot.findBlocks({ matching: 'iron_ore', maxDistance: 32, count: 2 }).map((p) => `${p}`).join(' '));
+  log(Object.keys(bot.players).join(','), `${bot.players.Glitch.entity.position}`, bot.time.age);
+}
+"""
+    result = run(_run_and_close(SimWorld(parity_spec), {"Gizmo": source}))["Gizmo"]
+    assert result.success, result.error
+    assert result.logs == [
+        "Gizmo (2, 64, 6) 20 null",
+        '[["oak_planks",4]]',
+        "iron_ore chest null",
+        "(7, 64, 4) (7, 64, 3)",
+        "Gizmo,Glitch (6, 64, 8) 0",
+    ]
+
+
+NODE_EXIT = """
+import asyncio, sys
+from blockpact.bridge.runtime import runtime
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.worlds.loader import load_world
+world = SimWorld(load_world(sys.argv[1]))
+result = asyncio.run(world.body("Gizmo").run("async function main(bot) { await moveTo(bot, new Vec3(3, 64, 3)); }"))
+print(runtime().pid, result.success, flush=True)
+"""
+
+
+def test_no_node_process_outlives_python(tmp_path: Path) -> None:
+    script = tmp_path / "sim_exit.py"
+    script.write_text(NODE_EXIT)
+    done = subprocess.run([sys.executable, str(script), str(PARITY_WORLD)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    pid, success = done.stdout.split()
+    assert success == "True"
+    assert _gone(int(pid)), f"Node process {pid} survived Python"
