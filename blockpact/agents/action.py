@@ -1,0 +1,123 @@
+"""The action agent: writes the program a player runs next (Voyager's Explain / Plan / Code).
+
+`LLMActionAgent` asks the "action" role; a reply without a runnable program is asked again with
+the parse error appended to the conversation. The scripted players in `blockpact.agents.scripted`
+implement the same `ActionAgent` protocol without an LLM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from blockpact.agents.action_prompts import action_messages, parse_error_message
+from blockpact.agents.action_settings import action_settings
+from blockpact.agents.code_extraction import CodeExtractionError, extract_program, reply_sections
+from blockpact.skills.reference import primitive_reference
+from blockpact.worlds.spec import WorldSpec
+
+if TYPE_CHECKING:
+    from blockpact.agents.llm.client import LLMClient
+    from blockpact.skills.library import SkillLibrary
+
+
+@dataclass
+class ActionContext:
+    """Everything one round's prompt says; the loop updates the last-round fields."""
+
+    player: str
+    world: WorldSpec
+    task: str
+    contract: str | None = None
+    inventory: Mapping[str, int] = field(default_factory=dict)
+    others_inventories: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    chat_log: Sequence[str] = ()
+    last_code: str | None = None
+    last_error: str | None = None
+    critic_critique: str | None = None
+    judge_critique: str | None = None
+
+
+@dataclass(frozen=True)
+class Proposal:
+    explain: str
+    plan: str
+    code: str  # the program to run: helpers first, the entry function last
+    function_name: str
+    scripted: bool
+    skills: tuple[str, ...] = ()  # sources of the library skills the program may call (loaded by the body)
+    replies: tuple[str, ...] = ()  # raw LLM replies that led to it, rejected ones included
+
+    @property
+    def label(self) -> str:
+        return "scripted" if self.scripted else "llm"
+
+
+class ActionAgent(Protocol):
+    player: str
+
+    async def propose(self, ctx: ActionContext) -> Proposal: ...
+
+
+class ProposalError(Exception):
+    """No runnable program after the configured number of replies."""
+
+    def __init__(self, message: str, replies: Sequence[str]) -> None:
+        super().__init__(message)
+        self.replies = tuple(replies)
+
+
+class LLMActionAgent:
+    """Voyager's action agent on any OpenAI-compatible endpoint (role "action")."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        player: str,
+        spec: WorldSpec,
+        library: SkillLibrary | None = None,
+        *,
+        extraction_attempts: int | None = None,
+        role: str = "action",
+    ) -> None:
+        if player not in spec.players:
+            raise ValueError(f"{player!r} is not a player of world {spec.name!r} ({', '.join(sorted(spec.players))})")
+        settings = action_settings()
+        self.client = client
+        self.player = player
+        self.spec = spec
+        self.library = library
+        self.role = role
+        self.extraction_attempts = extraction_attempts or settings.extraction_attempts
+        self.retrieved_skills = settings.retrieved_skills
+        self.chat_log_lines = settings.chat_log_lines
+
+    async def propose(self, ctx: ActionContext) -> Proposal:
+        """Raises ProposalError (no runnable program) or the LLM layer's errors."""
+        skills = self.library.retrieve(f"{ctx.task}\n{ctx.contract or ''}", k=self.retrieved_skills) if self.library else []
+        messages = action_messages(ctx, primitive_reference(), skills, self.chat_log_lines)
+        replies: list[str] = []
+        error: CodeExtractionError | None = None
+        for _ in range(self.extraction_attempts):
+            completion = await self.client.complete(self.role, messages)
+            replies.append(completion.text)
+            try:
+                program = extract_program(completion.text)
+            except CodeExtractionError as exc:
+                error = exc
+                messages = [*messages, {"role": "assistant", "content": completion.text}, parse_error_message(str(exc))]
+                continue
+            sections = reply_sections(completion.text)
+            return Proposal(
+                explain=sections["explain"],
+                plan=sections["plan"],
+                code=program.code,
+                function_name=program.function_name,
+                scripted=False,
+                skills=tuple(s.code for s in skills),
+                replies=tuple(replies),
+            )
+        raise ProposalError(
+            f"{self.player}: no runnable program in {len(replies)} replies; last problem: {error}", replies
+        )

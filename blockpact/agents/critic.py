@@ -1,0 +1,116 @@
+"""The critic: did the program meet the task? (Voyager's self-verification.)
+
+A program that raised or timed out failed, and the error says why better than a model could, so
+no LLM is asked then. Otherwise the "critic" role answers JSON {reasoning, success, critique};
+a reply that is not that JSON is asked again, then reported as a `CriticError`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from blockpact.agents.action_prompts import critic_json_error_message, critic_messages
+from blockpact.agents.action_settings import action_settings
+
+if TYPE_CHECKING:
+    from blockpact.agents.llm.client import LLMClient
+    from blockpact.bridge.body import ProgramResult
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Critique:
+    success: bool
+    critique: str
+    reasoning: str
+    source: str  # "execution" (decided from the error), "llm" or "scripted"
+
+
+class CriticError(Exception):
+    """The critic's replies were never the JSON asked for."""
+
+    def __init__(self, message: str, replies: list[str]) -> None:
+        super().__init__(message)
+        self.replies = replies
+
+
+class CriticProtocol(Protocol):
+    async def critique(self, task: str, result: ProgramResult) -> Critique: ...
+
+
+def error_reason(result: ProgramResult) -> str:
+    """The execution error of a failed run, with its program line when the message lacks it."""
+    error = result.error or "the program failed"
+    if result.error_line and "line" not in error:
+        error = f"{error} (program line {result.error_line})"
+    return error
+
+
+def execution_failure(result: ProgramResult) -> Critique | None:
+    """The verdict on a program that failed to run, or None when it ran to its end."""
+    if result.timed_out:
+        reason = result.error or "the program ran out of time"
+        return Critique(False, f"The program did not finish: {reason}. Make it shorter or stop waiting.", reason, "execution")
+    if not result.success:
+        reason = error_reason(result)
+        return Critique(False, f"Fix the execution error: {reason}", reason, "execution")
+    return None
+
+
+def parse_verdict(text: str) -> Critique:
+    """The critic's JSON (a fenced or surrounded object is accepted); raises ValueError."""
+    match = _JSON_OBJECT.search(text)
+    if match is None:
+        raise ValueError("no JSON object in the reply")
+    try:
+        data: Any = json.loads(match.group(0))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise ValueError("the JSON is not an object")
+    success = data.get("success")
+    if not isinstance(success, bool):
+        raise ValueError(f'"success" must be true or false, got {json.dumps(success)}')
+    for key in ("reasoning", "critique"):
+        if not isinstance(data.get(key, ""), str):
+            raise ValueError(f'"{key}" must be a string')
+    return Critique(success, data.get("critique", ""), data.get("reasoning", ""), "llm")
+
+
+class Critic:
+    """Voyager's critic on the "critic" role."""
+
+    def __init__(self, client: LLMClient, *, json_attempts: int | None = None, role: str = "critic") -> None:
+        self.client = client
+        self.role = role
+        self.json_attempts = json_attempts or action_settings().critic_json_attempts
+
+    async def critique(self, task: str, result: ProgramResult) -> Critique:
+        if (failed := execution_failure(result)) is not None:
+            return failed
+        messages = critic_messages(task, result)
+        replies: list[str] = []
+        problem = ""
+        for _ in range(self.json_attempts):
+            completion = await self.client.complete(self.role, messages)
+            replies.append(completion.text)
+            try:
+                return parse_verdict(completion.text)
+            except ValueError as exc:
+                problem = str(exc)
+                messages = [*messages, {"role": "assistant", "content": completion.text}, critic_json_error_message(problem)]
+        raise CriticError(f"the critic gave no usable verdict in {len(replies)} replies; last problem: {problem}", replies)
+
+
+class ScriptedCritic:
+    """For scripted players: a program that ran to its end (or to the episode's end) did its job."""
+
+    async def critique(self, task: str, result: ProgramResult) -> Critique:
+        if result.success or result.timed_out:
+            return Critique(True, "", "scripted: the program ran without an error", "scripted")
+        reason = error_reason(result)
+        return Critique(False, f"Fix the execution error: {reason}", reason, "scripted")

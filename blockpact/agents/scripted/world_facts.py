@@ -1,0 +1,80 @@
+"""What a scripted player reads off a world spec: block values, tools in chests, what grows back.
+
+Everything world-specific comes from the spec (and the Minecraft data it names), so the scripted
+players work on any world file, not only the built-in ones.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+
+from blockpact.worlds import rules
+from blockpact.worlds.spec import Vec, WorldSpec
+from blockpact.worlds.state import WorldState
+
+
+@dataclass(frozen=True)
+class ChestTool:
+    chest: Vec
+    item: str
+
+
+class WorldFacts:
+    def __init__(self, spec: WorldSpec) -> None:
+        self.spec = spec
+        self._state = WorldState(spec)  # for the rules' harvest and drop tables; never played
+
+    @cached_property
+    def block_counts(self) -> Counter[str]:
+        return Counter(self.spec.blocks.values())
+
+    @cached_property
+    def renewing_blocks(self) -> frozenset[str]:
+        """Blocks some dynamics rule brings back (regrowth, spawning, growth)."""
+        return frozenset(rule.block for rule in self.spec.rules)
+
+    def block_values(self, player: str) -> dict[str, float]:
+        """Expected emeralds to `player` for one harvested block of each kind that is worth anything."""
+        out: dict[str, float] = {}
+        for block in sorted(self.block_counts):
+            value = sum(self.spec.value(player, item) * n for item, n in rules.expected_drops(self._state, block).items())
+            if value > 0:
+                out[block] = value
+        return out
+
+    def blocks_dropping(self, item: str) -> list[str]:
+        """Block kinds in the world whose harvest yields `item`."""
+        return [b for b in sorted(self.block_counts) if rules.expected_drops(self._state, b).get(item, 0) > 0]
+
+    def chest_tools(self) -> list[ChestTool]:
+        tools = self._state.data.tools()
+        return [ChestTool(pos, item) for pos, chest in sorted(self.spec.chests.items()) for item in sorted(chest.items) if item in tools]
+
+    def chest_with(self, item: str) -> Vec | None:
+        return next((pos for pos, chest in sorted(self.spec.chests.items()) if chest.items.get(item)), None)
+
+    def needs_tool(self, block: str) -> bool:
+        return not rules.can_harvest(self._state, block, None)
+
+    def harvests(self, tool: str, block: str) -> bool:
+        return rules.can_harvest(self._state, block, tool)
+
+    def capability(self, tool: str) -> int:
+        """How many kinds of block in the world `tool` harvests (a measure of how good a tool it is)."""
+        return sum(self.harvests(tool, b) for b in self.block_counts)
+
+    def tool_options(self, blocks: list[str], *, prefer_weakest: bool, exclude: frozenset[str] = frozenset()) -> list[ChestTool]:
+        """Chest tools that harvest some of `blocks`, best first: most of `blocks` covered, then the
+        strongest (a greedy player) or the weakest (a cooperative one, leaving better tools to others)."""
+        if not any(self.needs_tool(b) for b in blocks):
+            return []
+        options = [t for t in self.chest_tools() if t.item not in exclude and any(self.harvests(t.item, b) for b in blocks)]
+
+        def rank(option: ChestTool) -> tuple[int, int, str]:
+            covered = sum(self.harvests(option.item, b) for b in blocks)
+            capability = self.capability(option.item)
+            return (-covered, capability if prefer_weakest else -capability, option.item)
+
+        return sorted(options, key=rank)

@@ -1,0 +1,238 @@
+"""Voyager's iterative prompting loop for one player and one task.
+
+propose a program -> run it on the body -> critique -> try again (up to N attempts), with the
+execution error, the critique, the new inventory and the chat of each round in the next prompt.
+A program the critic accepts becomes a skill in the library. Every step is a `LoopEvent` the
+runner can log (the LLM client's transcript holds the prompts and replies themselves).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from blockpact.agents.action import ActionAgent, ActionContext, Proposal, ProposalError
+from blockpact.agents.action_prompts import skill_messages
+from blockpact.agents.action_settings import action_settings
+from blockpact.agents.critic import Critique, CriticError, CriticProtocol
+from blockpact.agents.llm.errors import LLMError
+
+if TYPE_CHECKING:
+    from blockpact.agents.llm.client import LLMClient
+    from blockpact.bridge.body import Body, ProgramResult
+    from blockpact.skills.library import Skill, SkillLibrary
+
+
+@dataclass(frozen=True)
+class LoopEvent:
+    """One step of the loop. `label` is "scripted" or "llm" (who wrote the program)."""
+
+    kind: str  # proposal | proposal_failed | llm_error | program_result | critique | critic_failed | skill_added | task_done
+    player: str
+    task: str
+    attempt: int
+    label: str
+    data: dict[str, Any] = field(default_factory=dict)
+    time: float = field(default_factory=time.time)
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class Attempt:
+    proposal: Proposal
+    result: ProgramResult
+    critique: Critique
+    skill: Skill | None = None  # stored when the critique accepted the program
+
+
+@dataclass
+class TaskOutcome:
+    player: str
+    task: str
+    success: bool
+    attempts: list[Attempt]
+    skill: Skill | None
+    reason: str | None  # why the task failed
+    context: ActionContext  # as the next round would see it
+
+
+class SkillDescriber(Protocol):
+    async def describe(self, task: str, proposal: Proposal) -> str: ...
+
+
+class LLMSkillDescriber:
+    """Voyager's skill description, written by the "skill" role."""
+
+    def __init__(self, client: LLMClient, role: str = "skill") -> None:
+        self.client = client
+        self.role = role
+
+    async def describe(self, task: str, proposal: Proposal) -> str:
+        completion = await self.client.complete(self.role, skill_messages(task, proposal.code, proposal.function_name))
+        return completion.text.strip()
+
+
+class ScriptedSkillDescriber:
+    """The scripted players' own account of their program, labelled as such."""
+
+    async def describe(self, task: str, proposal: Proposal) -> str:
+        return f"[scripted] {proposal.explain}"
+
+
+class VoyagerLoop:
+    def __init__(
+        self,
+        agent: ActionAgent,
+        critic: CriticProtocol,
+        body: Body | None = None,
+        *,
+        library: SkillLibrary | None = None,
+        describer: SkillDescriber | None = None,
+        attempts: int | None = None,
+        budget: float | None = None,
+        on_event: Callable[[LoopEvent], None] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.critic = critic
+        self.body = body
+        self.library = library
+        self.describer = describer or ScriptedSkillDescriber()
+        self.attempts = attempts or action_settings().loop_attempts
+        self.budget = budget
+        self.on_event = on_event
+        self.events: list[LoopEvent] = []
+
+    def _emit(self, kind: str, ctx: ActionContext, attempt: int, label: str, **data: Any) -> None:
+        event = LoopEvent(kind, ctx.player, ctx.task, attempt, label, data)
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    async def propose(self, ctx: ActionContext, attempt: int) -> Proposal | str:
+        """The next program, or why there is none (the task then ends: the same prompt would get
+        the same, cached, replies)."""
+        try:
+            proposal = await self.agent.propose(ctx)
+        except ProposalError as exc:
+            self._emit("proposal_failed", ctx, attempt, "llm", error=str(exc), replies=list(exc.replies))
+            return str(exc)
+        except LLMError as exc:
+            reason = f"{type(exc).__name__}: {exc}"
+            self._emit("llm_error", ctx, attempt, "llm", error=reason)
+            return reason
+        self._emit("proposal", ctx, attempt, proposal.label, explain=proposal.explain, plan=proposal.plan,
+                   code=proposal.code, function_name=proposal.function_name)
+        return proposal
+
+    async def review(self, ctx: ActionContext, proposal: Proposal, result: ProgramResult, attempt: int) -> tuple[Attempt, ActionContext]:
+        """Critique a run, store the program as a skill when it succeeded, and build the next context."""
+        label = proposal.label
+        self._emit("program_result", ctx, attempt, label, result=result.to_json())
+        try:
+            critique = await self.critic.critique(ctx.task, result)
+        except (CriticError, LLMError) as exc:
+            critique = Critique(False, f"The critic could not judge this round ({exc}).", str(exc), "error")
+            self._emit("critic_failed", ctx, attempt, label, error=str(exc))
+        self._emit("critique", ctx, attempt, label, success=critique.success, critique=critique.critique,
+                   reasoning=critique.reasoning, source=critique.source)
+        done = Attempt(proposal, result, critique)
+        if critique.success:
+            done.skill = await self._store(ctx, proposal, attempt)
+        return done, self._next_context(ctx, proposal, result, critique)
+
+    def finish(self, ctx: ActionContext, attempts: list[Attempt], reason: str | None) -> TaskOutcome:
+        success = bool(attempts) and attempts[-1].critique.success
+        label = attempts[-1].proposal.label if attempts else "llm"
+        self._emit("task_done", ctx, len(attempts), label, success=success, attempts=len(attempts),
+                   **({} if success else {"reason": reason}))
+        skill = attempts[-1].skill if success else None
+        return TaskOutcome(ctx.player, ctx.task, success, attempts, skill, None if success else reason, ctx)
+
+    async def run_task(self, ctx: ActionContext) -> TaskOutcome:
+        """Up to `attempts` programs for `ctx.task` on this loop's body; stops at the first the critic accepts."""
+        if self.body is None:
+            raise ValueError("run_task needs the loop's body; use run_together for players sharing a world")
+        attempts: list[Attempt] = []
+        reason: str | None = None
+        for number in range(1, self.attempts + 1):
+            proposal = await self.propose(ctx, number)
+            if isinstance(proposal, str):
+                reason = proposal
+                break
+            result = await self.body.run(proposal.code, skills=proposal.skills, budget=self.budget)
+            attempt, ctx = await self.review(ctx, proposal, result, number)
+            attempts.append(attempt)
+            if attempt.critique.success:
+                break
+            reason = attempt.critique.critique
+        return self.finish(ctx, attempts, reason)
+
+    @staticmethod
+    def _next_context(ctx: ActionContext, proposal: Proposal, result: ProgramResult, critique: Critique) -> ActionContext:
+        inventory = result.observation.get("inventory", ctx.inventory)
+        return dataclasses.replace(
+            ctx,
+            inventory=dict(inventory),
+            chat_log=[*ctx.chat_log, *(f"{ctx.player}: {line}" for line in result.chat)],
+            last_code=proposal.code,
+            last_error=None if result.success else result.error,
+            critic_critique=critique.critique or None,
+        )
+
+    async def _store(self, ctx: ActionContext, proposal: Proposal, attempt: int) -> Skill | None:
+        if self.library is None:
+            return None
+        try:
+            description = await self.describer.describe(ctx.task, proposal)
+        except LLMError as exc:
+            self._emit("llm_error", ctx, attempt, proposal.label, error=f"skill description: {exc}")
+            return None
+        skill = self.library.add(proposal.function_name, description, proposal.code)
+        self._emit("skill_added", ctx, attempt, proposal.label, name=skill.name, description=skill.description)
+        return skill
+
+
+RunPrograms = Callable[[dict[str, str], dict[str, tuple[str, ...]]], Awaitable[Mapping[str, "ProgramResult"]]]
+
+
+@dataclass
+class _Player:
+    loop: VoyagerLoop
+    ctx: ActionContext
+    attempts: list[Attempt] = field(default_factory=list)
+    reason: str | None = None
+
+
+async def run_together(loops: Sequence[VoyagerLoop], contexts: Sequence[ActionContext], run_programs: RunPrograms) -> list[TaskOutcome]:
+    """Several players' loops in one shared world: each round, every player still at its task
+    proposes (concurrently), all programs start together (`run_programs(programs, skills)`, e.g.
+    a SimWorld's), then each is critiqued. A player leaves when its program is accepted, when it
+    has no program, or after its loop's attempts."""
+    players = [_Player(loop, ctx) for loop, ctx in zip(loops, contexts, strict=True)]
+    active = players
+    number = 0
+    while active:
+        number += 1
+        proposals = await asyncio.gather(*(p.loop.propose(p.ctx, number) for p in active))
+        running: list[tuple[_Player, Proposal]] = []
+        for player, proposal in zip(active, proposals):
+            if isinstance(proposal, str):
+                player.reason = proposal
+            else:
+                running.append((player, proposal))
+        results = await run_programs(
+            {p.ctx.player: proposal.code for p, proposal in running},
+            {p.ctx.player: proposal.skills for p, proposal in running},
+        ) if running else {}
+        for player, proposal in running:
+            attempt, player.ctx = await player.loop.review(player.ctx, proposal, results[player.ctx.player], number)
+            player.attempts.append(attempt)
+            player.reason = attempt.critique.critique
+        active = [p for p, _ in running if not p.attempts[-1].critique.success and number < p.loop.attempts]
+    return [p.loop.finish(p.ctx, p.attempts, p.reason) for p in players]
