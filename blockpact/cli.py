@@ -14,6 +14,7 @@ COMMAND_GROUPS: list[str] = [
     "blockpact.worlds.cli",
     "blockpact.experiments.cli",
     "blockpact.agents.llm.cli",
+    "blockpact.agents.pool_cli",
     "blockpact.bridge.cli",
 ]
 
