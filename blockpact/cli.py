@@ -15,6 +15,7 @@ COMMAND_GROUPS: list[str] = [
     "blockpact.experiments.cli",
     "blockpact.agents.llm.cli",
     "blockpact.agents.pool_cli",
+    "blockpact.bridge.server_cli",
     "blockpact.bridge.cli",
 ]
 

@@ -1,0 +1,73 @@
+'use strict'
+// Logs a mineflayer bot in, with pathfinder, collectblock and tool, and waits until it spawns.
+const mineflayer = require('mineflayer')
+const { pathfinder, Movements } = require('mineflayer-pathfinder')
+const collectBlock = require('mineflayer-collectblock').plugin
+const tool = require('mineflayer-tool').plugin
+
+// Paths must not change the world on their own: no scaffolding, and no digging except, while
+// mining, the one block being mined (bot.blockpact.digTarget, a Vec3).
+function quietMovements (bot) {
+  const movements = new Movements(bot)
+  movements.scafoldingBlocks = []
+  movements.allow1by1towers = false
+  const safeToBreak = movements.safeToBreak.bind(movements)
+  movements.safeToBreak = (block) => Boolean(bot.blockpact.digTarget?.equals(block.position)) && safeToBreak(block)
+  return movements
+}
+
+// options: {username, host, port, version, auth, spawnTimeoutMs}; resolves with the spawned bot.
+function connectBot (options) {
+  const bot = mineflayer.createBot({
+    username: options.username,
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 25565,
+    version: options.version || false,
+    auth: options.auth ?? 'offline',
+    hideErrors: true,
+    logErrors: false
+  })
+  bot.blockpact = { lastError: null, endReason: null, digTarget: null }
+  bot.on('error', err => { bot.blockpact.lastError = err.message })
+  bot.on('kicked', reason => { bot.blockpact.endReason = `kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}` })
+  bot.on('end', reason => { bot.blockpact.endReason ??= `disconnected: ${reason}` })
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(`did not spawn within ${options.spawnTimeoutMs / 1000} s`), options.spawnTimeoutMs)
+    function fail (why) {
+      clearTimeout(timer)
+      bot.removeListener('spawn', onSpawn)
+      bot.removeListener('end', onEnd)
+      bot.quit()
+      bot._client?.socket?.destroy()
+      const detail = bot.blockpact.lastError ?? bot.blockpact.endReason
+      reject(new Error(`${options.username} could not join ${options.host}:${options.port}: ${why}${detail && detail !== why ? ` (${detail})` : ''}`))
+    }
+    function onEnd () { fail(bot.blockpact.endReason ?? 'connection closed') }
+    function onSpawn () {
+      clearTimeout(timer)
+      bot.removeListener('end', onEnd)
+      bot.loadPlugin(pathfinder)
+      bot.loadPlugin(collectBlock)
+      bot.loadPlugin(tool)
+      // collectblock installs its movements in the pathfinder on first use and keeps them there
+      const movements = quietMovements(bot)
+      bot.pathfinder.setMovements(movements)
+      bot.collectBlock.movements = movements
+      resolve(bot)
+    }
+    bot.once('spawn', onSpawn)
+    bot.once('end', onEnd)
+  })
+}
+
+// Leaves the server; resolves once the connection is closed (or after timeoutMs).
+function disconnectBot (bot, timeoutMs = 3000) {
+  if (!bot._client || bot._client.ended) return Promise.resolve()
+  return new Promise(resolve => {
+    const timer = setTimeout(() => { bot._client.socket?.destroy(); resolve() }, timeoutMs)
+    bot.once('end', () => { clearTimeout(timer); resolve() })
+    bot.quit()
+  })
+}
+
+module.exports = { connectBot, disconnectBot }

@@ -1,0 +1,67 @@
+'use strict'
+// The body host the sandbox runner drives: call(name, args) runs a primitive on the main thread
+// next to the bot, query(name, args) answers bot.* reads, stop() halts whatever the bot is doing.
+// Each call gets an AbortSignal; stop() aborts them all, so a cancelled primitive's loop ends too.
+const { calls } = require('./primitives')
+const { answerQuery } = require('./queries')
+
+const MAX_CHAT_LINE = 256 // Minecraft's chat message limit
+
+class BodyHost {
+  constructor (bot, world) {
+    this.bot = bot
+    this.world = world
+    this.memory = { chests: new Map() } // what the bot has seen, kept across runs
+    this.transcript = [] // chat lines of the current run: the program's and the primitives' feedback
+    this.controllers = new Set()
+  }
+
+  startRun () {
+    this.transcript = []
+  }
+
+  say (text) {
+    this.transcript.push(text)
+    this.bot.chat(text.length > MAX_CHAT_LINE ? text.slice(0, MAX_CHAT_LINE - 1) + '…' : text)
+  }
+
+  async call (name, args) {
+    if (name === 'chat') return this.say(String(args[0]))
+    const entry = calls[name]
+    if (!entry) throw new Error(`unknown primitive: ${name}`)
+    const controller = new AbortController()
+    this.controllers.add(controller)
+    const { messages } = this.world
+    const ctx = {
+      bot: this.bot,
+      world: this.world,
+      memory: this.memory,
+      settings: this.world.settings,
+      abort: controller.signal,
+      say: (prefix, vars) => this.say(messages.feedback(entry.messagesOf, prefix, vars)),
+      fail: (prefix, vars) => messages.error(entry.messagesOf, prefix, vars)
+    }
+    try {
+      return await entry.run(ctx, ...args)
+    } finally {
+      this.controllers.delete(controller)
+    }
+  }
+
+  query (name, args) {
+    return answerQuery(this.bot, name, args)
+  }
+
+  stop () {
+    for (const controller of this.controllers) controller.abort()
+    this.controllers.clear()
+    const { bot } = this
+    bot.pathfinder?.stop()
+    bot.pathfinder?.setGoal(null)
+    if (bot.targetDigBlock) bot.stopDigging()
+    bot.clearControlStates()
+    if (bot.currentWindow) bot.closeWindow(bot.currentWindow)
+  }
+}
+
+module.exports = { BodyHost }

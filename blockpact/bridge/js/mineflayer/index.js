@@ -1,0 +1,189 @@
+'use strict'
+// Entry point for Python (JSPyBridge requires this file by absolute path): a LiveWorld holds
+// several mineflayer bots in this one Node process, each with its own sandbox runner and body
+// host, a signal bus they share, and the messages of primitives.toml.
+//
+// Every long operation takes a callback `done(json)` and returns at once: a Python->JS call
+// that waits longer than JSPyBridge's 10 s timeout can wedge the bridge. Results are JSON text,
+// so Python never walks JS proxies.
+const { createRunner } = require('../sandbox')
+const { connectBot, disconnectBot } = require('./connect')
+const { BodyHost } = require('./host')
+const { observe } = require('./observe')
+const { messageTable } = require('./feedback')
+const { explorePreludeSource } = require('./prelude')
+const { primitiveNames, hostCallNames, uses } = require('./primitives')
+const { signalBus } = require('./primitives/signals')
+const { queryNames } = require('./queries')
+
+// Calls a Python callback; its promise (JSPyBridge) must never become an unhandled rejection.
+function reply (done, value) {
+  Promise.resolve().then(() => done(JSON.stringify(value))).catch(() => {})
+}
+
+// "TypeError: ... (program line 3)", as the simulator body reports errors; syntax errors name their line already.
+function withLine (error, line) {
+  return error && line != null && !error.startsWith('SyntaxError') ? `${error} (program line ${line})` : error
+}
+
+function sameNames (a, b) {
+  return JSON.stringify([...a].sort()) === JSON.stringify([...b].sort())
+}
+
+class LiveWorld {
+  // settings: {primitives: primitives.toml's [primitives] table, queries: ['entity.position', 'findBlock()', ...],
+  //            searchRadius, observeRadius, exploreStep, exploreStride, memoryMb?}
+  constructor (settings) {
+    const declared = Object.keys(settings.primitives)
+    if (!sameNames(declared, primitiveNames)) {
+      throw new Error(`primitives.toml declares ${declared.join(', ')} but the mineflayer body implements ${primitiveNames.join(', ')}`)
+    }
+    const unanswered = settings.queries.map(q => q.replace(/\(\)$/, '')).filter(q => !queryNames.includes(q))
+    if (unanswered.length) throw new Error(`the mineflayer body cannot answer bot queries: ${unanswered.join(', ')}`)
+    this.settings = settings
+    this.messages = messageTable(settings.primitives, uses)
+    this.prelude = explorePreludeSource(this.messages, settings.exploreStep)
+    this.bus = signalBus()
+    this.dugBy = new Map() // "x,y,z" -> player who dug it, for "mined by ... before I got to it"
+    this.bodies = new Map() // name -> {bot, host, runner, run: {id, timer, timedOut} | null}
+    this.runCount = 0
+  }
+
+  static primitiveNames () {
+    return JSON.stringify({ primitives: primitiveNames, hostCalls: hostCallNames, queries: queryNames })
+  }
+
+  // options: {host, port, version, auth, spawnTimeoutMs}; done({ok, error?, version?})
+  connect (name, optionsJson, done) {
+    const options = JSON.parse(optionsJson)
+    if (this.bodies.has(name)) return reply(done, { ok: false, error: `${name} is already connected` })
+    connectBot({ ...options, username: name }).then(bot => {
+      const host = new BodyHost(bot, this)
+      const runner = createRunner({
+        mcVersion: bot.version,
+        primitives: Object.keys(this.settings.primitives),
+        hostCalls: hostCallNames,
+        queries: this.settings.queries,
+        prelude: this.prelude,
+        memoryMb: this.settings.memoryMb
+      }, host)
+      this.bodies.set(name, { bot, host, runner, run: null })
+      this.bus.join(name)
+      reply(done, { ok: true, version: bot.version })
+    }, err => reply(done, { ok: false, error: err.message }))
+  }
+
+  #body (name) {
+    const body = this.bodies.get(name)
+    if (!body) throw new Error(`no bot named ${name} in this world`)
+    return body
+  }
+
+  // options: {budgetMs, skills: [source]}; done(ProgramResult as JSON)
+  run (name, source, optionsJson, done) {
+    const { budgetMs, skills = [] } = JSON.parse(optionsJson)
+    let body
+    try {
+      body = this.#body(name)
+      if (body.bot.blockpact.endReason) throw new Error(`${name} is not connected (${body.bot.blockpact.endReason})`)
+      if (body.run) throw new Error(`${name} is already running a program`)
+    } catch (err) {
+      return reply(done, this.#failure(name, err.message))
+    }
+    const run = { id: `${name}-${++this.runCount}` }
+    body.run = run
+    body.host.startRun()
+    // The runner's budget covers the program, not the sandbox worker's start.
+    const timeoutText = `timed out after ${budgetMs} ms`
+    body.runner.run(source, { budgetMs, skills, runId: run.id }).then(result => {
+      const timedOut = !result.success && result.error === timeoutText
+      return {
+        player: name,
+        success: result.success,
+        error: timedOut ? `timed out after ${budgetMs / 1000} s of wall-clock time` : withLine(result.error, result.errorLine),
+        error_line: result.errorLine,
+        stack: result.stack,
+        chat: body.host.transcript,
+        logs: result.logs,
+        observation: this.#observe(body),
+        duration: result.durationMs / 1000,
+        timed_out: timedOut
+      }
+    }, err => this.#failure(name, `the program could not run: ${err.message}`)).then(result => {
+      body.run = null
+      reply(done, result)
+    })
+  }
+
+  #failure (name, error) {
+    const body = this.bodies.get(name)
+    let observation = {}
+    try { if (body) observation = this.#observe(body) } catch (err) { /* a bot that is gone has none */ }
+    return { player: name, success: false, error, error_line: null, stack: null, chat: [], logs: [], observation, duration: 0, timed_out: false }
+  }
+
+  #observe (body) {
+    return observe(body.bot, { radius: this.settings.observeRadius, chests: body.host.memory.chests })
+  }
+
+  observe (name) {
+    return JSON.stringify(this.#observe(this.#body(name)))
+  }
+
+  // Stops the bot's running program (if any); true if there was one.
+  cancel (name, reason = 'cancelled') {
+    const body = this.#body(name)
+    return body.run ? body.runner.cancel(body.run.id, reason) : false
+  }
+
+  // An operator command said in chat (for servers without a control channel); done({ok, reply}) with the
+  // first chat line that follows, or ok=false after timeoutMs.
+  command (name, text, timeoutMs, done) {
+    let bot
+    try {
+      bot = this.#body(name).bot
+    } catch (err) {
+      return reply(done, { ok: false, error: err.message })
+    }
+    const onMessage = (message) => {
+      if (/ (joined|left) the game\.?$/.test(message)) return
+      finish({ ok: true, reply: message })
+    }
+    const timer = setTimeout(() => finish({ ok: false, error: `no answer to /${text} within ${timeoutMs / 1000} s` }), timeoutMs)
+    function finish (value) {
+      clearTimeout(timer)
+      bot.off('messagestr', onMessage)
+      reply(done, value)
+    }
+    bot.on('messagestr', onMessage)
+    bot.chat('/' + text.replace(/^\//, ''))
+  }
+
+  players () {
+    return JSON.stringify([...this.bodies.keys()])
+  }
+
+  #leave (name) {
+    const body = this.bodies.get(name)
+    this.bodies.delete(name)
+    this.bus.leave(name)
+    if (body.run) body.runner.cancel(body.run.id, 'the bot left the server')
+    return body.runner.close().catch(() => {}).then(() => disconnectBot(body.bot))
+  }
+
+  disconnect (name, done) {
+    if (!this.bodies.has(name)) return reply(done, { ok: true })
+    this.#leave(name).then(() => reply(done, { ok: true }), err => reply(done, { ok: false, error: err.message }))
+  }
+
+  close (done) {
+    Promise.all([...this.bodies.keys()].map(name => this.#leave(name)))
+      .then(() => reply(done, { ok: true }), err => reply(done, { ok: false, error: err.message }))
+  }
+}
+
+function createLiveWorld (settingsJson) {
+  return new LiveWorld(JSON.parse(settingsJson))
+}
+
+module.exports = { createLiveWorld, LiveWorld }

@@ -1,0 +1,225 @@
+"""Agents' JavaScript programs on real mineflayer bots, against the embedded server or any Minecraft server.
+
+All bots of a `MineflayerWorld` live in the process's one Node runtime (`runtime()`), next to their
+sandbox runners (`js/mineflayer/index.js`); primitives run on Node's main thread beside the bot, so
+Python only starts runs and receives results. Every long operation is a JS method that returns at
+once and later calls a Python callback with JSON: a single blocking JSPyBridge call is limited to
+10 s and a timed-out call can wedge the bridge. Callbacks arrive on JSPyBridge's thread and are
+handed to the asyncio loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.live_settings import live_settings
+from blockpact.bridge.runtime import JS_DIR, runtime
+from blockpact.config import default_mc_version, defaults
+from blockpact.errors import UserError
+from blockpact.bridge.world_compiler import CompiledWorld, WorldTarget, apply, chest_commands, compile_world
+from blockpact.skills.reference import primitives, runner_queries
+from blockpact.worlds import mcdata
+from blockpact.worlds.spec import PlayerSpec, Vec, WorldSpec
+
+LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
+CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget: the JS side always answers before this
+AUTH_MODES = ("offline", "microsoft")
+SETTLE_POLL_SECONDS = 0.1
+
+
+class BotError(UserError):
+    """A bot could not join, or the Node side refused an operation."""
+
+
+@dataclass(frozen=True)
+class ServerAddress:
+    host: str = "127.0.0.1"
+    port: int = 25565
+    version: str | None = None  # None: the project default
+    auth: str = "offline"  # "offline" or "microsoft"
+
+    def __post_init__(self) -> None:
+        if self.auth not in AUTH_MODES:
+            raise UserError(f"auth must be one of {', '.join(AUTH_MODES)}, got {self.auth!r}")
+
+
+def _live_world_settings() -> dict[str, Any]:
+    bots = live_settings()["bots"]
+    return {
+        "primitives": {name: {"feedback": list(p.feedback), "errors": list(p.errors)} for name, p in primitives().items()},
+        "queries": runner_queries(),
+        "searchRadius": int(bots["search_radius"]),
+        "observeRadius": int(bots["observe_radius"]),
+        "exploreStep": float(bots["explore_step"]),
+        "exploreStride": int(bots["explore_stride"]),
+    }
+
+
+class MineflayerWorld:
+    """The bots of one experiment on one server, all in one Node runtime."""
+
+    def __init__(self, address: ServerAddress | None = None) -> None:
+        self.address = address or ServerAddress(port=int(defaults()["server"]["port"]))
+        self._js = runtime().require(LIVE_WORLD_JS)
+        self._world = self._js.createLiveWorld(json.dumps(_live_world_settings()))
+        self._bodies: dict[str, MineflayerBody] = {}
+        self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
+        self._closed = False
+
+    async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
+        """Call `world.method(*args, done)` and await `done(json)`."""
+        if self._closed:
+            raise BotError("this MineflayerWorld is closed")
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str] = loop.create_future()
+
+        def done(payload: str) -> None:  # on JSPyBridge's callback thread
+            loop.call_soon_threadsafe(lambda: answer.done() or answer.set_result(str(payload)))
+
+        self._callbacks.add(done)
+        try:
+            getattr(self._world, method)(*args, done)
+            return json.loads(await asyncio.wait_for(answer, timeout))
+        except TimeoutError:
+            raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
+        finally:
+            self._callbacks.discard(done)
+
+    async def connect(self, player: str) -> MineflayerBody:
+        """Log a bot called `player` in and wait until it has spawned."""
+        if player in self._bodies:
+            return self._bodies[player]
+        spawn_timeout = float(live_settings()["bots"]["spawn_timeout"])
+        options = {
+            "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
+            "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000),
+        }
+        answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
+        if not answer["ok"]:
+            raise BotError(answer["error"])
+        body = MineflayerBody(self, player)
+        self._bodies[player] = body
+        return body
+
+    def body(self, player: str) -> MineflayerBody:
+        if player not in self._bodies:
+            raise BotError(f"no bot named {player} has joined (connected: {', '.join(self._bodies) or 'none'})")
+        return self._bodies[player]
+
+    @property
+    def players(self) -> list[str]:
+        return list(self._bodies)
+
+    async def join(self, spec: WorldSpec, target: WorldTarget, compiled: CompiledWorld | None = None) -> dict[str, MineflayerBody]:
+        """Log every player of the spec in, give them their inventories at their spawns, and wait until each bot sees that."""
+        compiled = compiled or compile_world(spec)
+        bodies = {name: await self.connect(name) for name in spec.players}
+        for name in spec.players:
+            await apply(compiled.players[name], target)
+        await asyncio.gather(*(self._settle(bodies[name], spec.players[name]) for name in spec.players))
+        return bodies
+
+    async def _settle(self, body: MineflayerBody, player: PlayerSpec) -> None:
+        timeout = float(live_settings()["bots"]["settle_timeout"])
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            seen = body.observe()
+            cell = tuple(int(v // 1) for v in seen["position"])
+            if cell == player.spawn and seen["inventory"] == player.inventory:
+                return
+            if asyncio.get_running_loop().time() > deadline:
+                raise BotError(f"{body.player} did not arrive at {list(player.spawn)} with {player.inventory} within {timeout:g} s "
+                               f"(at {seen['position']} with {seen['inventory']})")
+            await asyncio.sleep(SETTLE_POLL_SECONDS)
+
+    async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
+                           budget: float | None = None) -> dict[str, ProgramResult]:
+        """Start every player's program together; returns when all have finished or run out of time."""
+        names = list(programs)
+        results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget) for p in names))
+        return dict(zip(names, results))
+
+    async def command(self, player: str, text: str, timeout: float = 5.0) -> str:
+        """An operator command said in chat by `player` (servers without a control channel); returns the answer line."""
+        answer = await self._call("command", player, text, int(timeout * 1000), timeout=timeout + CALLBACK_MARGIN_SECONDS)
+        if not answer["ok"]:
+            raise BotError(answer["error"])
+        return str(answer["reply"])
+
+    async def leave(self, player: str) -> None:
+        self._bodies.pop(player, None)
+        await self._call("disconnect", player, timeout=CALLBACK_MARGIN_SECONDS)
+
+    async def close(self) -> None:
+        """Stop every program and disconnect every bot (idempotent); the Node runtime stays for others."""
+        if self._closed:
+            return
+        try:
+            await self._call("close", timeout=CALLBACK_MARGIN_SECONDS)
+        finally:
+            self._closed = True
+            self._bodies.clear()
+
+    async def __aenter__(self) -> MineflayerWorld:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class OperatorBotTarget:
+    """World operations as chat commands of an operator bot, for servers without a control channel (vanilla 1.17+)."""
+
+    def __init__(self, world: MineflayerWorld, operator: str, version: str | None = None) -> None:
+        self.world = world
+        self.operator = operator
+        self.data = mcdata.load(version or world.address.version or default_mc_version())
+
+    async def command(self, text: str) -> object:
+        return await self.world.command(self.operator, text)
+
+    async def set_chest(self, position: Vec, items: tuple[tuple[str, int], ...]) -> object:
+        return [await self.command(text) for text in chest_commands(position, items, lambda name: self.data.stack_sizes.get(name, 64))]
+
+    async def set_drops(self, block: str, item: str, low: int, high: int) -> object:
+        raise BotError(f"custom drops for {block} need the embedded server (a vanilla server would need a data pack)")
+
+
+class MineflayerBody:
+    """One connected bot (the `Body` protocol)."""
+
+    def __init__(self, world: MineflayerWorld, player: str) -> None:
+        self.world = world
+        self.player = player
+
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
+        """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot."""
+        seconds = float(live_settings()["bots"]["program_budget"]) if budget is None else float(budget)
+        if seconds <= 0:
+            raise UserError(f"budget must be a positive number of seconds, got {budget}")
+        options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills)})
+        result = await self.world._call("run", self.player, source, options, timeout=seconds + CALLBACK_MARGIN_SECONDS)
+        return ProgramResult(**result)
+
+    def observe(self) -> dict[str, Any]:
+        return json.loads(str(self.world._world.observe(self.player)))
+
+    def cancel(self, reason: str = "cancelled") -> bool:
+        return bool(self.world._world.cancel(self.player, reason))
+
+    async def close(self) -> None:
+        await self.world.leave(self.player)
+
+
+async def run_program_on_server(source: str, *, host: str = "127.0.0.1", port: int = 25565, player: str = "Bot",
+                                version: str | None = None, auth: str = "offline", budget: float | None = None,
+                                skills: Sequence[str] = ()) -> ProgramResult:
+    """Join a server as `player`, run one program, leave (`blockpact program run --server`)."""
+    async with MineflayerWorld(ServerAddress(host, port, version, auth)) as world:
+        body = await world.connect(player)
+        return await body.run(source, skills=skills, budget=budget)

@@ -1,0 +1,196 @@
+"""Programs on real mineflayer bots against the embedded flying-squid server: same program, same world, same
+outcome as the simulator; budgets stop runaway programs; nothing is left running."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.mineflayer_body import LIVE_WORLD_JS, MineflayerWorld, OperatorBotTarget, ServerAddress
+from blockpact.bridge.runtime import runtime
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.world_compiler import ControlChannelTarget, build_world_on_server, read_back, tally
+from blockpact.skills.reference import primitives
+from blockpact.worlds.loader import load_world
+
+from test_bridge_runtime import _gone
+
+TESTS = Path(__file__).parent
+PARITY_WORLD = TESTS / "worlds" / "bridge_parity.toml"
+PARITY_PROGRAM = (TESTS / "programs" / "chest_iron_sticks_signal.js").read_text()
+CHEST = (4, 64, 4)
+OPERATOR = "Operator"
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return load_world(PARITY_WORLD)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One server for the module; afterwards its process must be gone."""
+    live = EmbeddedServer(ops=(OPERATOR,)).start()
+    pid = live.pid
+    yield live
+    live.stop()
+    assert pid is not None and _gone(pid), f"server process {pid} survived"
+
+
+async def _fresh_world(server: EmbeddedServer, spec) -> MineflayerWorld:
+    await build_world_on_server(server, spec)
+    assert read_back(server, spec) == []
+    return MineflayerWorld(ServerAddress(port=server.port, version=server.version))
+
+
+async def _close(world: MineflayerWorld, server: EmbeddedServer) -> None:
+    await world.close()
+    deadline = time.monotonic() + 5
+    while server.request("players") and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert server.request("players") == [], "a bot is still connected after close()"
+
+
+def test_mineflayer_side_implements_exactly_the_primitives_of_primitives_toml() -> None:
+    names = json.loads(str(runtime().require(LIVE_WORLD_JS).LiveWorld.primitiveNames()))
+    assert sorted(names["primitives"]) == sorted(primitives())
+
+
+def test_parity_program_ends_like_the_simulator(server, spec) -> None:
+    async def live():
+        world = await _fresh_world(server, spec)
+        try:
+            await world.join(spec, ControlChannelTarget(server))
+            results = await world.run_programs({p: PARITY_PROGRAM for p in spec.players}, budget=90)
+            chest = tally(server.request("getChest", pos=list(CHEST)))
+            ore = server.request("countBlocks", **{"from": [0, 64, 0], "to": [9, 64, 9], "block": "iron_ore"})
+            inventories = {p: tally(server.request("inventory", player=p)) for p in spec.players}
+        finally:
+            await _close(world, server)
+        return results, chest, ore, inventories
+
+    async def simulated():
+        world = SimWorld(spec, seed=0)
+        try:
+            return await world.run_programs({p: PARITY_PROGRAM for p in spec.players}), world.sim.state
+        finally:
+            await world.close()
+
+    results, chest, ore, inventories = asyncio.run(live())
+    sim_results, state = asyncio.run(simulated())
+    for player in spec.players:
+        live_result, sim_result = results[player], sim_results[player]
+        assert live_result.success, (player, live_result.error, live_result.chat)
+        assert not live_result.timed_out
+        # The server's inventory, the bot's own observation and the simulator agree.
+        assert inventories[player] == live_result.observation["inventory"] == dict(state.inventories[player])
+        assert live_result.chat == sim_result.chat
+        assert live_result.logs == sim_result.logs
+        assert live_result.observation["chests"] == sim_result.observation["chests"]
+    assert chest == dict(state.chests[CHEST]) == {"raw_iron": 2}
+    assert inventories["Gizmo"] == {"stone_pickaxe": 1, "stick": 4, "oak_planks": 2}
+    assert inventories["Glitch"] == {"oak_planks": 4, "raw_iron": 1}
+    assert ore == {"iron_ore": 1}
+    # Glitch waited for Gizmo's signal: it finished last, in wall-clock seconds.
+    assert 0 < results["Gizmo"].duration <= results["Glitch"].duration < 90
+
+
+RUNAWAY_LOOP = "async function spin(bot) {\n  while (true) {}\n}"
+RUNAWAY_WALK = """async function pace(bot) {
+  for (;;) {
+    await moveTo(bot, new Vec3(9, 64, 9), 0);
+    await moveTo(bot, new Vec3(0, 64, 0), 0);
+  }
+}"""
+AFTERWARDS = """async function report(bot) {
+  await moveTo(bot, new Vec3(2, 64, 2), 0);
+  bot.chat('arrived');
+  return bot.entity.position;
+}"""
+BROKEN = "async function broken(bot) {\n  const pickaxe = bot.heldItem;\n  return pickaxe.name;\n}"
+NO_CHEST = "async function look(bot) {\n  await checkItemInsideChest(bot, new Vec3(1, 64, 1));\n}"
+
+
+def test_runaway_programs_stop_within_budget_and_the_body_runs_on(server, spec) -> None:
+    async def scenario():
+        world = await _fresh_world(server, spec)
+        try:
+            body = await world.connect("Runner")
+            await server_command(server, "tp Runner 5 64 5")
+            outcomes = []
+            for source in (RUNAWAY_LOOP, RUNAWAY_WALK):
+                started = time.monotonic()
+                result = await body.run(source, budget=2)
+                outcomes.append((result, time.monotonic() - started))
+            # The walk was stopped with the program: the bot stands still.
+            before = body.observe()["position"]
+            await asyncio.sleep(0.5)
+            still = body.observe()["position"]
+            after = await body.run(AFTERWARDS, budget=30)
+            broken = await body.run(BROKEN, budget=10)
+            no_chest = await body.run(NO_CHEST, budget=10)
+        finally:
+            await _close(world, server)
+        return outcomes, before, still, after, broken, no_chest
+
+    outcomes, before, still, after, broken, no_chest = asyncio.run(scenario())
+    for result, wall in outcomes:
+        assert result.timed_out and not result.success
+        assert result.error == "timed out after 2 s of wall-clock time"
+        assert 1.9 <= result.duration <= 2.5 and wall < 4, (result.duration, wall)
+    assert before == still
+    assert after.success and not after.timed_out, after.error
+    assert after.chat == ["arrived"]
+    x, y, z = after.observation["position"]
+    assert (x - 2.5) ** 2 + (y - 64) ** 2 + (z - 2.5) ** 2 <= 1.0, after.observation["position"]
+    assert not broken.success and broken.error == "TypeError: Cannot read properties of null (reading 'name') (program line 3)"
+    assert not no_chest.success and no_chest.error == "Error: No chest at (1, 64, 1), it is air (program line 2)"
+
+
+async def server_command(server: EmbeddedServer, text: str) -> list[str]:
+    return await asyncio.to_thread(server.command, text)
+
+
+def test_smelting_on_a_server_without_furnaces_is_a_clear_error(server, spec) -> None:
+    async def scenario():
+        world = await _fresh_world(server, spec)
+        try:
+            body = await world.connect("Smelter")
+            for text in ("setblock 5 64 8 furnace", "clear Smelter", "give Smelter raw_iron 1", "give Smelter coal 1", "tp Smelter 5 64 6"):
+                await server_command(server, text)
+            await asyncio.sleep(0.5)
+            return await body.run("async function smelt(bot) {\n  await smeltItem(bot, 'raw_iron', 'coal', 1);\n}", budget=30)
+        finally:
+            await _close(world, server)
+
+    result = asyncio.run(scenario())
+    assert not result.success and result.error_line == 2
+    assert "does not support furnaces" in result.error and "(5, 64, 8)" in result.error
+
+
+def test_an_operator_bot_builds_through_chat_commands(server, spec) -> None:
+    async def scenario():
+        world = await _fresh_world(server, spec)
+        try:
+            await world.connect(OPERATOR)
+            target = OperatorBotTarget(world, OPERATOR)
+            answer = await target.command("fill 8 64 7 9 64 8 oak_log")
+            counts = server.request("countBlocks", **{"from": [8, 64, 7], "to": [9, 64, 8]})
+            refused = None
+            try:
+                await target.set_drops("stone", "diamond", 1, 1)
+            except Exception as exc:  # noqa: BLE001 - the message is what matters
+                refused = str(exc)
+        finally:
+            await _close(world, server)
+        return answer, counts, refused
+
+    answer, counts, refused = asyncio.run(scenario())
+    assert answer == "Successfully filled 4 block(s)"
+    assert counts == {"oak_log": 4}
+    assert refused and "embedded server" in refused

@@ -1,0 +1,75 @@
+"""`blockpact server`: starts the embedded server, says where it is, and takes it down on Ctrl-C, SIGTERM and errors."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from blockpact.bridge.embedded_server import EmbeddedServer
+
+from test_bridge_runtime import _gone
+
+ADDRESS = re.compile(r"Minecraft (\S+) server \(flying-squid\) at 127\.0\.0\.1:(\d+), pid (\d+)")
+
+
+def _start(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "blockpact.cli", "server", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _announced(proc: subprocess.Popen[str]) -> tuple[str, int, int, list[str]]:
+    lines = []
+    for line in proc.stdout:  # type: ignore[union-attr]
+        lines.append(line)
+        if match := ADDRESS.search(line):
+            return match.group(1), int(match.group(2)), int(match.group(3)), lines
+    raise AssertionError(f"no address line; stderr: {proc.stderr.read()}")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_server_prints_its_address_and_stops_on_signals(stop: signal.Signals) -> None:
+    proc = _start("--port", "0", "--mc-version", "1.20.4")
+    try:
+        version, port, pid, _ = _announced(proc)
+        assert version == "1.20.4" and port > 0
+        proc.send_signal(stop)
+        assert proc.wait(timeout=20) == 0
+        assert _gone(pid), f"server process {pid} survived {stop.name}"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_server_builds_a_world_on_request() -> None:
+    proc = _start("--port", "0", "--world", "tests/worlds/bridge_parity.toml")
+    try:
+        _, _, pid, lines = _announced(proc)
+        assert any(line.startswith("built world bridge_parity: spawn points Gizmo [2, 64, 6], Glitch [6, 64, 8]") for line in lines)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0
+        assert _gone(pid)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_port_in_use_is_one_clear_error_and_leaves_nothing_running() -> None:
+    with EmbeddedServer() as taken:
+        proc = _start("--port", str(taken.port))
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1, (out, err)
+        assert err.startswith("blockpact: the embedded Minecraft server exited"), err
+        assert str(taken.port) in err
+        assert taken.running  # the other server is untouched
+
+
+def test_a_bad_world_stops_the_server_it_started() -> None:
+    proc = _start("--port", "0", "--world", "no_such_world")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert "no world named 'no_such_world'" in err
+    assert "at 127.0.0.1" not in out
