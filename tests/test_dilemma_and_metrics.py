@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from blockpact.experiments.scripted import run_policy
 from blockpact.judge import metrics
 from blockpact.worlds.loader import load_world
 from blockpact.worlds.simulator import Simulation
 
 from conftest import run_programs
+from sim_programs import run_policy
 
 
 def test_gini_examples() -> None:
@@ -55,7 +55,7 @@ def test_double_vein_is_a_social_dilemma() -> None:
 
 
 def test_reward_and_resource_curves_replay_the_event_log() -> None:
-    from blockpact.experiments.sim_policies import greedy
+    from sim_programs import greedy
 
     spec = load_world("cleanup")
     sim = Simulation(spec, seed=2)

@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from blockpact.experiments.sim_policies import POLICIES
 from blockpact.judge.contract import parse_contract
 from blockpact.judge.judgment import Judgment, compare_judgments, judge_formal, rewards_after
 from blockpact.judge.metrics import gini
@@ -14,6 +13,8 @@ from blockpact.judge.observables import ChestOp, observables_from_events
 from blockpact.worlds.events import Event
 from blockpact.worlds.loader import BUILTIN_DIR, load_world
 from blockpact.worlds.simulator import Simulation
+
+from sim_programs import POLICIES
 
 CHEST = (6, 64, 7)
 OPTIMUM = """1. Gizmo mines all iron_ore.

@@ -10,7 +10,6 @@ import pytest
 from blockpact.agents.llm import LLMClient
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
-from blockpact.experiments.sim_policies import POLICIES
 from blockpact.judge.contract import parse_contract
 from blockpact.judge.judgment import LLMJudge, compare_judgments, judge_formal, rewards_after
 from blockpact.judge.llm_judge import InvalidReply, load_judge_settings, validate_reply
@@ -18,6 +17,8 @@ from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.events import Event
 from blockpact.worlds.loader import BUILTIN_DIR, load_world
 from blockpact.worlds.simulator import Simulation
+
+from sim_programs import POLICIES
 
 PLAYERS = ["Gizmo", "Glitch"]
 CONTRACT = """1. Gizmo mines all iron_ore.

@@ -19,13 +19,14 @@ from blockpact.agents.negotiation import (
 from blockpact.agents.negotiation_format import FormatError, parse_reply
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub
-from blockpact.experiments.sim_policies import POLICIES
 from blockpact.judge.contract import Assignment, FixedTransfer, ProportionalTransfer, parse_contract
 from blockpact.judge.judgment import judge_formal, rewards_after
 from blockpact.judge.metrics import gini
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.loader import BUILTIN_DIR, load_world
 from blockpact.worlds.simulator import Simulation
+
+from sim_programs import POLICIES
 
 DOUBLE_VEIN_OPTIMUM = """1. Gizmo mines all iron_ore.
 2. Glitch mines all diamond_ore.

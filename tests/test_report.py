@@ -18,7 +18,7 @@ from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutc
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.run_events import EventWriter
 from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.scripted import ScriptedSimEngine
+from blockpact.experiments.scripted import scripted_participants
 from blockpact.worlds.events import Event
 from blockpact.worlds.loader import load_world
 
@@ -61,7 +61,7 @@ class JudgedEngine:
     chat, a failed program, a critic's critique and an LLM judge."""
 
     def __init__(self) -> None:
-        self.inner = ScriptedSimEngine()
+        self.inner = scripted_participants().engine
 
     async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
         outcome = await self.inner.play(episode, log)
@@ -110,7 +110,10 @@ def test_report_shows_negotiation_judges_and_program_errors(tmp_path: Path) -> N
     assert "Program error (Glitch, line 3)" in html and "async function f(bot) { x.y; }" in html
 
 
-def test_progress_is_silent_when_output_is_not_a_terminal(tmp_path: Path) -> None:
+def test_progress_is_silent_when_output_is_not_a_terminal(tmp_path: Path, monkeypatch) -> None:
+    # JSPyBridge sets FORCE_COLOR in os.environ when the Node runtime starts (an earlier test's run
+    # started it in this process), and rich takes any FORCE_COLOR for a terminal.
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
     sink = io.StringIO()
     progress = RunProgress(Console(file=sink), total_episodes=2)
     assert not progress.enabled

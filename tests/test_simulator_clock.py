@@ -114,7 +114,7 @@ def test_program_exceptions_are_reported_not_raised(tmp_path) -> None:
 
 
 def greedy_trace(seed: int, jitter: bool) -> list[tuple]:
-    from blockpact.experiments.sim_policies import greedy
+    from sim_programs import greedy
 
     async def program(api):
         if jitter:  # real-time noise between primitives must not change the simulated trajectory

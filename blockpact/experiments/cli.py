@@ -11,10 +11,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from blockpact.agents.llm.cli import add_llm_arguments, settings_from_args
 from blockpact.errors import UserError
 from blockpact.experiments.outputs import Outputs, build_outputs
+from blockpact.experiments.participants import check_backend, participants_for, require_llm
 from blockpact.experiments.progress import RunProgress
-from blockpact.experiments.protocol import RunPlan, RunProtocol, participants_for
+from blockpact.experiments.protocol import RunPlan, RunProtocol
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.report import agents_label
 from blockpact.experiments.run_events import EventWriter
@@ -36,6 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", type=int, default=d["seeds"], help=f"number of seeds (default {d['seeds']})")
     p.add_argument("--episodes", type=int, default=d["episodes"], help=f"episodes per seed (default {d['episodes']})")
     p.add_argument("--out", type=Path, default=None, help=f"run directory (default {d['out_base']}/<world>-<time>/)")
+    add_llm_arguments(p)
     p.set_defaults(handler=cmd_run)
 
     r = sub.add_parser("report", help="rebuild metrics.json, plots and report.html of a run from its events.jsonl")
@@ -58,11 +61,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.seeds < 1 or args.episodes < 1:
         raise UserError("--seeds and --episodes must be at least 1")
-    participants = participants_for(args.agents, args.backend)
+    check_backend(args.backend)
+    llm = settings_from_args(args) if args.agents == "llm" else None
+    if llm is not None:
+        require_llm(llm)  # before anything is written
     spec = load_world(args.world)
     plan = RunPlan(spec, args.backend, args.agents, conditions_for(args.contract), list(range(args.seeds)),
                    args.episodes)
     run_dir = RunDir.create(args.out or default_run_root(spec.name, Path(run_settings()["run"]["out_base"])))
+    participants = participants_for(args.agents, args.backend, run_dir, llm)
     console = Console()
     interrupted = False
     with EventWriter(run_dir.events) as writer, RunProgress(console, plan.total_episodes) as progress:

@@ -1,8 +1,9 @@
 """The judge stage of an episode: the contract (if any) judged on the episode's world events.
 
-The formal judge settles clauses with explicit transfers; its judgment is logged and its transfers
-are applied to the inventory values. The LLM judge joins here once LLM agents run (both are logged,
-and the report compares them).
+The formal judge always settles the clauses with explicit transfers. With LLM agents the LLM judge
+reads the same contract and observables too; both judgments are logged (the report compares them)
+and the run's settings say whose transfers apply. An LLM judgment that is invalid (no usable reply,
+or the endpoint failed) is logged as such and the formal judge's transfers apply instead.
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from blockpact.agents.llm.errors import LLMError
 from blockpact.experiments.protocol import EpisodeLog
-from blockpact.judge.contract import parse_contract
+from blockpact.judge.contract import Contract, parse_contract
 from blockpact.judge.formal import judge_formal
-from blockpact.judge.observables import observables_from_events
+from blockpact.judge.llm_judge import LLMJudge
+from blockpact.judge.observables import EpisodeObservables, observables_from_events
+from blockpact.judge.verdict import Judgment, no_transfers
 from blockpact.worlds.events import Event
 from blockpact.worlds.spec import WorldSpec
 
@@ -23,22 +27,59 @@ class Settlement:
     inventory_rewards: dict[str, float]
     transfers: dict[str, float]
     rewards: dict[str, float]
-    critiques: dict[str, str]  # non-empty judge critiques, for the next episode
+    critiques: dict[str, str]  # per player, the judges' critiques for the next episode ("" when none)
+    applied: str | None  # whose transfers apply: "formal" | "llm"; None without a contract
 
 
-def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Event], log: EpisodeLog) -> Settlement:
+@dataclass(frozen=True)
+class Judges:
+    llm: LLMJudge | None = None
+    apply_llm: bool = True  # the LLM judge's transfers apply when it gave a valid judgment
+
+
+async def _llm_judgment(judge: LLMJudge, contract: Contract, players: Sequence[str],
+                        obs: EpisodeObservables) -> Judgment:
+    try:
+        return await judge.judge(contract, obs)
+    except LLMError as exc:  # the endpoint failed: a judgment to report, not the end of the seed
+        return Judgment(no_transfers(players), {p: "" for p in players}, "llm", valid=False,
+                        error=f"the LLM judge could not be asked: {type(exc).__name__}: {exc}")
+
+
+def _combined_critiques(judgments: Sequence[Judgment], players: Sequence[str]) -> dict[str, str]:
+    """One text per player; with two judges, each line says which judge wrote it."""
+    out: dict[str, str] = {}
+    for player in players:
+        texts = [(j.source, j.critiques.get(player, "").strip()) for j in judgments if j.valid]
+        texts = [(source, text) for source, text in texts if text]
+        if len(texts) == 1:
+            out[player] = texts[0][1]
+        else:
+            out[player] = "\n".join(f"{source} judge: {text}" for source, text in texts)
+    return out
+
+
+async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Event], log: EpisodeLog,
+                 judges: Judges) -> Settlement:
     obs = observables_from_events(spec, events)
     players = sorted(spec.players)
     inventory = {p: float(obs.inventory_value(p)) for p in players}
-    transfers = {p: 0.0 for p in players}
-    critiques: dict[str, str] = {}
-    if contract_text is not None:
-        contract = parse_contract(contract_text, players, world=spec.name)
-        judgment = judge_formal(contract, obs)
-        log.judgment("formal", judgment.transfers, judgment.critiques, judgment.reasoning)
-        transfers.update(judgment.transfers)
-        critiques = {p: text for p, text in judgment.critiques.items() if text}
-        for player, text in sorted(critiques.items()):
+    if contract_text is None:
+        return Settlement(inventory, no_transfers(players), dict(inventory), {p: "" for p in players}, None)
+    contract = parse_contract(contract_text, players, world=spec.name)
+    judgments = [judge_formal(contract, obs)]
+    if judges.llm is not None:
+        judgments.append(await _llm_judgment(judges.llm, contract, players, obs))
+    for j in judgments:
+        log.judgment(j.source, j.transfers, j.critiques, j.reasoning, valid=j.valid, error=j.error,
+                     attempts=j.attempts, problems=j.problems)
+    by_source = {j.source: j for j in judgments}
+    llm = by_source.get("llm")
+    applied = llm if judges.apply_llm and llm is not None and llm.valid else by_source["formal"]
+    transfers = {p: float(applied.transfers.get(p, 0.0)) for p in players}
+    critiques = _combined_critiques(judgments, players)
+    for player, text in critiques.items():
+        if text:
             log.critique(player, "judge", text)
     rewards = {p: inventory[p] + transfers[p] for p in players}
-    return Settlement(inventory, transfers, rewards, critiques)
+    return Settlement(inventory, transfers, rewards, critiques, applied.source)

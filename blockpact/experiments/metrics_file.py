@@ -15,6 +15,7 @@ from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
 from blockpact.judge.metrics import gini, mean_std, social_welfare
 
 MEASURED_ON = "last finished episode of each seed; rewards after transfers"
+DISAGREEMENT_TOLERANCE = 1e-6  # emeralds
 
 
 def _finite(value: float | None) -> float | None:
@@ -28,13 +29,25 @@ def _gini(rewards: dict[str, float]) -> float | None:
 
 def judge_disagreement(episode: EpisodeRecord) -> dict[str, Any] | None:
     """Formal vs LLM judge on one episode: each one's transfers and the largest per-player difference."""
-    by_source = {j.source: j for j in episode.judgments}
+    by_source = {j.source: j for j in episode.judgments if j.valid}
     if not {"formal", "llm"} <= by_source.keys():
         return None
     formal, llm = by_source["formal"].transfers, by_source["llm"].transfers
     players = sorted(set(formal) | set(llm))
     diff = {p: llm.get(p, 0.0) - formal.get(p, 0.0) for p in players}
     return {"formal": formal, "llm": llm, "difference": diff, "max_abs_difference": max(map(abs, diff.values()), default=0.0)}
+
+
+def judge_summary(seeds: list[SeedRecord]) -> dict[str, int]:
+    """Over a condition's finished episodes: how often both judges ruled, how often they disagreed
+    (some player's transfer differs), and how many LLM judgments were invalid."""
+    episodes = [ep for s in seeds for ep in s.episodes if ep.finished]
+    compared = [d for d in map(judge_disagreement, episodes) if d is not None]
+    return {
+        "compared": len(compared),
+        "disagreed": sum(d["max_abs_difference"] > DISAGREEMENT_TOLERANCE for d in compared),
+        "llm_invalid": sum(j.source == "llm" and not j.valid for ep in episodes for j in ep.judgments),
+    }
 
 
 def _episode(ep: EpisodeRecord) -> dict[str, Any]:
@@ -47,7 +60,7 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
         "welfare": social_welfare(rewards),
         "gini": _gini(rewards),
         "sim_seconds": ep.sim_seconds,
-        "program_errors": sum(not p.success for p in ep.programs),
+        "program_errors": sum(p.failed for p in ep.programs),
         "judgments": {j.source: j.transfers for j in ep.judgments},
         "judge_disagreement": judge_disagreement(ep),
     }
@@ -83,6 +96,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
             "seeds_planned": len(run.config.seeds),
             "runs": runs,
             "errors": [{"seed": s.seed, "error": e} for s in seeds for e in s.errors],
+            "judges": judge_summary(seeds),
         }
     return {
         "world": run.config.world,

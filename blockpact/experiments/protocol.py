@@ -13,17 +13,30 @@ import dataclasses
 import platform
 import subprocess
 import traceback
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from blockpact import __version__
 from blockpact.config import PROJECT_ROOT
-from blockpact.errors import UserError
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.spec import WorldSpec
+
+
+@dataclass(frozen=True)
+class Handover:
+    """What a player takes from one episode into the next: the "last round" fields of its prompt."""
+
+    last_code: str | None = None
+    last_error: str | None = None
+    critic_critique: str | None = None
+    judge_critique: str | None = None
+    chat_log: tuple[str, ...] = ()  # the previous episode's chat, every player's lines
+
+    def to_json(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "chat_log": list(self.chat_log)}
 
 
 @dataclass(frozen=True)
@@ -33,7 +46,17 @@ class EpisodeInput:
     condition: str
     contract: str | None
     episode: int
-    critiques: Mapping[str, str]  # per player, from the previous episode (empty in the first)
+    handover: Mapping[str, Handover] = field(default_factory=dict)  # per player; empty in the first episode
+
+    @property
+    def critiques(self) -> dict[str, str]:
+        """The critic's and the judge's critiques handed over, per player (for the log and the report)."""
+        out = {}
+        for player, h in sorted(self.handover.items()):
+            text = "\n".join(f"{who}: {c}" for who, c in (("critic", h.critic_critique), ("judge", h.judge_critique)) if c)
+            if text:
+                out[player] = text
+        return out
 
 
 @dataclass
@@ -41,8 +64,9 @@ class EpisodeOutcome:
     rewards: dict[str, float]  # emeralds after transfers
     inventory_rewards: dict[str, float]  # value of inventories before transfers
     transfers: dict[str, float]  # zero-sum
-    critiques: dict[str, str]  # handed to the next episode
+    handover: dict[str, Handover]  # to the next episode
     sim_seconds: float
+    transfers_source: str | None = None  # the judge whose transfers were applied ("formal" | "llm"), None: no contract
 
 
 class EpisodeLog:
@@ -61,18 +85,22 @@ class EpisodeLog:
             self.world(event)
         log.listeners.append(self.world)
 
-    def program_result(self, result: Mapping[str, Any], code: str | None = None) -> None:
-        """`result` has ProgramResult.to_json()'s fields; the observation is left out (the world events hold it)."""
+    def program_result(self, result: Mapping[str, Any], code: str | None = None, **proposal: Any) -> None:
+        """`result` has ProgramResult.to_json()'s fields; the observation is left out (the world events hold it).
+        `proposal`: who wrote the program and why (`source`, `explain`, `plan`, `function_name`)."""
         data = {k: v for k, v in result.items() if k != "observation"}
-        self.writer.emit("program_result", {**data, "code": code}, self.coords)
+        self.writer.emit("program_result", {**data, "code": code, **proposal}, self.coords)
 
-    def critique(self, player: str, source: str, text: str) -> None:
-        self.writer.emit("critique", {"player": player, "source": source, "text": text}, self.coords)
+    def critique(self, player: str, source: str, text: str, **extra: Any) -> None:
+        self.writer.emit("critique", {"player": player, "source": source, "text": text, **extra}, self.coords)
 
     def judgment(self, source: str, transfers: Mapping[str, float], critiques: Mapping[str, str],
-                 reasoning: str = "") -> None:
+                 reasoning: str = "", *, valid: bool = True, error: str | None = None, attempts: int = 0,
+                 problems: Sequence[str] = ()) -> None:
+        """`attempts`: LLM replies asked for; `problems`: why the rejected ones failed validation."""
         self.writer.emit("judgment", {"source": source, "transfers": dict(transfers), "critiques": dict(critiques),
-                                      "reasoning": reasoning}, self.coords)
+                                      "reasoning": reasoning, "valid": valid, "error": error, "attempts": attempts,
+                                      "problems": list(problems)}, self.coords)
 
 
 class EpisodeEngine(Protocol):
@@ -95,6 +123,7 @@ class ContractNegotiation(Protocol):
 class Participants:
     engine: EpisodeEngine
     negotiation: ContractNegotiation
+    aclose: Callable[[], Awaitable[None]] | None = None  # releases what they hold (an LLM client's connections)
 
 
 @dataclass(frozen=True)
@@ -109,19 +138,6 @@ class RunPlan:
     @property
     def total_episodes(self) -> int:
         return len(self.conditions) * len(self.seeds) * self.episodes
-
-
-def participants_for(agents: str, backend: str) -> Participants:
-    """The agents and body behind a run. Only scripted agents on the simulator exist so far."""
-    if backend != "sim":
-        raise UserError(f"--backend {backend} is not available yet: the live-server protocol is still being built "
-                        "(use --backend sim)")
-    if agents != "scripted":
-        raise UserError(f"--agents {agents} is not available yet: the LLM agents are still being built "
-                        "(use --agents scripted)")
-    from blockpact.experiments.scripted import ScriptedNegotiation, ScriptedSimEngine
-
-    return Participants(ScriptedSimEngine(), ScriptedNegotiation())
 
 
 def versions(spec: WorldSpec) -> dict[str, str | None]:
@@ -187,16 +203,18 @@ class RunProtocol:
             status = "complete"
         finally:
             self.writer.emit("run_end", {"status": status})
+            if self.participants.aclose is not None:
+                await self.participants.aclose()
 
     async def run_seed(self, condition: ConditionSpec, seed: int) -> None:
         coords = Coords(condition.name, seed)
         self.writer.emit("seed_start", {}, coords)
         try:
             contract = await self.contract(condition, seed, coords)
-            critiques: Mapping[str, str] = {}
+            handover: Mapping[str, Handover] = {}
             for index in range(self.plan.episodes):
-                critiques = await self.episode(EpisodeInput(self.plan.spec, seed, condition.name, contract, index,
-                                                            critiques), coords.at(episode=index))
+                handover = await self.episode(EpisodeInput(self.plan.spec, seed, condition.name, contract, index,
+                                                           handover), coords.at(episode=index))
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
         except Exception as exc:  # one seed's failure is a result to report, not the end of the run
@@ -220,11 +238,13 @@ class RunProtocol:
         self.writer.emit("contract", {"text": text, "source": source, "accepted_round": accepted}, coords)
         return text
 
-    async def episode(self, episode: EpisodeInput, coords: Coords) -> dict[str, str]:
-        self.writer.emit("episode_start", {"world_seed": episode.seed, "contract": episode.contract,
-                                           "critiques": dict(episode.critiques)}, coords)
+    async def episode(self, episode: EpisodeInput, coords: Coords) -> dict[str, Handover]:
+        self.writer.emit("episode_start", {
+            "world_seed": episode.seed, "contract": episode.contract, "critiques": episode.critiques,
+            "handover": {p: h.to_json() for p, h in sorted(episode.handover.items())},
+        }, coords)
         outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords))
-        self.writer.emit("transfers", {"transfers": outcome.transfers}, coords)
+        self.writer.emit("transfers", {"transfers": outcome.transfers, "source": outcome.transfers_source}, coords)
         self.writer.emit("episode_end", {"rewards": outcome.rewards, "inventory_rewards": outcome.inventory_rewards,
                                          "transfers": outcome.transfers, "sim_seconds": outcome.sim_seconds}, coords)
-        return outcome.critiques
+        return outcome.handover

@@ -55,6 +55,13 @@ class ProgramRecord:
     duration: float | None
     timed_out: bool
     code: str | None
+    source: str | None = None  # who wrote the program: "scripted" | "llm"
+    explain: str = ""  # the action agent's explanation (a scripted player lists the clauses it cannot follow)
+    stopped_by_episode_end: bool = False  # still running when the episode ended: not an error
+
+    @property
+    def failed(self) -> bool:
+        return not self.success and not self.stopped_by_episode_end
 
 
 @dataclass
@@ -70,6 +77,9 @@ class JudgmentRecord:
     transfers: dict[str, float]
     critiques: dict[str, str]
     reasoning: str
+    valid: bool = True
+    error: str | None = None  # why an LLM judgment is invalid
+    problems: list[str] = field(default_factory=list)  # why rejected LLM replies failed validation
 
 
 @dataclass
@@ -193,13 +203,14 @@ class _Builder:
             case "program_result":
                 self.episode(e).programs.append(ProgramRecord(
                     d["player"], bool(d["success"]), d.get("error"), d.get("error_line"), d.get("stack"),
-                    list(d.get("chat", [])), d.get("duration"), bool(d.get("timed_out")), d.get("code")))
+                    list(d.get("chat", [])), d.get("duration"), bool(d.get("timed_out")), d.get("code"),
+                    d.get("source"), d.get("explain") or "", bool(d.get("stopped_by_episode_end"))))
             case "critique":
                 self.episode(e).critiques.append(CritiqueRecord(d["player"], d["source"], d["text"]))
             case "judgment":
                 self.episode(e).judgments.append(JudgmentRecord(
                     d["source"], {p: float(v) for p, v in d.get("transfers", {}).items()}, dict(d.get("critiques", {})),
-                    d.get("reasoning") or ""))
+                    d.get("reasoning") or "", bool(d.get("valid", True)), d.get("error"), list(d.get("problems", []))))
             case "transfers":
                 self.episode(e).transfers = {p: float(v) for p, v in d["transfers"].items()}
             case "episode_end":

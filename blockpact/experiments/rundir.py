@@ -33,6 +33,11 @@ class RunDir:
     def transcripts(self) -> Path:
         return self.root / "transcripts"
 
+    @property
+    def skills(self) -> Path:
+        """Skill libraries of LLM agents (one per condition, seed and player)."""
+        return self.root / "skills"
+
     @classmethod
     def create(cls, root: Path) -> RunDir:
         """A fresh run directory; never appends to another run's log."""

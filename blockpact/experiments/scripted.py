@@ -1,22 +1,24 @@
-"""Scripted (deterministic, no LLM) participants on the Python simulator.
+"""Scripted (deterministic, no LLM) participants: every output they produce is labelled "scripted".
 
 Negotiation: the scripted negotiators of blockpact.agents.negotiation (the first proposes the
-social-optimum contract, the other accepts it). Play: the Python policies of sim_policies, `greedy`
-without a contract and `social_split` under one (scripted players cannot read a contract, so any
-contract text stands for "play the welfare-maximising split"). The formal judge then settles the
-contract on the episode's events.
+social-optimum contract derived from the world spec, the other accepts it). Play: E's JavaScript
+players run through the program runner: `ScriptedGreedyAgent` without a contract,
+`ScriptedCooperativeAgent` under one (it follows the clauses in the controlled form and says in its
+explanation which ones it cannot follow). The scripted critic reviews the runs; the formal judge
+settles the contract.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
+from blockpact.agents.action import ActionAgent
+from blockpact.agents.critic import ScriptedCritic
 from blockpact.agents.negotiation import NegotiationResult, ScriptedNegotiator, negotiate
-from blockpact.experiments.judging import settle
-from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome
-from blockpact.experiments.sim_policies import POLICIES
-from blockpact.worlds.simulator import ProgramOutcome, Simulation
+from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
+from blockpact.agents.scripted.world_facts import WorldFacts
+from blockpact.experiments.judging import Judges
+from blockpact.experiments.protocol import EpisodeInput, Participants
+from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine
+from blockpact.judge.contract import parse_contract
 from blockpact.worlds.spec import WorldSpec
 
 
@@ -25,40 +27,18 @@ class ScriptedNegotiation:
         return await negotiate([ScriptedNegotiator(p, spec) for p in sorted(spec.players)])
 
 
-def _program_result(sim: Simulation, outcome: ProgramOutcome) -> dict[str, Any]:
-    chat = [e.data["message"] for e in sim.state.log.of_kind("chat") if e.agent == outcome.agent]
-    return {
-        "player": outcome.agent,
-        "success": outcome.success,
-        "error": outcome.error,
-        "error_line": None,
-        "stack": None,
-        "chat": chat,
-        "logs": [],
-        "duration": outcome.ended - outcome.started,
-        "timed_out": not outcome.success and outcome.ended >= sim.spec.episode_seconds,
-    }
+def scripted_minds(episode: EpisodeInput) -> Minds:
+    spec = episode.spec
+    players = sorted(spec.players)
+    facts = WorldFacts(spec)
+    agents: dict[str, ActionAgent]
+    if episode.contract is None:
+        agents = {p: ScriptedGreedyAgent(p, spec, facts) for p in players}
+    else:
+        contract = parse_contract(episode.contract, players, world=spec.name)
+        agents = {p: ScriptedCooperativeAgent(p, spec, contract, facts) for p in players}
+    return Minds(agents, ScriptedCritic(), Judges())
 
 
-class ScriptedSimEngine:
-    """Plays an episode on the Python simulator with the scripted policies, then the judge settles it."""
-
-    async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
-        spec = episode.spec
-        sim = Simulation(spec, seed=episode.seed)
-        log.follow(sim.state.log)
-        policy = "greedy" if episode.contract is None else "social_split"
-        outcomes = await sim.run({p: POLICIES[policy] for p in spec.players})
-        sim.finish()
-        for player in sorted(outcomes):
-            log.program_result(_program_result(sim, outcomes[player]), code=f"scripted policy: {policy}")
-        s = settle(spec, episode.contract, sim.state.log.events, log)
-        return EpisodeOutcome(s.rewards, s.inventory_rewards, s.transfers, s.critiques, sim.now)
-
-
-def run_policy(spec: WorldSpec, policy: str, seed: int) -> Simulation:
-    """One finished episode in which every player runs `policy` (for checks of the dilemmas)."""
-    sim = Simulation(spec, seed=seed)
-    asyncio.run(sim.run({p: POLICIES[policy] for p in spec.players}))
-    sim.finish()
-    return sim
+def scripted_participants() -> Participants:
+    return Participants(SimEpisodeEngine(scripted_minds), ScriptedNegotiation())

@@ -1,17 +1,25 @@
-"""The run defaults in run.toml (package data), read once."""
+"""The run defaults in run.toml (package data), read once, and the experiment's prompt templates."""
 
 from __future__ import annotations
 
 import tomllib
 from functools import cache
 from pathlib import Path
+from string import Template
 from typing import Any
 
 RUN_TOML = Path(__file__).with_name("run.toml")
 TEMPLATES = Path(__file__).with_name("templates")
+PROMPTS = Path(__file__).with_name("prompts")
 
 
 @cache
 def run_settings() -> dict[str, Any]:
     with open(RUN_TOML, "rb") as f:
         return tomllib.load(f)
+
+
+@cache
+def prompt(name: str) -> Template:
+    """`prompts/<name>.md` as a string.Template ($names)."""
+    return Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8"))

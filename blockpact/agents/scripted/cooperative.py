@@ -106,7 +106,7 @@ class ScriptedCooperativeAgent:
             steps.append(f"Return the {plan.turn['item']} to the chest and signal {plan.turn['other']}.")
         if renewing:
             steps.append("Keep mining what grows back until the scenario ends.")
-        notes = f" Not followed: {'; '.join(plan.notes)}." if plan.notes else ""
+        notes = f" Not followed: {'; '.join(n.rstrip('.') for n in plan.notes)}." if plan.notes else ""
         return scripted_proposal(
             "cooperative.js",
             {

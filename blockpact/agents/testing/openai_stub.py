@@ -336,8 +336,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", action="append", help="model id to list (repeatable)")
     parser.add_argument("--reply", help="always answer this text (default: echo the last user message)")
     parser.add_argument("--api-key", help="require this bearer key (default: accept any)")
+    parser.add_argument("--world", help="play every blockpact role on this world (e.g. for `blockpact run --agents llm`)")
     args = parser.parse_args(argv)
     responder: Responder = (lambda _req: args.reply) if args.reply is not None else echo_last_user_message
+    if args.world is not None:
+        from blockpact.agents.testing.protocol_responder import ProtocolResponder  # imports the world layer
+        from blockpact.worlds.loader import load_world
+
+        responder = ProtocolResponder(load_world(args.world))
     stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port)
     with stub:
         print(f"OpenAI-compatible stub listening on {stub.base_url}", flush=True)

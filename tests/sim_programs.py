@@ -1,16 +1,20 @@
-"""Scripted baseline policies on the simulator's primitive API: deterministic, no LLM.
+"""Small Python programs on the simulator's primitive API, for tests that need cheap episodes.
 
-They exist so every command runs offline and so the dilemmas can be checked: `greedy` plays for
-itself; `social_split` follows the welfare-maximising assignment of each valued block to the
-player who values it most. Every output that comes from them is labelled "scripted".
+The product's scripted players write JavaScript (blockpact.agents.scripted); these Python ones play
+the same two strategies directly on `AgentAPI`, without Node: `greedy` plays for itself;
+`social_split` follows the welfare-maximising assignment of each valued block to the player who
+values it most. `run_policy` plays one finished episode with every player on one policy.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
 from blockpact.worlds import rules
 from blockpact.worlds.primitives import AgentAPI
+from blockpact.worlds.simulator import Simulation
+from blockpact.worlds.spec import WorldSpec
 from blockpact.worlds.state import WorldState
 
 Policy = Callable[[AgentAPI], Awaitable[object]]
@@ -91,3 +95,11 @@ def social_split(api: AgentAPI) -> Awaitable[None]:
 
 
 POLICIES: dict[str, Callable[[AgentAPI], Awaitable[object]]] = {"greedy": greedy, "social_split": social_split}
+
+
+def run_policy(spec: WorldSpec, policy: str, seed: int) -> Simulation:
+    """One finished episode in which every player runs `policy`."""
+    sim = Simulation(spec, seed=seed)
+    asyncio.run(sim.run({p: POLICIES[policy] for p in spec.players}))
+    sim.finish()
+    return sim

@@ -1,0 +1,90 @@
+"""LLM participants: negotiators, Voyager-style action agents with a skill library per player and
+seed, the LLM critic, and the LLM judge next to the formal one, all through one LLMClient whose
+every call goes to the run's transcripts/llm.jsonl (keys never do: the client holds them as secrets)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from blockpact.agents.action import ActionAgent, LLMActionAgent
+from blockpact.agents.critic import Critic
+from blockpact.agents.llm.client import Completion, LLMClient, Message
+from blockpact.agents.llm.settings import LLMSettings
+from blockpact.agents.negotiation import LLMNegotiator, NegotiationResult, negotiate
+from blockpact.agents.voyager_loop import LLMSkillDescriber
+from blockpact.experiments.judging import Judges
+from blockpact.experiments.protocol import EpisodeInput, Participants
+from blockpact.experiments.rundir import RunDir
+from blockpact.experiments.settings import run_settings
+from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine
+from blockpact.judge.llm_judge import LLMJudge
+from blockpact.skills.library import SkillLibrary
+from blockpact.worlds.spec import WorldSpec
+
+TRANSCRIPT = "llm.jsonl"
+
+
+class SeededClient:
+    """The run's client with the run's seed in every request (the OpenAI `seed` sampling parameter).
+    The seed is part of the response cache's key, so each seed is its own sample and a re-run of
+    the same seed is answered from the cache."""
+
+    def __init__(self, client: LLMClient, seed: int) -> None:
+        self.client = client
+        self.seed = seed
+
+    async def complete(self, role: str, messages: Sequence[Message], **overrides: Any) -> Completion:
+        return await self.client.complete(role, messages, **{"seed": self.seed, **overrides})
+
+
+class SkillLibraries:
+    """One library per (condition, seed, player) under the run directory: seeds stay independent
+    samples, and a player's later episodes reuse what it learnt in the earlier ones."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._open: dict[tuple[str, int, str], SkillLibrary] = {}
+
+    def __call__(self, episode: EpisodeInput, player: str) -> SkillLibrary:
+        key = (episode.condition, episode.seed, player)
+        if key not in self._open:
+            self._open[key] = SkillLibrary(self.root / episode.condition / f"seed-{episode.seed}" / player)
+        return self._open[key]
+
+
+class LLMCast:
+    """The LLM minds of an episode, every role asking through the seed's view of one client."""
+
+    def __init__(self, client: LLMClient, run_dir: RunDir) -> None:
+        self.client = client
+        self.libraries = SkillLibraries(run_dir.skills)
+        self.seeded = bool(run_settings()["llm"]["seed_requests"])
+        self.apply_llm_judge = bool(run_settings()["judge"]["apply_llm_judge"])
+
+    def client_for(self, seed: int) -> Any:
+        """What the roles of this seed call (they only use `complete`)."""
+        return SeededClient(self.client, seed) if self.seeded else self.client
+
+    def __call__(self, episode: EpisodeInput) -> Minds:
+        spec, client = episode.spec, self.client_for(episode.seed)
+        libraries = {p: self.libraries(episode, p) for p in sorted(spec.players)}
+        agents: dict[str, ActionAgent] = {p: LLMActionAgent(client, p, spec, lib) for p, lib in libraries.items()}
+        judges = Judges(llm=LLMJudge(client), apply_llm=self.apply_llm_judge)
+        return Minds(agents, Critic(client), judges, libraries, LLMSkillDescriber(client))
+
+
+class LLMNegotiation:
+    def __init__(self, cast: LLMCast) -> None:
+        self.cast = cast
+
+    async def negotiate(self, spec: WorldSpec, seed: int) -> NegotiationResult:
+        client = self.cast.client_for(seed)
+        return await negotiate([LLMNegotiator(client, p, spec) for p in sorted(spec.players)])
+
+
+def llm_participants(settings: LLMSettings, run_dir: RunDir) -> Participants:
+    client = LLMClient(settings, transcript=run_dir.transcripts / TRANSCRIPT)
+    cast = LLMCast(client, run_dir)
+    return Participants(SimEpisodeEngine(cast), LLMNegotiation(cast), aclose=client.aclose)

@@ -1,0 +1,173 @@
+"""One episode on the simulator: every player's action agent writes a program, all programs run
+together on a SimWorld (JavaScript in the SES sandbox), the critic reviews each run, the judges
+settle the contract, and what each player learnt is handed to the next episode.
+
+Who the players are (scripted or LLM) is a `Cast`; the engine is the same for both, so scripted
+and LLM runs differ only in who writes the programs, critiques and judgments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from blockpact.agents.action import ActionAgent, ActionContext
+from blockpact.agents.critic import CriticProtocol
+from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, TaskOutcome, VoyagerLoop, run_together
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.experiments.judging import Judges, settle
+from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Handover
+from blockpact.experiments.settings import prompt, run_settings
+from blockpact.worlds.events import Event
+
+if TYPE_CHECKING:
+    from blockpact.bridge.body import ProgramResult
+    from blockpact.skills.library import SkillLibrary
+
+
+@dataclass(frozen=True)
+class Minds:
+    """Who thinks for the players in one episode: action agents, the critic, the judges."""
+
+    agents: Mapping[str, ActionAgent]
+    critic: CriticProtocol
+    judges: Judges
+    libraries: Mapping[str, SkillLibrary] = field(default_factory=dict)  # where successful programs are kept
+    describer: SkillDescriber | None = None
+
+
+Cast = Callable[[EpisodeInput], Minds]  # the minds of an episode (scripted or LLM)
+
+
+def task_for(episode: EpisodeInput) -> str:
+    return prompt("task" if episode.contract is None else "task_contract").substitute().strip()
+
+
+def chat_lines(events: list[Event]) -> tuple[str, ...]:
+    return tuple(f"[{e.time:.1f} s] {e.agent}: {e.data.get('message', '')}" for e in events if e.kind == "chat" and e.agent)
+
+
+def _context(episode: EpisodeInput, player: str, task: str) -> ActionContext:
+    spec = episode.spec
+    handover = episode.handover.get(player, Handover())
+    return ActionContext(
+        player=player,
+        world=spec,
+        task=task,
+        contract=episode.contract,
+        inventory=dict(spec.players[player].inventory),
+        others_inventories={p: dict(s.inventory) for p, s in sorted(spec.players.items()) if p != player},
+        chat_log=handover.chat_log,
+        last_code=handover.last_code,
+        last_error=handover.last_error,
+        critic_critique=handover.critic_critique,
+        judge_critique=handover.judge_critique,
+    )
+
+
+def _no_program(player: str, reason: str | None) -> dict[str, object]:
+    """A program_result for a player whose action agent wrote no runnable program (nothing ran)."""
+    return {"player": player, "success": False, "error": f"no program: {reason or 'the action agent gave none'}",
+            "error_line": None, "stack": None, "chat": [], "logs": [], "duration": 0.0, "timed_out": False}
+
+
+class _Runs:
+    """The programs' results as run, and as the agents see them: in this protocol a program plays the
+    whole episode, so one still running when the episode ends has finished its job (no error to fix,
+    and the critic judges what it achieved); the log keeps the run as it was."""
+
+    def __init__(self, episode_seconds: float) -> None:
+        self.episode_seconds = episode_seconds
+        self.original: dict[str, ProgramResult] = {}
+        self.ended_with_episode: set[str] = set()
+        self.rejected: dict[str, list[LoopEvent]] = {}  # proposal_failed events, with the rejected replies
+
+    def note(self, event: LoopEvent) -> None:
+        if event.kind == "proposal_failed":
+            self.rejected.setdefault(event.player, []).append(event)
+
+    def record(self, results: Mapping[str, ProgramResult]) -> dict[str, ProgramResult]:
+        seen = {}
+        for player, result in results.items():
+            self.original[player] = result
+            if result.timed_out and result.observation.get("time", 0.0) >= self.episode_seconds:
+                self.ended_with_episode.add(player)
+                result = dataclasses.replace(result, success=True, error=None, error_line=None, stack=None,
+                                             timed_out=False)
+            seen[player] = result
+        return seen
+
+
+class SimEpisodeEngine:
+    """Plays episodes on the grid simulator; one instance serves every condition and seed of a run
+    (all worlds share the process's one Node runtime)."""
+
+    def __init__(self, cast: Cast) -> None:
+        self.cast = cast
+        settings = run_settings()["episode"]
+        self.budget_margin = float(settings["budget_margin_seconds"])
+        self.handover_chat_lines = int(settings["handover_chat_lines"])
+
+    async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
+        spec = episode.spec
+        world = SimWorld(spec, seed=episode.seed)
+        try:
+            log.follow(world.sim.state.log)
+            task = task_for(episode)
+            for player in sorted(spec.players):
+                world.sim.state.emit(player, "task", task=task)  # the judge's observables read the tasks here
+            minds = self.cast(episode)
+            outcomes, runs = await self._play_programs(episode, minds, world, task)
+            world.finish()
+            for outcome in outcomes:
+                self._log_outcome(outcome, runs, log)
+            events = world.sim.state.log.events
+            settlement = await settle(spec, episode.contract, events, log, minds.judges)
+            chat = chat_lines(events)[-self.handover_chat_lines:]
+            handover = {o.player: self._handover(o, settlement.critiques.get(o.player, ""), chat) for o in outcomes}
+            return EpisodeOutcome(settlement.rewards, settlement.inventory_rewards, settlement.transfers, handover,
+                                  world.sim.now, settlement.applied)
+        finally:
+            await world.close()
+
+    async def _play_programs(self, episode: EpisodeInput, minds: Minds, world: SimWorld,
+                             task: str) -> tuple[list[TaskOutcome], _Runs]:
+        """Every player proposes, all programs run together, the critic reviews each run."""
+        spec = episode.spec
+        players = sorted(spec.players)
+        runs = _Runs(spec.episode_seconds)
+        loops = [VoyagerLoop(minds.agents[p], minds.critic, library=minds.libraries.get(p), describer=minds.describer,
+                             attempts=1, on_event=runs.note) for p in players]
+        budget = spec.episode_seconds + self.budget_margin
+
+        async def run_programs(programs: dict[str, str], skills: dict[str, tuple[str, ...]]) -> dict[str, ProgramResult]:
+            return runs.record(await world.run_programs(programs, skills=skills, budget=budget))
+
+        outcomes = await run_together(loops, [_context(episode, p, task) for p in players], run_programs)
+        return outcomes, runs
+
+    @staticmethod
+    def _log_outcome(outcome: TaskOutcome, runs: _Runs, log: EpisodeLog) -> None:
+        player = outcome.player
+        if not outcome.attempts:
+            replies = [r for e in runs.rejected.get(player, []) for r in e.data.get("replies", [])]
+            log.program_result(_no_program(player, outcome.reason), code=None, source="llm", replies=replies)
+            return
+        for attempt in outcome.attempts:
+            proposal, critique = attempt.proposal, attempt.critique
+            verdict = {"success": critique.success, "critique": critique.critique, "reasoning": critique.reasoning,
+                       "source": critique.source}
+            log.program_result(runs.original[player].to_json(), code=proposal.code, source=proposal.label,
+                               explain=proposal.explain, plan=proposal.plan, function_name=proposal.function_name,
+                               critic=verdict, stopped_by_episode_end=player in runs.ended_with_episode)
+            if critique.critique:
+                log.critique(player, "critic", critique.critique, success=critique.success)
+
+    @staticmethod
+    def _handover(outcome: TaskOutcome, judge_critique: str, chat: tuple[str, ...]) -> Handover:
+        ctx = outcome.context
+        last_error = ctx.last_error if outcome.attempts else f"no program: {outcome.reason}"
+        return Handover(last_code=ctx.last_code, last_error=last_error, critic_critique=ctx.critic_critique,
+                        judge_critique=judge_critique or None, chat_log=chat)
