@@ -91,3 +91,17 @@ def test_requires_packages_by_absolute_path() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env={**os.environ})
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["6", "UserError Node package 'left-pad' is not installed in " + str(rt.NODE_MODULES)]
+
+
+def test_starting_the_runtime_leaves_force_color_as_it_was() -> None:
+    """JSPyBridge sets FORCE_COLOR for its Node child; rich would then colour output that is not a terminal."""
+    code = (
+        "import os\n"
+        "from blockpact.bridge.runtime import runtime\n"
+        "runtime()\n"
+        "print(repr(os.environ.get('FORCE_COLOR')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "None"

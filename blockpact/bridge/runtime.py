@@ -51,7 +51,13 @@ class NodeRuntime:
 
     def __init__(self) -> None:
         check_node()
-        import javascript  # starts the Node process
+        force_color = os.environ.get("FORCE_COLOR")
+        import javascript  # starts the Node process; sets FORCE_COLOR for it, which would make rich colour every later console
+
+        if force_color is None:
+            os.environ.pop("FORCE_COLOR", None)
+        else:
+            os.environ["FORCE_COLOR"] = force_color
 
         self._js = javascript
         self.pid: int = int(self.require(JS_DIR / "runtime" / "guard.js").install())
