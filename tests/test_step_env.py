@@ -99,7 +99,7 @@ def test_digging_by_hand_takes_minecraft_time_and_yields_nothing_unharvestable()
     steps = 0
     core = env.core
     ore = core.tables.block("iron_ore")
-    while core.grids.get(core.b, core.y, core.x - 1, core.z)[0, 0] == ore:
+    while core.grids.get(0, core.y, core.x - 1, core.z)[0, 0] == ore:
         env.step(act(env, Gizmo="dig"))
         steps += 1
     seconds = rules.dig_seconds(WorldState(load_world("double_vein")), "iron_ore", None)
@@ -158,3 +158,37 @@ def test_rgb_observation_colours_the_window() -> None:
     assert rgb.shape == (11, 11, 3) and rgb.dtype == np.uint8
     assert env.observation_space("P1").contains(obs["P1"])
     assert len({tuple(c) for c in rgb.reshape(-1, 3)}) >= 3  # wall, water, grass at least
+
+
+def test_two_players_digging_one_block_in_one_step_the_later_by_name_gets_it(tmp_path: Path) -> None:
+    path = tmp_path / "builder.toml"
+    path.write_text(BUILDER)
+    env = parallel_env(path)
+    env.reset(seed=0)
+    env.step(act(env, Ann="place", Bob="turn_left"))  # dirt between them; Bob turns round to face it
+    env.step(act(env, Ann="noop", Bob="turn_left"))
+    obs, r, *_ = env.step(act(env, Ann="dig", Bob="dig"))  # dirt breaks by hand in one step
+    assert r == {"Ann": 0.0, "Bob": 1.0}
+    dirt = env.core.tables.slot("dirt")
+    assert (obs["Ann"]["inventory"][dirt], obs["Bob"]["inventory"][dirt]) == (1, 2)
+
+
+def test_actions_out_of_range_are_refused_before_anything_moves() -> None:
+    env = parallel_env("cleanup_mp")
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action 8 of copy 0, player P3 is out of range \(expected 0 \.\. 7\)"):
+        env.step({"P1": 1, "P3": 8})
+    assert env.core.t == 0 and (env.core.observe()["blocks"][0] == np.stack([obs[a]["blocks"] for a in env.possible_agents])).all()
+    with pytest.raises(ValueError, match="actions have shape"):
+        env.core.step(np.zeros((2, 7), dtype=np.int64))
+
+
+def test_stepping_on_after_the_end_without_reset_keeps_the_dynamics_going() -> None:
+    env = parallel_env("cleanup_mp", step_seconds=250.0)  # 1000 s: four steps an episode
+    env.reset(seed=2)
+    for _ in range(4):
+        env.step({})
+    assert env.agents == []
+    before = env.core.dynamics.count("slime_block", "river")
+    env.step({})
+    assert env.core.t == 5 and env.core.dynamics.count("slime_block", "river") > before

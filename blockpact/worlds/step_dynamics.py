@@ -1,133 +1,210 @@
-"""The world's dynamics rules for a batch of grids, compiled from the same spec rules as `dynamics.py`.
+"""The world's dynamics rules for the step kernel, compiled from the same spec rules as `dynamics.py`.
 
 `Dynamics` walks cells in Python and logs an event per change, which is right for the program
-simulator and far too slow for millions of RL steps. This applies each rule of the world file to all
-copies at once with the same semantics: regrowth on the original cells, spawning on free cells of a
-region (one a second or per cell, up to a cap), growth by a factor every period, `when` conditions,
-`probability_from` scaling through the spec's own `ProbabilityFrom.factor`, rules in file order.
+simulator and far too slow for millions of RL steps. Here each rule of the world file becomes rows of
+flat tables (`Rules`) that a compiled loop applies to one copy at a time, with the same semantics:
+regrowth on the original cells, spawning on free cells of a region (one a second or per cell, up to
+a cap), growth by a factor every period, `when` conditions, `probability_from` scaling through the
+spec's own `ProbabilityFrom.factor` (tabulated per count), rules in file order. Which ticks fall in
+which step, and which growth rules are due at each, is tabulated by `schedule`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
+from numba import njit
 
-from blockpact.worlds.dynamics import is_multiple
-from blockpact.worlds.spec import Condition, GrowRule, RegrowRule, SpawnRule, WorldSpec
-from blockpact.worlds.step_grid import RotatedGrids
-from blockpact.worlds.step_rng import below, bits
+from blockpact.worlds.dynamics import is_multiple, ticks_between
+from blockpact.worlds.spec import GrowRule, RegrowRule, SpawnRule, WorldSpec
+from blockpact.worlds.step_grid import PaddedGrids
+from blockpact.worlds.step_rng import below, spread_table, stream_base, word
 from blockpact.worlds.step_tables import StepTables
 
+REGROW, SPAWN, GROW = range(3)
 _LAST = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
-@dataclass(frozen=True)
-class _Cells:
-    y: np.ndarray  # padded coordinates, in Region.cells() order
-    x: np.ndarray
-    z: np.ndarray
-    offset: np.ndarray  # flat index within a copy's rotation 0
+class Rules(NamedTuple):
+    kind: np.ndarray  # (R,) REGROW, SPAWN or GROW
+    block: np.ndarray  # (R,) palette index the rule puts
+    cells: np.ndarray  # (R,) cell list acted on: a regrow rule's original cells, else its region
+    region: np.ndarray  # (R,) cell list of the rule's region (a spawn rule's cap, a grow rule's count)
+    cap: np.ndarray  # (R,) -1 for none
+    per_region: np.ndarray  # (R,) bool: a spawn rule draws one cell a second
+    factor: np.ndarray  # (R,) a grow rule's factor
+    accepts: np.ndarray  # (R, P) bool: blocks a spawn or grow rule may replace
+    scale_block: np.ndarray  # (R,) probability_from's block, -1 for none
+    scale_list: np.ndarray  # (R,) cell list of probability_from's region
+    probability: np.ndarray  # (R, V + 1) probability by probability_from's count (column 0 without one)
+    cond_start: np.ndarray  # (R + 1,) the rule's conditions: cond_start[r] .. cond_start[r + 1]
+    cond_block: np.ndarray  # (C,)
+    cond_list: np.ndarray  # (C,)
+    cond_holds: np.ndarray  # (C, V + 1) bool: whether the condition holds at each count
+    list_start: np.ndarray  # (L + 1,) cells of list l: list_start[l] .. list_start[l + 1]
+    list_offset: np.ndarray  # flat offset within a copy, in Region.cells() order
+    spread: np.ndarray  # (longest list,) uint64: the stream index words (step_rng.spread)
+
+
+class Schedule(NamedTuple):
+    start: np.ndarray  # (steps + 1,) the ticks of step t: start[t] .. start[t + 1]
+    number: np.ndarray  # (K,) each tick's number (second / tick_seconds), the draws' step
+    due: np.ndarray  # (K, R) bool: the rule applies at that tick (growth only every `every` seconds)
 
 
 class StepDynamics:
-    def __init__(self, spec: WorldSpec, tables: StepTables, grids: RotatedGrids) -> None:
+    def __init__(self, spec: WorldSpec, tables: StepTables, grids: PaddedGrids) -> None:
         self.spec, self.tables, self.grids = spec, tables, grids
-        self.base = np.arange(grids.ids.shape[0], dtype=np.int64) * 4 * grids.cells_per_copy
-        self.regions = {name: self._cells(list(r.cells())) for name, r in spec.regions.items()}
-        self.original = {
-            i: self._cells(sorted(p for p, b in spec.blocks.items() if b == rule.block and spec.regions[rule.region].contains(p)))
-            for i, rule in enumerate(spec.rules) if isinstance(rule, RegrowRule)
-        }
-        self.occupied = np.zeros((grids.ids.shape[0], grids.cells_per_copy), dtype=bool)
+        self._lists: list[list[tuple[int, int, int]]] = []
+        self._region_list = {name: self._list(list(r.cells())) for name, r in spec.regions.items()}
+        self.rules = self._compile()
 
-    def _cells(self, cells: list[tuple[int, int, int]]) -> _Cells:
-        g, o = self.grids, self.spec.origin
-        a = np.array(cells, dtype=np.int64).reshape(-1, 3)
+    def _list(self, cells: list[tuple[int, int, int]]) -> int:
+        self._lists.append(cells)
+        return len(self._lists) - 1
+
+    def _compile(self) -> Rules:
+        spec, t = self.spec, self.tables
+        R, P = len(spec.rules), len(t.palette)
+        V = max([r.volume for r in spec.regions.values()] or [0])
+        kind, block, cells, region, cap = (np.full(R, -1, dtype=np.int64) for _ in range(5))
+        per_region, factor = np.zeros(R, dtype=bool), np.zeros(R)
+        accepts = np.zeros((R, P), dtype=bool)
+        scale_block, scale_list = np.full(R, -1, dtype=np.int64), np.zeros(R, dtype=np.int64)
+        probability = np.zeros((R, V + 1))
+        cond_start, cond_block, cond_list, cond_holds = [0], [], [], []
+        counts = np.arange(V + 1)
+        for i, rule in enumerate(spec.rules):
+            block[i], region[i] = t.block(rule.block), self._region_list[rule.region]
+            if isinstance(rule, RegrowRule):
+                kind[i] = REGROW
+                cells[i] = self._list(sorted(p for p, b in spec.blocks.items() if b == rule.block and spec.regions[rule.region].contains(p)))
+            else:
+                kind[i] = SPAWN if isinstance(rule, SpawnRule) else GROW
+                cells[i] = region[i]
+                cap[i] = -1 if rule.cap is None else rule.cap
+                accepts[i, [t.block(b) for b in rule.on]] = True
+            if isinstance(rule, SpawnRule):
+                per_region[i] = rule.per == "region"
+            if isinstance(rule, GrowRule):
+                factor[i] = rule.factor
+            else:
+                scale = rule.probability_from
+                probability[i] = rule.probability
+                if scale is not None:
+                    scale_block[i], scale_list[i] = t.block(scale.block), self._region_list[scale.region]
+                    probability[i] = rule.probability * scale.factor(counts / spec.regions[scale.region].volume)
+            for c in rule.when:
+                cond_block.append(t.block(c.block))
+                cond_list.append(self._region_list[c.region])
+                cond_holds.append([c.holds(n) for n in range(V + 1)])
+            cond_start.append(len(cond_block))
+        g, o = self.grids, spec.origin
+        flat = [p for cells_ in self._lists for p in cells_]
+        a = np.array(flat, dtype=np.int64).reshape(-1, 3)
         x, y, z = a[:, 0] - o[0] + g.pad, a[:, 1] - o[1] + g.below, a[:, 2] - o[2] + g.pad
-        return _Cells(y, x, z, (y * g.S + z) * g.S + x)
+        return Rules(
+            kind=kind, block=block, cells=cells, region=region, cap=cap, per_region=per_region, factor=factor,
+            accepts=accepts, scale_block=scale_block, scale_list=scale_list, probability=probability,
+            cond_start=np.array(cond_start, dtype=np.int64), cond_block=np.array(cond_block, dtype=np.int64),
+            cond_list=np.array(cond_list, dtype=np.int64), cond_holds=np.array(cond_holds, dtype=bool).reshape(-1, V + 1),
+            list_start=np.cumsum([0] + [len(c) for c in self._lists], dtype=np.int64),
+            list_offset=(y * g.SZ + z) * g.SX + x,
+            spread=spread_table(max([len(c) for c in self._lists] or [1])),
+        )
 
-    def _values(self, cells: _Cells) -> np.ndarray:
-        return self.grids.flat[self.base[:, None] + cells.offset]
+    def schedule(self, step_seconds: float, tick_seconds: float, steps: int) -> Schedule:
+        """The dynamics ticks of steps 0 .. steps - 1 (step t covers simulated time (t, t + 1] * step_seconds)."""
+        start, number, due = [0], [], []
+        for t in range(steps):
+            for second in ticks_between(t * step_seconds, (t + 1) * step_seconds, tick_seconds):
+                number.append(round(second / tick_seconds))
+                due.append([not isinstance(r, GrowRule) or is_multiple(second, r.every) for r in self.spec.rules])
+            start.append(len(number))
+        R = len(self.spec.rules)
+        return Schedule(np.array(start, dtype=np.int64), np.array(number, dtype=np.int64), np.array(due, dtype=bool).reshape(len(number), R))
 
     def count(self, block: str, region: str) -> np.ndarray:
-        return np.count_nonzero(self._values(self.regions[region]) == self.tables.block(block), axis=1)
+        """(B,) how many cells of `region` hold `block` in each copy."""
+        r, g = self.rules, self.grids
+        lst = self._region_list[region]
+        offsets = r.list_offset[r.list_start[lst] : r.list_start[lst + 1]]
+        base = np.arange(g.ids.shape[0], dtype=np.int64)[:, None] * g.cells_per_copy
+        return np.count_nonzero(g.flat[base + offsets] == self.tables.block(block), axis=1)
 
-    def _holds(self, when: tuple[Condition, ...]) -> np.ndarray:
-        ok = np.ones(len(self.base), dtype=bool)
-        for c in when:
-            ok &= c.holds(self.count(c.block, c.region))
-        return ok
 
-    def _probability(self, rule: RegrowRule | SpawnRule) -> np.ndarray:
-        scale = rule.probability_from
-        if scale is None:
-            return np.full((len(self.base), 1), rule.probability)
-        fraction = self.count(scale.block, scale.region) / self.spec.regions[scale.region].volume
-        return (rule.probability * scale.factor(fraction))[:, None]
+@njit(cache=True, inline="always")
+def _count(flat: np.ndarray, copy: int, ru: Rules, block: int, lst: int) -> int:
+    n = 0
+    for c in range(ru.list_start[lst], ru.list_start[lst + 1]):
+        n += flat[copy + ru.list_offset[c]] == block
+    return n
 
-    def tick(self, second: float, tick: int, keys: np.ndarray, players: np.ndarray) -> None:
-        """Apply every rule for the second ending at `second`; `players` are (B, M) flat offsets of feet and head cells."""
-        rows = np.arange(len(self.base))[:, None]
-        self.occupied[rows, players] = True
-        for i, rule in enumerate(self.spec.rules):
-            if isinstance(rule, GrowRule) and not is_multiple(second, rule.every):
+
+@njit(cache=True, inline="always")
+def apply_rules(flat: np.ndarray, copy: int, tick: int, due: np.ndarray, key: np.uint64, occupied: np.ndarray, ru: Rules, air: int) -> None:
+    """Every due rule, in file order, for the second numbered `tick` of the copy starting at offset
+    `copy` of `flat`; `occupied` marks the cells players' feet and heads are in (offsets within the
+    copy), where nothing spawns or grows."""
+    for i in range(len(ru.kind)):
+        if not due[i]:
+            continue
+        holds = True
+        for c in range(ru.cond_start[i], ru.cond_start[i + 1]):
+            if not ru.cond_holds[c, _count(flat, copy, ru, ru.cond_block[c], ru.cond_list[c])]:
+                holds = False
+        if not holds:
+            continue
+        stream = 8 * i
+        lo, hi = ru.list_start[ru.cells[i]], ru.list_start[ru.cells[i] + 1]
+        p = ru.probability[i, 0] if ru.scale_block[i] < 0 else ru.probability[i, _count(flat, copy, ru, ru.scale_block[i], ru.scale_list[i])]
+        kind, block = ru.kind[i], ru.block[i]
+        if kind == REGROW:
+            base = stream_base(key, tick, stream)
+            for c in range(lo, hi):
+                if flat[copy + ru.list_offset[c]] == air and below(word(base, ru.spread[c - lo]), p):
+                    flat[copy + ru.list_offset[c]] = block
+        elif kind == SPAWN:
+            room = ru.cap[i] - _count(flat, copy, ru, block, ru.region[i]) if ru.cap[i] >= 0 else hi - lo + 1
+            if room <= 0:
                 continue
-            holds = self._holds(rule.when)
-            if not holds.any():
-                continue
-            stream = 8 * i
-            if isinstance(rule, RegrowRule):
-                self._regrow(i, rule, holds, tick, stream, keys)
-            elif isinstance(rule, SpawnRule):
-                self._spawn(rule, holds, tick, stream, keys)
+            base = stream_base(key, tick, stream)
+            if ru.per_region[i]:
+                fire = below(word(base, ru.spread[0]), p)
+                pick_base = stream_base(key, tick, stream + 1)
+                pick, best, any_free = lo, _LAST, False
+                for c in range(lo, hi):  # argmin over the cells' words, non-free cells counting as _LAST
+                    if ru.accepts[i, flat[copy + ru.list_offset[c]]] and not occupied[ru.list_offset[c]]:
+                        any_free = True
+                        w = word(pick_base, ru.spread[c - lo])
+                        if w < best:
+                            pick, best = c, w
+                if fire and any_free:
+                    flat[copy + ru.list_offset[pick]] = block
             else:
-                self._grow(rule, holds, tick, stream, keys)
-        self.occupied[rows, players] = False
-
-    def _apply(self, fire: np.ndarray, cells: _Cells, block: str) -> None:
-        b, c = np.nonzero(fire)
-        if len(b):
-            self.grids.set(b, cells.y[c], cells.x[c], cells.z[c], self.tables.block(block))
-
-    def _regrow(self, i: int, rule: RegrowRule, holds: np.ndarray, tick: int, stream: int, keys: np.ndarray) -> None:
-        cells = self.original[i]
-        if not len(cells.offset):
-            return
-        empty = self._values(cells) == self.tables.block("air")
-        fire = empty & holds[:, None] & below(bits(keys, tick, stream, len(cells.offset)), self._probability(rule))
-        self._apply(fire, cells, rule.block)
-
-    def _free(self, cells: _Cells, on: tuple[str, ...]) -> np.ndarray:
-        accepts = np.zeros(len(self.tables.palette), dtype=bool)
-        accepts[[self.tables.block(b) for b in on]] = True
-        return accepts[self._values(cells)] & ~self.occupied[:, cells.offset]
-
-    def _spawn(self, rule: SpawnRule, holds: np.ndarray, tick: int, stream: int, keys: np.ndarray) -> None:
-        cells = self.regions[rule.region]
-        room = np.full(len(self.base), np.inf) if rule.cap is None else rule.cap - self.count(rule.block, rule.region)
-        free = self._free(cells, rule.on) & (holds & (room > 0))[:, None]
-        n = len(cells.offset)
-        if rule.per == "region":
-            fire_b = below(bits(keys, tick, stream, 1), self._probability(rule))[:, 0] & free.any(axis=1)
-            pick = np.where(free, bits(keys, tick, stream + 1, n), _LAST).argmin(axis=1)
-            fire = np.zeros_like(free)
-            fire[np.nonzero(fire_b)[0], pick[fire_b]] = True
+                fired = 0
+                for c in range(lo, hi):
+                    if ru.accepts[i, flat[copy + ru.list_offset[c]]] and not occupied[ru.list_offset[c]] and below(word(base, ru.spread[c - lo]), p):
+                        fired += 1
+                        if fired > room:
+                            break
+                        flat[copy + ru.list_offset[c]] = block
         else:
-            fire = free & below(bits(keys, tick, stream, n), self._probability(rule))
-            if rule.cap is not None:
-                fire &= np.cumsum(fire, axis=1) <= room[:, None]
-        self._apply(fire, cells, rule.block)
-
-    def _grow(self, rule: GrowRule, holds: np.ndarray, tick: int, stream: int, keys: np.ndarray) -> None:
-        cells = self.regions[rule.region]
-        count = self.count(rule.block, rule.region)
-        target = np.floor(count * rule.factor).astype(np.int64)
-        if rule.cap is not None:
-            target = np.minimum(target, rule.cap)
-        free = self._free(cells, rule.on)
-        n = np.minimum(np.maximum(target - count, 0), free.sum(axis=1)) * holds
-        keyed = np.where(free, bits(keys, tick, stream, len(cells.offset)), _LAST)
-        ranks = np.argsort(np.argsort(keyed, axis=1, kind="stable"), axis=1)
-        self._apply(free & (ranks < n[:, None]), cells, rule.block)
-
+            count = _count(flat, copy, ru, block, ru.region[i])
+            target = int(np.floor(count * ru.factor[i]))
+            if ru.cap[i] >= 0:
+                target = min(target, ru.cap[i])
+            base = stream_base(key, tick, stream)
+            keyed = np.full(hi - lo, _LAST)
+            free = np.zeros(hi - lo, dtype=np.bool_)
+            for c in range(lo, hi):
+                if ru.accepts[i, flat[copy + ru.list_offset[c]]] and not occupied[ru.list_offset[c]]:
+                    free[c - lo] = True
+                    keyed[c - lo] = word(base, ru.spread[c - lo])
+            n = min(max(target - count, 0), free.sum())
+            order = np.argsort(keyed, kind="mergesort")  # stable: the n smallest words, ties by cell order
+            for r in range(n):
+                c = lo + order[r]
+                if free[c - lo]:
+                    flat[copy + ru.list_offset[c]] = block

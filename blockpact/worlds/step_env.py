@@ -78,21 +78,21 @@ class BlockpactParallelEnv(ParallelEnv):
 
     def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
         """Agents without an action this step do nothing (noop)."""
-        row = self._actions[0]
-        for i, agent in enumerate(self.possible_agents):
-            row[i] = actions.get(agent, 0)
-        obs, rewards, terminated, truncated = self.core.step(self._actions)
+        self._actions[0] = [actions.get(agent, 0) for agent in self.possible_agents]
+        obs, rewards, over = self.core.step_arrays(self._actions)
         agents = self.agents
         out = (
-            self._split(obs),
+            self._split(self.core.as_dict(obs)),
             dict(zip(agents, rewards[0].tolist())),
-            dict(zip(agents, terminated[0].tolist())),
-            dict(zip(agents, truncated[0].tolist())),
+            dict.fromkeys(agents, False),  # no world ends early: episodes are truncated at their length
+            dict.fromkeys(agents, over),
             {a: {} for a in agents},
         )
-        if truncated[0, 0] or terminated[0].all():
+        if over:
             self.agents = []
         return out
 
     def _split(self, obs: dict[str, np.ndarray]) -> dict[str, dict[str, np.ndarray]]:
-        return {a: {k: v[0, i] for k, v in obs.items()} for i, a in enumerate(self.possible_agents)}
+        """Per-agent views into this step's fresh arrays (nothing else writes them)."""
+        keys = list(obs)
+        return dict(zip(self.possible_agents, (dict(zip(keys, parts)) for parts in zip(*(obs[k][0] for k in keys)))))
