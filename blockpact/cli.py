@@ -17,6 +17,7 @@ COMMAND_GROUPS: list[str] = [
     "blockpact.agents.pool_cli",
     "blockpact.bridge.server_cli",
     "blockpact.bridge.cli",
+    "blockpact.experiments.org.cli",
 ]
 
 

@@ -11,6 +11,10 @@ runs them on the simulated clock. Determinism rests on three rules:
   computes, and synchronous bot queries (answered on the loop thread) always see a settled state.
 - A player's calls run one at a time, in the order the program made them.
 
+Organizations run each agent as its own controller (`SimWorld.run_agents`): a coroutine that plans
+(possibly awaiting an LLM: the clock then stands still), runs programs on its body, sleeps or waits
+for messages in simulated time, and runs the next program, all on the one clock.
+
 Budgets: a simulated-time budget (an alarm on the clock cancels the run) and a wall-clock budget
 (the runner kills a worker that never yields, e.g. `while (true) {}`).
 """
@@ -24,7 +28,7 @@ import math
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -35,7 +39,7 @@ from blockpact.skills.reference import SKILLS_DIR, primitives, runner_queries
 from blockpact.worlds.clock import EpisodeOver
 from blockpact.worlds.events import Event
 from blockpact.worlds.primitives import AgentAPI, PrimitiveError
-from blockpact.worlds.simulator import Simulation
+from blockpact.worlds.simulator import ProgramOutcome, Simulation
 from blockpact.worlds.spec import Vec, WorldSpec
 
 SIM_HOST_JS = SKILLS_DIR / "js" / "sim_host.js"
@@ -493,6 +497,7 @@ class SimWorld:
         self.wall_budget = float(programs["wall_budget_seconds"] if wall_budget is None else wall_budget)
         self._bodies: dict[str, SimBody] = {}
         self._busy = False
+        self.stopped: str | None = None  # why run_agents was stopped early, if it was
 
     def body(self, player: str) -> SimBody:
         if player not in self._bodies:
@@ -532,9 +537,109 @@ class SimWorld:
             results[player] = result
         return results
 
+    async def run_agents(self, controllers: Mapping[str, Controller], *, until: float | None = None) -> dict[str, ProgramOutcome]:
+        """Each player's controller runs as its own asynchronous agent on the one simulated clock:
+        `await controller(session)` may run many programs, sleep and wait for messages. Returns when
+        every controller has returned, `stop` was called, or the episode end / `until` is reached
+        (then session calls raise EpisodeOver). Outcomes carry each controller's return value."""
+        if self._busy:
+            raise RuntimeError("agents or programs are already running in this world")
+        self._busy = True
+        self.stopped = None
+        try:
+            sessions = {p: AgentSession(self, p) for p in controllers}
+            fns = {p: (lambda _api, p=p: controllers[p](sessions[p])) for p in controllers}
+            return await self.sim.run(fns, until=until)
+        finally:
+            self._busy = False
+
+    def wake(self, agents: Sequence[str]) -> None:
+        """Let the given agents re-check what they wait for (e.g. a message just arrived for them)."""
+        self.sim.clock.notify([a for a in agents if a in self.sim.clock.rank])
+
+    def stop(self, reason: str) -> None:
+        """End `run_agents` early: running programs are cancelled with `reason`, waiting agents wake,
+        and every later session call raises EpisodeOver."""
+        if self.stopped is not None:
+            return
+        self.stopped = reason
+        for body in self._bodies.values():
+            if body._run is not None:
+                body._cancel(body._run, reason)
+        self.wake(sorted(self.sim.clock.rank))
+
     def finish(self) -> Event:
         return self.sim.finish()
 
     async def close(self) -> None:
         for body in self._bodies.values():
             await body.close()
+
+
+class Inbox(Protocol):
+    """What `AgentSession.wait_message` reads: a pool subscription."""
+
+    def pending(self) -> int: ...
+
+    async def get(self, timeout: float | None = None) -> Any: ...
+
+
+class AgentSession:
+    """One agent's handle on its body inside `SimWorld.run_agents`."""
+
+    def __init__(self, world: SimWorld, player: str) -> None:
+        self.world = world
+        self.player = player
+        self.body = world.body(player)
+
+    @property
+    def now(self) -> float:
+        return self.world.sim.now
+
+    def observe(self) -> dict[str, Any]:
+        return self.body.observe()
+
+    def _check(self) -> None:
+        if self.world.stopped is not None:
+            raise EpisodeOver()
+
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
+        """Run one program on this agent's body; the other agents go on meanwhile."""
+        self._check()
+        limit = self.world.sim_budget if budget is None else float(budget)
+        try:
+            return await self.body._program(self.body.api, source, tuple(skills), limit)
+        except ProgramFailed:
+            assert self.body.last_result is not None
+            return self.body.last_result
+
+    async def sleep(self, seconds: float) -> None:
+        self._check()
+        await self.world.sim.clock.sleep(self.player, seconds)
+        self._check()
+
+    async def wait_until(self, ready: Callable[[], object], timeout: float) -> object:
+        """Block in simulated time until `ready()` holds (re-checked when `SimWorld.wake` names this
+        agent) or `timeout` simulated seconds pass; returns the last value of `ready()`."""
+        self._check()
+        value = await self.world.sim.clock.wait_until(self.player, lambda: ready() or self.world.stopped is not None, timeout)
+        self._check()
+        return value
+
+    async def wait_message(self, inbox: Inbox, timeout: float, *, simulated: bool = True) -> Any | None:
+        """The next message of `inbox`, or None after `timeout` seconds. `simulated`: the seconds are
+        simulated and time may advance meanwhile (whoever delivers messages must call `SimWorld.wake`);
+        otherwise they are wall seconds and simulated time stands still (messages from other processes)."""
+        self._check()
+        if simulated:
+            await self.wait_until(lambda: inbox.pending() > 0, timeout)
+            return await inbox.get() if inbox.pending() > 0 else None
+        try:
+            return await inbox.get(timeout)
+        except TimeoutError:
+            return None
+        finally:
+            self._check()
+
+
+Controller = Callable[[AgentSession], Awaitable[Any]]

@@ -39,10 +39,16 @@ class Clock:
         self._running: set[str] = set()
         self._changed = asyncio.Event()
         self._waiting: dict[str, asyncio.Future] = {}
+        self.ended = False
+
+    def _check_open(self) -> None:
+        if self.ended:
+            raise EpisodeOver()
 
     # -- used by primitives (inside an agent's task) -------------------------------------------
     async def sleep(self, agent: str, seconds: float) -> None:
         """Block `agent` for `seconds` of simulated time."""
+        self._check_open()
         future = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, _Wakeup(self.now + max(0.0, seconds), self.rank[agent], next(self._seq), agent, future))
         await self._block(agent, future)
@@ -54,6 +60,7 @@ class Clock:
             value = ready()
             if value or self.now >= deadline - 1e-12:
                 return value
+            self._check_open()
             future = asyncio.get_running_loop().create_future()
             self._waiting[agent] = future
             heapq.heappush(self._heap, _Wakeup(deadline, self.rank[agent], next(self._seq), agent, future))
@@ -68,6 +75,7 @@ class Clock:
         From then the agent counts as running (time stands still) until it blocks or finishes, so the
         owner can cancel what the agent was doing. Cancel the future when it is no longer needed.
         """
+        self._check_open()
         future = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, _Wakeup(max(at, self.now), self.rank[agent], next(self._seq), agent, future))
         return future
@@ -88,6 +96,10 @@ class Clock:
             self._running.add(agent)
 
     # -- used by the simulator's main loop -----------------------------------------------------
+    def reopen(self) -> None:
+        """A new batch of programs starts (after `end` stopped the previous one at its `until`)."""
+        self.ended = False
+
     def started(self, agent: str) -> None:
         self._running.add(agent)
 
@@ -121,7 +133,9 @@ class Clock:
         return wakeup.agent
 
     def end(self) -> None:
-        """Fail every pending wake-up with `EpisodeOver`."""
+        """Fail every pending wake-up with `EpisodeOver`; later sleeps and waits fail at once (a
+        controller that goes on after the end must not block a loop that no longer serves it)."""
+        self.ended = True
         for wakeup in self._heap:
             if not wakeup.future.done():
                 wakeup.future.set_exception(EpisodeOver())

@@ -61,6 +61,7 @@ class Simulation:
         end = self.spec.episode_seconds if until is None else until
         outcomes: dict[str, ProgramOutcome] = {}
         tasks = []
+        self.clock.reopen()
         for agent in sorted(programs):
             self.clock.started(agent)
             task = asyncio.create_task(self._run_one(agent, programs[agent], outcomes))

@@ -1,0 +1,46 @@
+"""Settings of hourglass agents, read from `hourglass.toml` (package data)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from blockpact.errors import UserError
+
+SETTINGS_FILE = Path(__file__).with_name("hourglass.toml")
+
+
+@dataclass(frozen=True)
+class HourglassSettings:
+    idle_wait_seconds: float
+    remote_idle_wait_seconds: float
+    place_passes: int
+    table_offsets: tuple[tuple[int, int], ...]
+    json_attempts: int
+    action_attempts: int
+    message_lines: int
+    think_seconds: float
+
+
+@cache
+def hourglass_settings() -> HourglassSettings:
+    with open(SETTINGS_FILE, "rb") as f:
+        raw = tomllib.load(f)
+    try:
+        settings = HourglassSettings(
+            idle_wait_seconds=float(raw["cycle"]["idle_wait_seconds"]),
+            remote_idle_wait_seconds=float(raw["cycle"]["remote_idle_wait_seconds"]),
+            place_passes=int(raw["scripted"]["place_passes"]),
+            table_offsets=tuple((int(dx), int(dz)) for dx, dz in raw["scripted"]["table_offsets"]),
+            json_attempts=int(raw["llm"]["json_attempts"]),
+            action_attempts=int(raw["llm"]["action_attempts"]),
+            message_lines=int(raw["llm"]["message_lines"]),
+            think_seconds=float(raw["llm"]["think_seconds"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"{SETTINGS_FILE}: missing or malformed setting ({exc!r})") from None
+    if settings.idle_wait_seconds <= 0 or settings.place_passes < 1 or settings.json_attempts < 1:
+        raise UserError(f"{SETTINGS_FILE}: waits, passes and attempts must be positive")
+    return settings

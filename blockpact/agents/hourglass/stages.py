@@ -1,0 +1,190 @@
+"""The hourglass stages: perception, progress monitor, task planner, action planner; the scripted
+(deterministic, no LLM) implementation of each, and the protocols the LLM ones share.
+
+Scripted task planner: a stage's jobs are split evenly over the team (by how many working agents
+under each member can do them); a failed job's rest goes to a member with a success record (idle
+first), else to any other member. Scripted action planner: delegations become "inform X to ..."
+commands; an own job becomes its prerequisite chain (see `prerequisites`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from blockpact.agents.hourglass import messages as msg
+from blockpact.agents.hourglass.execution import Action, ActionOutcome
+from blockpact.agents.hourglass.messages import Incoming
+from blockpact.agents.hourglass.mind import UNKNOWN, Mind, Progress, TaskPlan
+from blockpact.agents.hourglass.prerequisites import NoWayToMake, PrerequisitePlanner, Step
+from blockpact.agents.org.jobs import COLLECT, Job, split
+from blockpact.worlds.mcdata import MinecraftData
+from blockpact.worlds.spec import WorldSpec
+
+
+@dataclass(frozen=True)
+class Perception:
+    """What the agent sees now: its body's observation and the messages since it last looked."""
+
+    time: float
+    observation: dict[str, Any]
+    messages: tuple[Incoming, ...]
+
+    @property
+    def inventory(self) -> dict[str, int]:
+        return dict(self.observation.get("inventory", {}))
+
+    def summary(self) -> dict[str, Any]:
+        return {"time": round(self.time, 3), "inventory": self.inventory,
+                "messages": [f"{m.sender}: {m.text}" for m in self.messages]}
+
+
+class Monitor(Protocol):
+    async def assess(self, mind: Mind, perception: Perception) -> Progress: ...
+
+
+class TaskPlanner(Protocol):
+    async def plan(self, mind: Mind, perception: Perception, progress: Progress) -> TaskPlan: ...
+
+
+class ActionPlanner(Protocol):
+    async def todo(self, mind: Mind, perception: Perception, plan: TaskPlan) -> list[Action]: ...
+
+
+def held(inventory: dict[str, int], item: str) -> int:
+    return int(inventory.get(item, 0))
+
+
+def own_progress(mind: Mind, perception: Perception) -> Progress:
+    """The facts about the own job after its last action (what a scripted monitor concludes)."""
+    own = mind.own
+    if own is None or own.judged:
+        return UNKNOWN
+    job, last = own.job, own.last
+    if job.verb == COLLECT:
+        done = max(0, held(perception.inventory, job.item) - own.baseline)
+        if done >= job.count:
+            return Progress("success", f"I hold {done} more {job.item}", done)
+        if last is not None and not last.success:
+            return Progress("fail", last.reason or "the action failed", done, job.rest(done, job.id))
+        if not own.queue:
+            return Progress("fail", f"my plan ended with only {done} of {job.count} {job.item}", done, job.rest(done, job.id))
+        return Progress("unknown", f"{done} of {job.count} {job.item} so far", done)
+    if last is not None and not last.success:
+        unplaced = set(last.unplaced) if last.unplaced else set(job.positions)
+        left = tuple(p for p in job.positions if p in unplaced)
+        rest = Job(job.id, job.verb, job.item, len(left), left) if left else None
+        return Progress("fail", last.reason or "the action failed", job.count - len(left), rest)
+    if not own.queue:
+        return Progress("success", f"placed {job.count} {job.item}", job.count)
+    return Progress("unknown", "still preparing", 0)
+
+
+class ScriptedMonitor:
+    def __init__(self, counter: PromptCounter) -> None:
+        self.counter = counter
+
+    async def assess(self, mind: Mind, perception: Perception) -> Progress:
+        self.counter.count()
+        return own_progress(mind, perception)
+
+
+class PromptCounter:
+    """Decisions an agent's stages took: one per scripted stage consulted, one per LLM call."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.thinker: Any = None  # an LLM agent's client, which needs the session to think on the clock
+
+    def count(self, k: int = 1) -> None:
+        self.n += k
+
+
+def share_out(mind: Mind, data: MinecraftData) -> list[tuple[str, Job]]:
+    """The scripted task planner's decision: split fresh stage jobs evenly over the members able to
+    do them; give failed rests to members with a success record."""
+    members = list(mind.role.team)
+    assignments: list[tuple[str, Job]] = []
+    for job in mind.fresh:
+        weights = [mind.able(m, job, data.recipes) for m in members]
+        if sum(weights) == 0:
+            mind.problems.append(f"nobody in my team can {job.text()}")
+            mind.reassign.append((job, ""))
+            continue
+        parts = split(job, weights, [job.id] * len(members))
+        assignments += [(m, mind.child(p, job.id)) for m, p in zip(members, parts, strict=True) if p is not None]
+    mind.fresh = []
+    still: list[tuple[Job, str]] = []
+    busy = {m for m, _ in mind.open.values()} | {m for m, _ in assignments}
+    for job, failed_by in mind.reassign:
+        able = [m for m in members if mind.able(m, job, data.recipes) and m != failed_by]
+        proven = [m for m in able if mind.successes[m] > 0]
+        ranked = [m for m in proven if m not in busy] or proven or [m for m in able if m not in busy]
+        if not ranked:
+            if mind.role.commander is not None and not any(m != failed_by for m in able):
+                mind.give_up(job)
+                return assignments
+            still.append((job, failed_by))
+            continue
+        member = min(ranked, key=lambda m: (-mind.successes[m], mind.failures[m], members.index(m)))
+        assignments.append((member, mind.child(job, mind.parent_of(job.id))))
+        busy.add(member)
+    mind.reassign = still
+    return assignments
+
+
+class ScriptedTaskPlanner:
+    def __init__(self, data: MinecraftData, counter: PromptCounter) -> None:
+        self.data = data
+        self.counter = counter
+
+    async def plan(self, mind: Mind, perception: Perception, progress: Progress) -> TaskPlan:
+        self.counter.count()
+        mind.absorb(list(perception.messages), progress, perception.inventory)
+        mind.assign(share_out(mind, self.data))
+        return plan_of(mind)
+
+
+def plan_of(mind: Mind) -> TaskPlan:
+    return TaskPlan(
+        objective=mind.objective,
+        stages=tuple("; ".join(j.text() for j in stage) for stage in mind.stages),
+        task_at_hand=mind.task_at_hand(),
+        asked_by=mind.asked_by,
+        assignments=tuple(mind.dispatch()),
+    )
+
+
+def inform(member: str, job: Job) -> Action:
+    body = msg.command(job)
+    return Action("send", f"inform {member} to {job.text()}", to=member, message_kind="command", body=body)
+
+
+class ScriptedActionPlanner:
+    def __init__(self, spec: WorldSpec, data: MinecraftData, counter: PromptCounter) -> None:
+        self.spec = spec
+        self.data = data
+        self.counter = counter
+
+    async def todo(self, mind: Mind, perception: Perception, plan: TaskPlan) -> list[Action]:
+        self.counter.count()
+        actions = []
+        for member, job in plan.assignments:
+            if member != mind.role.name:
+                mind.sent(member, job)
+                actions.append(inform(member, job))
+                continue
+            try:
+                steps = self.steps(job, perception)
+            except NoWayToMake as exc:
+                mind.begin_own(job, held(perception.inventory, job.item), [])
+                mind.record(ActionOutcome(Action("act", job.text()), False, str(exc), None))
+                continue
+            mind.begin_own(job, held(perception.inventory, job.item), [Action("act", s.text(), step=s) for s in steps])
+        return actions
+
+    def steps(self, job: Job, perception: Perception) -> list[Step]:
+        planner = PrerequisitePlanner(self.spec, self.data, perception.inventory, perception.observation.get("nearby_blocks", {}))
+        if job.verb == COLLECT:
+            return planner.chain(job.item, job.count, gain=True)
+        return [*planner.chain(job.item, job.count, gain=False), Step("place", job.item, job.count, positions=job.positions)]

@@ -1,0 +1,156 @@
+"""One organization episode on the simulator: a world built for the task, an in-process pool on the
+simulated clock, one hourglass agent per member as its own controller, and a referee that watches
+the world for success (or a stall) and records time cost.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from blockpact.agents.hourglass.factory import make_agent
+from blockpact.agents.org.roles import leader_of, roles
+from blockpact.agents.org.structures import Organization
+from blockpact.agents.org.tasks import Task
+from blockpact.agents.pool import ALL, InProcessPool, Message
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.experiments.org.settings import org_settings
+from blockpact.experiments.run_events import Coords, EventWriter
+from blockpact.worlds.events import Event
+
+if TYPE_CHECKING:
+    from blockpact.agents.llm.client import LLMClient
+
+
+class Referee:
+    """Watches the task's progress on the world state. Success stops the agents at once; so does
+    S-Agents' failure rule: no progress for `stall_seconds` after more than `stall_failures`
+    failed attempts (time cost is then NaN)."""
+
+    def __init__(self, task: Task, world: SimWorld) -> None:
+        settings = org_settings()
+        self.task = task
+        self.world = world
+        self.stall_seconds = settings.stall_minutes * 60
+        self.stall_failures = settings.stall_failures
+        self.best = task.progress(world.sim.state)
+        self.last_progress = 0.0
+        self.failed_attempts = 0
+        self.success_time: float | None = None
+        self.stalled = False
+
+    def on_event(self, event: Event) -> None:
+        if event.kind == "program_end" and not event.data.get("success") and self.world.stopped is None:
+            self.failed_attempts += 1
+        if event.kind in ("block", "inventory", "give", "craft") or event.kind.startswith("program"):
+            progress = self.task.progress(self.world.sim.state)
+            if progress > self.best:
+                self.best, self.last_progress = progress, self.world.sim.now
+            if progress >= self.task.total and self.success_time is None:
+                self.success_time = self.world.sim.now
+                self.world.stop("the task is done")
+        self.check(self.world.sim.now)
+
+    def check(self, now: float) -> None:
+        if self.success_time is None and not self.stalled and self.failed_attempts > self.stall_failures \
+                and now - self.last_progress >= self.stall_seconds:
+            self.stalled = True
+            self.world.stop(f"no progress for {self.stall_seconds / 60:g} simulated minutes after "
+                            f"{self.failed_attempts} failed attempts")
+
+
+@dataclass
+class EpisodeResult:
+    seed: int
+    success: bool
+    time_cost_min: float | None
+    prompt_times: dict[str, int]
+    messages: int
+    failed_attempts: int
+    stalled: bool
+    sim_minutes: float
+    wall_seconds: float
+    progress: list[int]
+    violations: list[str] = field(default_factory=list)
+    llm: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def mean_prompt_times(self) -> float:
+        return sum(self.prompt_times.values()) / len(self.prompt_times) if self.prompt_times else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seed": self.seed, "success": self.success, "time_cost_min": self.time_cost_min,
+                "mean_prompt_times": self.mean_prompt_times, "prompt_times": self.prompt_times,
+                "messages": self.messages, "failed_attempts": self.failed_attempts, "stalled": self.stalled,
+                "sim_minutes": self.sim_minutes, "wall_seconds": self.wall_seconds, "progress": self.progress,
+                "violations": self.violations, "llm": self.llm}
+
+
+async def run_episode(
+    task: Task,
+    org: Organization,
+    mode: str,
+    seed: int,
+    *,
+    llm: LLMClient | None = None,
+    writer: EventWriter | None = None,
+    coords: Coords = Coords(),
+    think_seconds: float | None = None,
+) -> EpisodeResult:
+    role_of = roles(org)
+    workers = [a for a in org.agents if role_of[a].works]
+    spec = task.world_for(org.agents, workers)
+    world = SimWorld(spec, seed=seed)
+    referee = Referee(task, world)
+    emit = (lambda kind, data: writer.emit(kind, data, coords)) if writer is not None else None
+    messages: list[Message] = []
+
+    def on_message(message: Message) -> None:
+        messages.append(message)
+        world.wake(org.agents if ALL in message.recipients else list(message.recipients))
+        if emit is not None:
+            emit("message", message.to_json())
+
+    def on_world_event(event: Event) -> None:
+        if emit is not None:
+            emit("world", event.to_json())
+        referee.on_event(event)
+
+    world.sim.state.log.listeners.append(on_world_event)
+    pool = InProcessPool(clock=lambda: world.sim.now)
+    pool.listeners.append(on_message)
+    known = task.start_inventories(workers)
+    started = time.monotonic()
+    if emit is not None:
+        emit("org_start", {"task": task.name, "description": task.description, "organization": org.to_json(),
+                           "describe": org.describe(), "mode": mode, "leader": leader_of(org),
+                           "agents": "scripted" if llm is None else "llm", "total": task.total})
+    try:
+        async with pool:
+            agents = {a: make_agent(role_of[a], org, mode, pool, spec, known, llm=llm, emit=emit, on_cycle=referee.check,
+                                 think_seconds=think_seconds)
+                      for a in org.agents}
+            leader = leader_of(org)
+            agents[leader].mind.set_objective(task.description, task.stages(), None, None)
+
+            await world.run_agents({a: agents[a].run for a in org.agents})
+    finally:
+        await world.close()
+    success = referee.success_time is not None
+    result = EpisodeResult(
+        seed=seed,
+        success=success,
+        time_cost_min=round(referee.success_time / 60, 4) if success else None,
+        prompt_times={a: agents[a].prompts for a in org.agents},
+        messages=len(messages),
+        failed_attempts=referee.failed_attempts,
+        stalled=referee.stalled,
+        sim_minutes=round(world.sim.now / 60, 4),
+        wall_seconds=round(time.monotonic() - started, 3),
+        progress=[task.progress(world.sim.state), task.total],
+        violations=[v for a in org.agents for v in agents[a].violations],
+    )
+    if emit is not None:
+        emit("org_end", result.to_json())
+    return result
