@@ -186,7 +186,8 @@ class OperatorBotTarget:
     async def set_chest(self, position: Vec, items: tuple[tuple[str, int], ...]) -> object:
         return [await self.command(text) for text in chest_commands(position, items, lambda name: self.data.stack_sizes.get(name, 64))]
 
-    async def set_drops(self, block: str, item: str, low: int, high: int) -> object:
+    async def set_drops(self, block: str, item: str, low: int, high: int, counts: tuple[int, ...] = (),
+                        weights: tuple[float, ...] = ()) -> object:
         raise BotError(f"custom drops for {block} need the embedded server (a vanilla server would need a data pack)")
 
 

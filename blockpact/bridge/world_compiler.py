@@ -1,8 +1,8 @@
 """Compile a `WorldSpec` into ordered server operations, apply them to a live server, and read the world back.
 
 The same operations serve the embedded server (through its control channel, no bot needed) and any
-vanilla/Paper/Fabric server (as chat commands of an operator bot). Operations are plain data so that
-issue 6's dynamics and game rules become more operation kinds, not another code path.
+vanilla/Paper/Fabric server (as chat commands of an operator bot). Operations are plain data; game
+rules are commands too. A server that lacks a command the world needs is named in the error.
 """
 
 from __future__ import annotations
@@ -13,12 +13,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from blockpact.bridge.live_settings import live_settings
+from blockpact.errors import UserError
 from blockpact.worlds.spec import Vec, WorldSpec
 
 if TYPE_CHECKING:
     from blockpact.bridge.embedded_server import EmbeddedServer
 
 MAX_FILL_VOLUME = 32768  # vanilla /fill limit, also enforced by the embedded server
+# Answers by which servers say they do not know a command (flying-squid, vanilla, Paper).
+UNKNOWN_COMMAND_ANSWERS = ("command not found", "unknown command", "unknown or incomplete command")
+
+
+class UnsupportedCommand(UserError):
+    """The server lacks (or refuses) a command the world needs."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,7 @@ class Command:
     """An operator command without the leading slash, e.g. `fill 0 63 0 15 63 11 stone`."""
 
     text: str
+    purpose: str = "build the world"  # what the world needs it for, for the error when the server lacks it
 
 
 @dataclass(frozen=True)
@@ -38,12 +47,15 @@ class SetChest:
 
 @dataclass(frozen=True)
 class SetDrops:
-    """What breaking `block` yields: `item`, a count uniform in min..max (negative counts give none)."""
+    """What breaking `block` yields: `item`, a count uniform in low..high (negative counts give none), or, when
+    `counts` is given, one of `counts` drawn with `weights`."""
 
     block: str
     item: str
     low: int
     high: int
+    counts: tuple[int, ...] = ()
+    weights: tuple[float, ...] = ()
 
 
 Operation = Command | SetChest | SetDrops
@@ -56,10 +68,11 @@ class CompiledWorld:
     world: list[Operation]
     players: dict[str, list[Operation]]
     unsupported: list[str] = field(default_factory=list)  # spec parts a live server does not reproduce yet
+    # (dynamics rules are not operations: the world master applies them during the episode)
 
 
 def compile_world(spec: WorldSpec) -> CompiledWorld:
-    world: list[Operation] = [*_clear(spec), *_blocks(spec)]
+    world: list[Operation] = [*_clear(spec), *_blocks(spec), *game_rules()]
     world += [SetChest(pos, tuple(sorted(chest.items.items()))) for pos, chest in sorted(spec.chests.items())]
     unsupported: list[str] = []
     for block, drop in sorted(spec.drops.items()):
@@ -67,17 +80,26 @@ def compile_world(spec: WorldSpec) -> CompiledWorld:
         if uniform:
             world.append(SetDrops(block, drop.item, drop.counts[0], drop.counts[-1]))
         else:
-            unsupported.append(f"drops.{block}: counts {list(drop.counts)} with weights {list(drop.weights)} (only equally likely consecutive counts)")
+            world.append(SetDrops(block, drop.item, min(drop.counts), max(drop.counts), tuple(drop.counts), tuple(drop.weights)))
     unsupported += [f"harvest.{block}: tool overrides" for block in sorted(spec.harvest)]
-    unsupported += [f"dynamics: {rule.kind} rule for {rule.block} in {rule.region}" for rule in spec.rules]
     players = {name: _player(name, p.spawn, p.inventory) for name, p in spec.players.items()}
     return CompiledWorld(world, players, unsupported)
 
 
+def game_rules() -> list[Operation]:
+    """The game rules and time of day every scenario needs (live.toml [world]): a world that changes only by
+    the players and the spec's dynamics."""
+    settings = live_settings()["world"]
+    ops: list[Operation] = [Command(f"gamerule {name} {str(value).lower()}", f"set the game rule {name}")
+                            for name, value in sorted(settings["gamerules"].items())]
+    ops.append(Command(f"time set {int(settings['time'])}", "fix the time of day"))
+    return ops
+
+
 def _player(name: str, spawn: Vec, inventory: dict[str, int]) -> list[Operation]:
-    ops: list[Operation] = [Command(f"clear {name}")]
-    ops += [Command(f"give {name} {item} {count}") for item, count in sorted(inventory.items())]
-    ops.append(Command(f"tp {name} {spawn[0]} {spawn[1]} {spawn[2]}"))
+    ops: list[Operation] = [Command(f"clear {name}", f"empty {name}'s inventory")]
+    ops += [Command(f"give {name} {item} {count}", f"give {name} their items") for item, count in sorted(inventory.items())]
+    ops.append(Command(f"tp {name} {spawn[0]} {spawn[1]} {spawn[2]}", f"place {name} at their spawn point"))
     return ops
 
 
@@ -132,17 +154,31 @@ class WorldTarget(Protocol):
 
     async def command(self, text: str) -> object: ...
     async def set_chest(self, position: Vec, items: tuple[tuple[str, int], ...]) -> object: ...
-    async def set_drops(self, block: str, item: str, low: int, high: int) -> object: ...
+    async def set_drops(self, block: str, item: str, low: int, high: int, counts: tuple[int, ...] = (),
+                        weights: tuple[float, ...] = ()) -> object: ...
 
 
 async def apply(ops: list[Operation], target: WorldTarget) -> None:
     for op in ops:
         if isinstance(op, Command):
-            await target.command(op.text)
+            await run_command(target, op)
         elif isinstance(op, SetChest):
             await target.set_chest(op.position, op.items)
         else:
-            await target.set_drops(op.block, op.item, op.low, op.high)
+            await target.set_drops(op.block, op.item, op.low, op.high, op.counts, op.weights)
+
+
+async def run_command(target: WorldTarget, op: Command) -> object:
+    """Run one command; a server that does not know it (or refuses it) raises `UnsupportedCommand` naming it."""
+    name = op.text.split()[0]
+    try:
+        answer = await target.command(op.text)
+    except UserError as exc:
+        raise UnsupportedCommand(f"the server refused /{op.text} (needed to {op.purpose}): {exc}") from None
+    lines = answer if isinstance(answer, list) else [answer]
+    if any(str(line).strip().lower().startswith(UNKNOWN_COMMAND_ANSWERS) for line in lines):
+        raise UnsupportedCommand(f"the server has no /{name} command (needed to {op.purpose}): it answered {lines}")
+    return answer
 
 
 class ControlChannelTarget:
@@ -157,8 +193,10 @@ class ControlChannelTarget:
     async def set_chest(self, position: Vec, items: tuple[tuple[str, int], ...]) -> object:
         return await asyncio.to_thread(self.server.request, "setChest", pos=list(position), items=[{"name": n, "count": c} for n, c in items])
 
-    async def set_drops(self, block: str, item: str, low: int, high: int) -> object:
-        return await asyncio.to_thread(self.server.request, "setDrops", block=block, drops=[{"item": item, "min": low, "max": high}])
+    async def set_drops(self, block: str, item: str, low: int, high: int, counts: tuple[int, ...] = (),
+                        weights: tuple[float, ...] = ()) -> object:
+        drop = {"item": item, "counts": list(counts), "weights": list(weights)} if counts else {"item": item, "min": low, "max": high}
+        return await asyncio.to_thread(self.server.request, "setDrops", block=block, drops=[drop])
 
 
 def chest_commands(position: Vec, items: tuple[tuple[str, int], ...], stack_size: Callable[[str], int]) -> list[str]:

@@ -45,8 +45,19 @@ class LiveWorld {
     this.prelude = explorePreludeSource(this.messages, settings.exploreStep)
     this.bus = signalBus()
     this.dugBy = new Map() // "x,y,z" -> player who dug it, for "mined by ... before I got to it"
+    this.journalListener = null // receives world events only the bots see (signals); see record()
     this.bodies = new Map() // name -> {bot, host, runner, run: {id, timer, timedOut} | null}
     this.runCount = 0
+  }
+
+  // A world event in the simulator's kinds, at wall time, handed to the journal listener (Python's
+  // world master) as JSON; a call back to Python never waits for it.
+  record (agent, kind, data) {
+    if (this.journalListener) reply(this.journalListener, { time: Date.now(), agent, kind, data })
+  }
+
+  setJournalListener (listener) {
+    this.journalListener = listener
   }
 
   static primitiveNames () {
@@ -67,8 +78,13 @@ class LiveWorld {
         prelude: this.prelude,
         memoryMb: this.settings.memoryMb
       }, host)
-      this.bodies.set(name, { bot, host, runner, run: null })
+      const body = { bot, host, runner, run: null }
+      this.bodies.set(name, body)
       this.bus.join(name)
+      // A bot that loses its connection stops its program: nothing it does can reach the world.
+      bot.once('end', () => {
+        if (body.run && this.bodies.get(name) === body) runner.cancel(body.run.id, `${name} lost its connection (${bot.blockpact.endReason})`)
+      })
       reply(done, { ok: true, version: bot.version })
     }, err => reply(done, { ok: false, error: err.message }))
   }
@@ -105,7 +121,7 @@ class LiveWorld {
         stack: result.stack,
         chat: body.host.transcript,
         logs: result.logs,
-        observation: this.#observe(body),
+        observation: this.#lastObservation(body),
         duration: result.durationMs / 1000,
         timed_out: timedOut
       }
@@ -117,9 +133,17 @@ class LiveWorld {
 
   #failure (name, error) {
     const body = this.bodies.get(name)
-    let observation = {}
-    try { if (body) observation = this.#observe(body) } catch (err) { /* a bot that is gone has none */ }
+    const observation = body ? this.#lastObservation(body) : {}
     return { player: name, success: false, error, error_line: null, stack: null, chat: [], logs: [], observation, duration: 0, timed_out: false }
+  }
+
+  // What the bot sees, or {} for a bot that is gone.
+  #lastObservation (body) {
+    try {
+      return this.#observe(body)
+    } catch (err) {
+      return {}
+    }
   }
 
   #observe (body) {
@@ -128,6 +152,12 @@ class LiveWorld {
 
   observe (name) {
     return JSON.stringify(this.#observe(this.#body(name)))
+  }
+
+  // null while the bot is connected, else why it is not (kicked, disconnected).
+  connectionLost (name) {
+    const body = this.bodies.get(name)
+    return body ? body.bot.blockpact.endReason : `${name} is not in this world`
   }
 
   // Stops the bot's running program (if any); true if there was one.

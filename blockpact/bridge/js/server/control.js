@@ -6,6 +6,9 @@
 //   {"op": "getChest", "pos": [x, y, z]}            {"op": "setChest", "pos": [x, y, z], "items": [{"name", "count", "slot"?}]}
 //   {"op": "countBlocks", "from": [..], "to": [..], "block"?: name}   {"op": "setDrops", "block": name, "drops": [{"item", "min", "max"}]}
 //   {"op": "inventory", "player": name}   {"op": "players"}   {"op": "stop"}
+//   {"op": "readBlocks", "from", "to"} -> {"palette": [name], "cells": [index]} (x outermost, then y, z)
+//   {"op": "drainEvents"} -> {"entries": [{time (ms), agent, kind, data}], "dropped": n}: the journal since the last drain
+// A command may carry "cause": what the journal records its changes under (default 'command').
 // Errors answer {"id", "ok": false, "error": message}. The server stops when stdin closes.
 const readline = require('readline')
 const { Vec3 } = require('vec3')
@@ -15,15 +18,17 @@ const vec = (xyz) => new Vec3(xyz[0], xyz[1], xyz[2])
 function handlers (serv, stop) {
   const api = serv.blockpact
   return {
-    async command ({ command }) {
+    async command ({ command, cause }) {
       const output = []
-      const refusal = await serv.commands.use(String(command).replace(/^\//, ''), { output }, true)
+      const refusal = await serv.commands.use(String(command).replace(/^\//, ''), { output, cause }, true)
       if (refusal) throw new Error(refusal)
       return output
     },
     getChest: ({ pos }) => api.getChest(vec(pos)),
     setChest: ({ pos, items }) => api.setChest(vec(pos), items),
     countBlocks: ({ from, to, block }) => api.countBlocks(vec(from), vec(to), block ?? null),
+    readBlocks: ({ from, to }) => api.readBlocks(vec(from), vec(to)),
+    drainEvents: () => api.journal.drain(),
     setDrops: ({ block, drops }) => api.setDrops(block, drops),
     inventory: ({ player }) => api.inventory(player),
     players: () => serv.players.map(p => ({ username: p.username, position: p.position.toArray(), gameMode: p.gameMode, op: Boolean(p.op) })),

@@ -18,14 +18,15 @@ function signalBus () {
   return {
     join: (player) => queue(player),
     leave: (player) => { queues.delete(player); waiters.get(player)?.(null); waiters.delete(player) },
-    // Delivers to every other player of the world.
+    // Delivers to every other player of the world; returns who they are.
     send (sender, task) {
-      for (const player of queues.keys()) {
-        if (player === sender) continue
+      const to = [...queues.keys()].filter(player => player !== sender).sort()
+      for (const player of to) {
         queue(player).push({ sender, task })
         const wake = waiters.get(player)
         if (wake) { waiters.delete(player); wake(queue(player).shift()) }
       }
+      return to
     },
     // The next signal for player, or null after timeoutMs or when abort fires.
     take (player, timeoutMs, abort) {
@@ -48,7 +49,8 @@ function signalBus () {
 }
 
 async function sendSignal (ctx, task = '') {
-  ctx.world.bus.send(ctx.bot.username, String(task))
+  const to = ctx.world.bus.send(ctx.bot.username, String(task))
+  ctx.world.record(ctx.bot.username, 'signal', { task: String(task), to })
   ctx.bot.chat(`[signal] ${String(task) || 'done'}`)
   return null
 }

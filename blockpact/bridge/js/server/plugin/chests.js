@@ -61,7 +61,7 @@ function chestStore (serv, tools, windows) {
 
   function onInteract ({ block, player }) {
     if (player.crouching || player.world !== serv.overworld) return false
-    windows.open(player, { type: 'minecraft:generic_9x3', title: 'Chest', slots: slotsAt(block.position) })
+    windows.open(player, { type: 'minecraft:generic_9x3', title: 'Chest', slots: slotsAt(block.position), chest: block.position.floored() })
     return true
   }
 

@@ -1,12 +1,14 @@
 'use strict'
-// Operator commands flying-squid lacks (/fill, /clear, /blockpact) or gets wrong: its /give
-// overfills stacks, /setblock crashes the server on an unknown block, /tp is player-only.
-// Every command answers in chat (or into ctx.output for the control channel).
+// Operator commands flying-squid lacks (/fill, /clear, /gamerule, /blockpact) or gets wrong: its
+// /give overfills stacks, /setblock crashes the server on an unknown block, /tp is player-only.
+// Every command answers in chat (or into ctx.output for the control channel). What a command
+// changes is journaled under ctx.cause (the control channel's), else 'command'.
 const { Vec3 } = require('vec3')
 const { UserError } = require('flying-squid')
 
 function registerCommands (serv, api, tools) {
   const { region } = api
+  const gameRules = gameRuleTable(serv)
 
   function reply (ctx, text) {
     if (ctx.output) ctx.output.push(text)
@@ -44,6 +46,7 @@ function registerCommands (serv, api, tools) {
   }
 
   const worldOf = (ctx) => ctx.player?.world ?? serv.overworld
+  const originOf = (ctx) => ({ agent: ctx.player?.username ?? null, cause: ctx.cause ?? 'command' })
 
   add({
     base: 'fill',
@@ -52,7 +55,7 @@ function registerCommands (serv, api, tools) {
     async run (args, ctx) {
       if (args.length < 7) throw new UserError('Usage: ' + this.usage)
       const stateId = region.parseBlockState(args[6])
-      const options = { keep: args[7] === 'keep', filter: args[7] === 'replace' ? args[8] ?? null : null }
+      const options = { keep: args[7] === 'keep', filter: args[7] === 'replace' ? args[8] ?? null : null, origin: originOf(ctx) }
       const changed = await region.fill(worldOf(ctx), position(args, ctx), position(args.slice(3), ctx), stateId, options)
       reply(ctx, `Successfully filled ${changed} block(s)`)
     }
@@ -65,7 +68,7 @@ function registerCommands (serv, api, tools) {
     async run (args, ctx) {
       if (args.length < 4) throw new UserError('Usage: ' + this.usage)
       const pos = position(args, ctx).floored()
-      const changed = await region.fill(worldOf(ctx), pos, pos, region.parseBlockState(args[3]), { keep: args[4] === 'keep' })
+      const changed = await region.fill(worldOf(ctx), pos, pos, region.parseBlockState(args[3]), { keep: args[4] === 'keep', origin: originOf(ctx) })
       reply(ctx, changed ? `Changed the block at ${pos.x}, ${pos.y}, ${pos.z}` : 'Could not set the block')
     }
   })
@@ -81,6 +84,7 @@ function registerCommands (serv, api, tools) {
       for (const player of players(selector, ctx)) {
         const left = tools.addToPlayer(player, item)
         if (left > 0) api.drop(player, item, left)
+        api.journal.syncInventory(player, ctx.cause ?? 'give')
       }
       reply(ctx, `Gave ${count} [${item.name}] to ${selector}`)
     }
@@ -100,6 +104,7 @@ function registerCommands (serv, api, tools) {
           continue
         }
         const removed = tools.removeFromPlayer(player, type, max)
+        api.journal.syncInventory(player, ctx.cause ?? 'clear')
         reply(ctx, `Removed ${removed} item(s) from player ${player.username}`)
       }
     }
@@ -123,9 +128,24 @@ function registerCommands (serv, api, tools) {
           if (!rest[0].includes('.')) to.x += 0.5
           if (!rest[2].includes('.')) to.z += 0.5
         }
+        player.blockpactTeleported = true
         await player.teleport(to)
         reply(ctx, `Teleported ${player.username} to ${to.x}, ${to.y}, ${to.z}`)
       }
+    }
+  })
+
+  add({
+    base: 'gamerule',
+    info: 'read or set a game rule',
+    usage: '/gamerule <rule> [true|false]',
+    async run ([name, value], ctx) {
+      const rule = gameRules[name]
+      if (!rule) throw new UserError(`the embedded server does not support game rule '${name}' (supported: ${Object.keys(gameRules).join(', ')})`)
+      if (value === undefined) return reply(ctx, `Gamerule ${name} is currently set to: ${rule.get()}`)
+      if (value !== 'true' && value !== 'false') throw new UserError(`game rule ${name} takes true or false, got '${value}'`)
+      rule.set(value === 'true')
+      reply(ctx, `Gamerule ${name} is now set to: ${value}`)
     }
   })
 
@@ -142,6 +162,20 @@ function registerCommands (serv, api, tools) {
       throw new UserError('Usage: ' + this.usage)
     }
   })
+}
+
+// The game rules scenarios need. flying-squid never spawns mobs by itself and never drops a dead
+// player's items, so those two rules can only be set to what the server does anyway.
+function gameRuleTable (serv) {
+  const fixed = (name, value, why) => ({
+    get: () => value,
+    set (wanted) { if (wanted !== value) throw new UserError(`the embedded server cannot set ${name} to ${wanted}: ${why}`) }
+  })
+  return {
+    doDaylightCycle: { get: () => serv.doDaylightCycle, set (on) { serv.doDaylightCycle = on } },
+    doMobSpawning: fixed('doMobSpawning', false, 'flying-squid has no natural mob spawning'),
+    keepInventory: fixed('keepInventory', true, 'flying-squid keeps inventories on death')
+  }
 }
 
 function parseCount (text, min = 1) {

@@ -30,11 +30,27 @@ function dropRules (serv, tools, seed) {
   // minecraft-data has no loot for (short_grass, bedrock...), leaving them unbreakable.
   for (const block of registry.blocksArray) registry.blockLoot[block.name] ??= { block: block.name, drops: [] }
 
-  // Overrides a block's drops: [{item, min, max}], count uniform in min..max, negatives give none.
+  // Overrides a block's drops: [{item, min, max}], count uniform in min..max, negatives give none;
+  // or [{item, counts, weights}], one of counts drawn with weights.
   function setDrops (blockName, drops) {
     if (!registry.blocksByName[blockName]) throw new Error(`unknown block '${blockName}'`)
-    for (const { item } of drops) tools.itemType(item)
+    for (const { item, counts, weights } of drops) {
+      tools.itemType(item)
+      if (counts && (!Array.isArray(weights) || weights.length !== counts.length || !(weights.reduce((a, b) => a + b, 0) > 0))) {
+        throw new Error(`drops of ${blockName}: weights must be positive numbers, one per count`)
+      }
+    }
     rules.set(blockName, drops)
+  }
+
+  function drawCount ({ min, max, counts, weights }) {
+    if (!counts) return Math.max(0, min + Math.floor(random() * (max - min + 1)))
+    let u = random() * weights.reduce((a, b) => a + b, 0)
+    for (let i = 0; i < counts.length; i++) {
+      u -= weights[i]
+      if (u < 0) return Math.max(0, counts[i])
+    }
+    return Math.max(0, counts[counts.length - 1])
   }
 
   function canHarvest (block, held) {
@@ -46,7 +62,7 @@ function dropRules (serv, tools, seed) {
     if (!canHarvest(block, held)) return []
     const rule = rules.get(block.name)
     if (rule) {
-      return rule.map(({ item, min, max }) => ({ name: item, count: Math.max(0, min + Math.floor(random() * (max - min + 1))) }))
+      return rule.map(drop => ({ name: drop.item, count: drawCount(drop) }))
         .filter(drop => drop.count > 0)
     }
     const silk = Boolean(held?.enchants?.some(e => e.name === 'silk_touch'))
@@ -62,11 +78,14 @@ function dropRules (serv, tools, seed) {
   return { dropsFor, setDrops, canHarvest }
 }
 
-// Gives survival diggers their drops (and a broken chest's contents) instead of item entities.
-function attachDigging (player, serv, tools, drops, chests) {
+// Gives survival diggers their drops (and a broken chest's contents) instead of item entities,
+// and journals the dig and what it yielded.
+function attachDigging (player, serv, tools, drops, chests, log) {
   const itemEntity = serv.registry.entitiesByName.item.id
   player.on('dug', (data, cancelled) => {
-    if (cancelled || player.gameMode !== 0 || !data.dropBlock) return
+    if (cancelled) return
+    if (player.world === serv.overworld) log.block(data.position, data.block.name, 'air', player.username, 'dig')
+    if (player.gameMode !== 0 || !data.dropBlock) return
     data.dropBlock = false
     const held = player.inventory.slots[36 + player.heldItemSlot]
     const items = [
@@ -81,6 +100,7 @@ function attachDigging (player, serv, tools, drops, chests) {
         })
       }
     }
+    log.syncInventory(player, `dig:${data.block.name}`)
   })
 }
 

@@ -1,7 +1,8 @@
 'use strict'
 // blockpact's flying-squid plugin: chest storage, crafting (2x2 and crafting table), survival
-// drops with tool requirements, operator commands, a fixed time and spawn point, and
-// `serv.blockpact`, the server-side API used to build worlds and read their state.
+// drops with tool requirements, operator commands, game rules, a fixed time and spawn point,
+// players kept across reconnects, a journal of world events, and `serv.blockpact`, the
+// server-side API used to build worlds and read their state.
 // Options come from the server settings' `blockpact` key: {ops, seed, time, spawn}.
 const { itemTools } = require('./items')
 const { crafter } = require('./crafting')
@@ -11,17 +12,21 @@ const { dropRules, attachDigging } = require('./drops')
 const { regionTools } = require('./region')
 const { registerCommands } = require('./commands')
 const { applyWorldSettings } = require('./world')
+const { journal } = require('./journal')
+const { playerStore } = require('./persistence')
 
 const parts = new WeakMap() // serv -> the plugin's per-server pieces
 
 module.exports.server = function (serv, settings) {
   const options = settings.blockpact ?? {}
   const tools = itemTools(serv.registry)
-  const windows = windowSystem(serv, tools, crafter(serv.registry))
+  const log = journal(serv, tools)
+  const windows = windowSystem(serv, tools, crafter(serv.registry), log)
   const chests = chestStore(serv, tools, windows)
   const drops = dropRules(serv, tools, options.seed ?? 0)
   const region = regionTools(serv)
-  parts.set(serv, { tools, windows, chests, drops, ops: new Set(options.ops ?? []) })
+  const store = playerStore(serv, tools)
+  parts.set(serv, { tools, windows, chests, drops, log, store, ops: new Set(options.ops ?? []) })
 
   serv.blockpact = {
     getChest: chests.getChest,
@@ -29,7 +34,9 @@ module.exports.server = function (serv, settings) {
     setDrops: drops.setDrops,
     drop: windows.drop,
     region,
+    journal: log,
     countBlocks: (from, to, name) => region.countBlocks(serv.overworld, from, to, name),
+    readBlocks: (from, to) => region.readBlocks(serv.overworld, from, to),
     // [{slot, name, count}] of a connected player's inventory window.
     inventory (username) {
       const player = serv.getPlayer(username)
@@ -50,24 +57,53 @@ module.exports.server = function (serv, settings) {
     applyWorldSettings(serv, options)
   })
 
-  // serv.setBlock exists once the world plugin is ready; any block change there ends a chest.
+  // serv.setBlock exists once the world plugin is ready; any block change there ends a chest and
+  // is journaled under `origin` ({agent, cause}; flying-squid's own changes have none).
   serv.once('pluginsReady', () => {
     const setBlock = serv.setBlock
-    serv.setBlock = (world, position, stateId) => {
-      if (world === serv.overworld) chests.forget(position)
+    serv.setBlock = async (world, position, stateId, origin = {}) => {
+      if (world === serv.overworld) {
+        const old = await world.getBlockStateId(position)
+        chests.forget(position)
+        log.block(position, log.blockName(old), log.blockName(stateId), origin.agent ?? null, origin.cause ?? 'server')
+      }
       return setBlock(world, position, stateId)
     }
   })
 }
 
 module.exports.player = function (player, serv) {
-  const { tools, windows, chests, drops, ops } = parts.get(serv)
+  const { tools, windows, chests, drops, log, store, ops } = parts.get(serv)
   // 'asap' follows every plugin's player setup, so flying-squid's inventory exists by then.
   player.once('asap', () => {
+    // flying-squid's login ends by sending the player back to where it logged in; after a teleport
+    // (a command, a restored reconnect) that would undo it.
+    const sendSelfPosition = player.sendSelfPosition
+    player.sendSelfPosition = (position) => sendSelfPosition(player.blockpactTeleported ? undefined : position)
     windows.attach(player)
-    attachDigging(player, serv, tools, drops, chests)
+    attachDigging(player, serv, tools, drops, chests, log)
+    // Placements (and the plant above a dug block) go through player.setBlock.
+    player.setBlock = (position, stateId) => {
+      const cause = stateId === 0 ? 'dig' : 'place'
+      log.claim(player, cause)
+      return serv.setBlock(player.world, position, stateId, { agent: player.username, cause })
+    }
+    const collect = player.collect
+    player.collect = (entity) => {
+      collect(entity)
+      log.syncInventory(player, 'pickup')
+    }
+    player.on('chat', ({ message }, cancelled) => {
+      if (!cancelled) log.record('chat', player.username, { message: String(message) })
+    })
   })
   player.once('connected', () => {
     if (ops.has(player.username)) player.op = true
+    log.record('connection', player.username, { state: 'joined' })
+    store.restore(player).catch(err => serv.emit('error', err)).finally(() => log.watch(player))
+  })
+  player.once('disconnected', () => {
+    store.save(player)
+    log.record('connection', player.username, { state: 'left' })
   })
 }

@@ -52,22 +52,38 @@ function regionTools (serv) {
     return counts
   }
 
+  // The box's blocks as {palette: [name], cells: [palette index]}, x outermost, then y, then z.
+  async function readBlocks (world, from, to) {
+    const palette = []
+    const index = new Map()
+    const cells = []
+    await forEachPosition(from, to, async (pos) => {
+      const name = registry.blocksByStateId[await world.getBlockStateId(pos)].name
+      if (!index.has(name)) {
+        index.set(name, palette.length)
+        palette.push(name)
+      }
+      cells.push(index.get(name))
+    })
+    return { palette, cells }
+  }
+
   // Sets every position of the box to stateId; keep: only air positions, filter: only that block.
-  // Returns how many blocks changed.
-  async function fill (world, from, to, stateId, { keep = false, filter = null } = {}) {
+  // origin ({agent, cause}) is what the journal records the changes under. Returns how many blocks changed.
+  async function fill (world, from, to, stateId, { keep = false, filter = null, origin = {} } = {}) {
     box(from, to) // validate before changing anything
     let changed = 0
     await forEachPosition(from, to, async (pos) => {
       const current = await world.getBlockStateId(pos)
       const name = registry.blocksByStateId[current].name
       if (current === stateId || (keep && name !== 'air') || (filter && name !== stripNamespace(filter))) return
-      await serv.setBlock(world, pos, stateId)
+      await serv.setBlock(world, pos, stateId, origin)
       changed++
     })
     return changed
   }
 
-  return { parseBlockState, countBlocks, fill }
+  return { parseBlockState, countBlocks, readBlocks, fill }
 }
 
 module.exports = { regionTools }

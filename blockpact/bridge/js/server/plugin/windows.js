@@ -6,6 +6,7 @@
 // copy of the server's slots; only slots where the client's prediction differs are sent
 // back, as a vanilla server does, so pipelined clicks are never rolled back.
 const { range } = require('./items')
+const { tally } = require('./journal')
 
 // Player inventory window slots mirrored in a container window after its own slots.
 const PLAYER_MIRROR_START = 9
@@ -13,7 +14,7 @@ const PLAYER_MIRROR_END = 45
 // entity_equipment slots for player inventory window slots (hands are handled apart).
 const ARMOR_EQUIPMENT = { 5: 5, 6: 4, 7: 3, 8: 2 }
 
-function windowSystem (serv, tools, crafter) {
+function windowSystem (serv, tools, crafter, log) {
   const windows = require('prismarine-windows')(serv.registry)
   const { Item, clone, same, stackable, addToSlots, addToPlayer } = tools
   const itemEntity = serv.registry.entitiesByName.item.id
@@ -80,12 +81,13 @@ function windowSystem (serv, tools, crafter) {
     player._writeOthersNearby('entity_equipment', { entityId: player.id, equipments: [{ slot: equipmentSlot, item: Item.toNotch(item) }] })
   }
 
-  // Opens a container window whose own slots are `slots` (shared by every viewer of a chest).
-  function open (player, { type, title, slots, craftWidth = 0 }) {
+  // Opens a container window whose own slots are `slots` (shared by every viewer of a chest at
+  // `chest`, its position).
+  function open (player, { type, title, slots, craftWidth = 0, chest = null }) {
     close(player)
     const state = stateOf(player)
     state.nextId = state.nextId % 100 + 1
-    const session = { id: state.nextId, type, slots, craftWidth, inventoryStart: slots.length }
+    const session = { id: state.nextId, type, slots, craftWidth, chest, inventoryStart: slots.length }
     state.window = session
     player._client.write('open_window', {
       windowId: session.id,
@@ -116,6 +118,7 @@ function windowSystem (serv, tools, crafter) {
       const left = addToPlayer(player, item)
       if (left > 0) drop(player, item, left)
     }
+    log.syncInventory(player, 'craft')
   }
 
   // Closes the windows of everyone viewing these container slots (the chest is gone).
@@ -149,6 +152,7 @@ function windowSystem (serv, tools, crafter) {
     const session = state.window ?? INVENTORY
     if (session.id !== packet.windowId) return // a click for a window that is no longer open
     const before = readSlots(player, session)
+    const chestBefore = session.chest ? tally(session.slots) : null
     const view = windows.createWindow(session.id, session.type, '')
     before.forEach((item, i) => { view.slots[i] = clone(item); if (item) view.slots[i].slot = i })
     view.selectedItem = clone(state.cursor)
@@ -170,6 +174,7 @@ function windowSystem (serv, tools, crafter) {
     }
     state.cursor = view.selectedItem
     if (session.id !== 0) notifyViewers(session.slots, changed.filter(i => i < session.inventoryStart), player)
+    journalClick(player, session, packet, chestBefore)
 
     const claimed = new Map(packet.changedSlots.map(({ location, item }) => [location, Item.fromNotch(item)]))
     if (!accepted || packet.stateId === -1 || !same(Item.fromNotch(packet.cursorItem), state.cursor)) {
@@ -184,6 +189,17 @@ function windowSystem (serv, tools, crafter) {
       }
     })
     if (inGrid) sendSlot(player, session.id, 0, view.slots[0])
+  }
+
+  // What a click did to the player's items and the chest, under the cause the simulator uses.
+  function journalClick (player, session, packet, chestBefore) {
+    if (session.chest) log.chestChange(session.chest, chestBefore, tally(session.slots), player.username)
+    const thrown = packet.slot === -999 || packet.mode === 4
+    log.syncInventory(player, (delta) => {
+      if (thrown && delta < 0) return 'drop'
+      if (session.chest) return delta > 0 ? 'chest:withdraw' : 'chest:deposit'
+      return session.craftWidth ? 'craft' : 'window'
+    })
   }
 
   // Applies a click to the view; false when the click is not supported (the client gets resynced).

@@ -1,0 +1,286 @@
+"""A live episode with the interface of `SimWorld`, so the one episode engine plays both backends.
+
+`LiveWorld(spec, seed, server=...)` builds the spec's world on the embedded server, logs the players in
+at their spawn points with their inventories, and runs every player's program on a mineflayer bot while
+the world master (`world_master.py`) records the world's events into `sim.state.log` and applies the
+spec's dynamics. `sim` offers what the engine reads from a `Simulation`: `state` (the mirror
+`WorldState`: its `log`, `emit`, inventories, chests), `now` (episode seconds, wall clock here) and `spec`.
+
+Time: the episode's clock starts when the first programs start; `spec.episode_seconds` are wall seconds.
+A bot that loses its connection is handled as live.toml's [episode] says (reconnect and restart its
+program, retry the episode, or fail it); nothing already logged is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.live_settings import live_settings
+from blockpact.bridge.mineflayer_body import MineflayerBody, MineflayerWorld, ServerAddress
+from blockpact.bridge.world_compiler import ControlChannelTarget
+from blockpact.bridge.world_master import WorldMaster
+from blockpact.errors import UserError
+from blockpact.worlds.events import Event
+from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.state import WorldState
+
+DISCONNECT_POLICIES = ("reconnect", "retry", "fail")
+
+
+class EpisodeFailed(UserError):
+    """A live episode could not be played to its end (a bot lost its connection and the policy gave up)."""
+
+
+class _Retry(Exception):
+    """Internal: start the episode over (on_disconnect = "retry")."""
+
+
+class LiveSim:
+    """What the episode engine reads from a `Simulation`, for a live world."""
+
+    def __init__(self, spec: WorldSpec, state: WorldState, master: WorldMaster) -> None:
+        self.spec = spec
+        self.state = state
+        self.master = master
+
+    @property
+    def now(self) -> float:
+        return self.master.now
+
+
+class LiveWorld:
+    """One episode of `spec` on a live server, with SimWorld's interface (see the module docstring)."""
+
+    def __init__(self, spec: WorldSpec, seed: int = 0, *, server: EmbeddedServer | None = None,
+                 on_disconnect: str | None = None) -> None:
+        settings = live_settings()
+        self.spec = spec
+        self.seed = seed
+        self.on_disconnect = on_disconnect or str(settings["episode"]["on_disconnect"])
+        if self.on_disconnect not in DISCONNECT_POLICIES:
+            raise UserError(f"on_disconnect must be one of {', '.join(DISCONNECT_POLICIES)}, got {self.on_disconnect!r}")
+        self.max_reconnects = int(settings["episode"]["max_reconnects"])
+        self.max_retries = int(settings["episode"]["max_retries"])
+        self.tick_interval = float(settings["world_master"]["tick_seconds"])
+        self.play_out = bool(settings["world_master"]["play_out"])
+        self._own_server = server is None
+        self.server = server or EmbeddedServer(seed=seed)
+        state = WorldState(spec, seed)
+        self.sim = LiveSim(spec, state, WorldMaster(self.server, spec, state))
+        state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft", **state.snapshot())
+        self.bots: MineflayerWorld | None = None
+        self.reconnects = 0
+        self.retries = 0
+        self._ticker: asyncio.Task | None = None
+        self._bot_events: deque[dict[str, Any]] = deque()  # from the bots' Node side, not yet recorded
+        self._finished: Event | None = None
+        self._closed = False
+
+    @property
+    def master(self) -> WorldMaster:
+        return self.sim.master
+
+    # -- setting up -------------------------------------------------------------------------------------
+    async def _ensure_ready(self) -> None:
+        if self.bots is not None:
+            return
+        if self._own_server and not self.server.running:
+            await asyncio.to_thread(self.server.start)
+        compiled = await self.master.build()
+        if compiled.unsupported:
+            self.sim.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
+        self.bots = MineflayerWorld(ServerAddress(port=int(self.server.port or 0), version=self.server.version))
+        self.bots._world.setJournalListener(self._on_bot_event)
+        self.master.bot_journal = self._drain_bot_journal
+        await self.bots.join(self.spec, ControlChannelTarget(self.server))
+        self.master.start()
+        self._ticker = asyncio.ensure_future(self._tick_forever())
+
+    def _on_bot_event(self, payload: str) -> None:
+        """On JSPyBridge's callback thread: only queue (deque appends are thread-safe)."""
+        self._bot_events.append(json.loads(str(payload)))
+
+    def _drain_bot_journal(self) -> list[dict[str, Any]]:
+        drained = []
+        while self._bot_events:
+            drained.append(self._bot_events.popleft())
+        return drained
+
+    async def _tick_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_interval)
+            self.master.tick()
+
+    def body(self, player: str) -> MineflayerBody:
+        if self.bots is None:
+            raise UserError("the live world is not set up yet: bodies exist once run_programs has started")
+        return self.bots.body(player)
+
+    # -- playing ----------------------------------------------------------------------------------------------
+    async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
+                           until: float | None = None, budget: float | None = None) -> dict[str, ProgramResult]:
+        """All players' programs start together; returns when all finish or the episode end / `until` (episode
+        seconds) is reached, then unfinished ones are stopped (timed_out=True). `budget`: wall seconds each
+        program may take. With dynamics rules and live.toml's play_out, the world runs on to the episode end."""
+        while True:
+            try:
+                return await self._play(programs, skills or {}, until, budget)
+            except _Retry as retry:
+                await self._start_over(str(retry))
+
+    async def _play(self, programs: Mapping[str, str], skills: Mapping[str, Sequence[str]], until: float | None,
+                    budget: float | None) -> dict[str, ProgramResult]:
+        await self._ensure_ready()
+        end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
+        tasks = {p: asyncio.ensure_future(self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
+                 for p in sorted(programs)}
+        try:
+            done, pending = await asyncio.wait(tasks.values(), timeout=max(0.0, end - self.sim.now),
+                                               return_when=asyncio.FIRST_EXCEPTION)
+            failure = next((t.exception() for t in done if t.exception() is not None), None)
+            ended = {p for p, t in tasks.items() if t in pending}
+            for player in ended:
+                self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
+            outcomes = await asyncio.gather(*tasks.values(), return_exceptions=True)
+        finally:
+            for task in tasks.values():
+                task.cancel()
+        failure = failure or next((o for o in outcomes if isinstance(o, BaseException)), None)
+        if failure is not None:
+            raise failure
+        self._check_master()
+        if self.play_out and self.spec.rules and until is None and self.sim.now < end:
+            await asyncio.sleep(end - self.sim.now)
+            self._check_master()
+        return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
+
+    def _check_master(self) -> None:
+        if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled() and self._ticker.exception():
+            raise EpisodeFailed(f"the world master stopped: {self._ticker.exception()}")
+
+    def _episode_result(self, result: ProgramResult, *, stopped: bool) -> ProgramResult:
+        """The engine reads `observation["time"]` as episode time (the simulator's clock)."""
+        observation = {**result.observation, "time": round(self.sim.now, 6)}
+        if stopped:
+            return dataclasses.replace(result, success=False, timed_out=True, observation=observation)
+        return dataclasses.replace(result, observation=observation)
+
+    async def _run_player(self, player: str, source: str, skills: tuple[str, ...], end: float,
+                          budget: float | None) -> ProgramResult:
+        """Run the program; a bot that loses its connection is handled as the policy says."""
+        while True:
+            remaining = max(1.0, end - self.sim.now + 1.0)  # the episode end stops it first
+            seconds = remaining if budget is None else min(float(budget), remaining)
+            result = await self.body(player).run(source, skills=skills, budget=seconds)
+            lost = self._connection_lost(player)
+            if lost is None:
+                return result
+            self.master.record()
+            self.sim.state.emit(player, "connection", state="lost", reason=lost)
+            if self.on_disconnect == "fail" or (self.on_disconnect == "reconnect" and self.reconnects >= self.max_reconnects):
+                raise EpisodeFailed(f"{player} lost its connection mid-episode ({lost}); on_disconnect = "
+                                    f"{self.on_disconnect!r} after {self.reconnects} reconnect(s)")
+            if self.on_disconnect == "retry":
+                if self.retries >= self.max_retries:
+                    raise EpisodeFailed(f"{player} lost its connection mid-episode ({lost}) and the episode was "
+                                        f"already retried {self.retries} time(s)")
+                raise _Retry(f"{player} lost its connection ({lost})")
+            if self.sim.now >= end:
+                return result
+            await self._reconnect(player)
+            self.sim.state.emit(player, "program_restart", reason=lost)
+
+    def _connection_lost(self, player: str) -> str | None:
+        assert self.bots is not None
+        reason = self.bots._world.connectionLost(player)
+        return None if reason is None else str(reason)
+
+    async def _reconnect(self, player: str) -> None:
+        """Log the bot in again; the server gives it back its items and place."""
+        assert self.bots is not None
+        self.reconnects += 1
+        await self.bots.leave(player)
+        await self.bots.connect(player)
+        self.sim.state.emit(player, "connection", state="reconnected")
+
+    async def _start_over(self, reason: str) -> None:
+        """on_disconnect = "retry": the failed attempt stays in the log; a new episode_start follows it."""
+        self.retries += 1
+        self.master.record()
+        state = self.sim.state
+        tasks = [e for e in state.log.events if e.kind == "task"]
+        state.emit(None, "episode_failed", reason=reason, attempt=self.retries)
+        if self._ticker is not None:
+            self._ticker.cancel()
+        if self.bots is not None:
+            await self.bots.close()
+            self.bots = None
+        fresh = WorldState(self.spec, self.seed)
+        fresh.log = state.log  # the engine follows this log
+        master = WorldMaster(self.server, self.spec, fresh)
+        self.sim = LiveSim(self.spec, fresh, master)
+        fresh.emit(None, "episode_start", world=self.spec.name, seed=self.seed, backend="minecraft", attempt=self.retries,
+                   **fresh.snapshot())
+        for task in tasks:
+            fresh.emit(task.agent, "task", **task.data)
+
+    # -- the end ----------------------------------------------------------------------------------------------
+    def finish(self) -> Event:
+        """The episode_end event with the final snapshot, after the last events and a read-back of inventories and
+        chests (rewards are the mirror's inventory values, as the simulator's)."""
+        if self._finished is not None:
+            return self._finished
+        if self._ticker is not None:
+            self._ticker.cancel()
+        state = self.sim.state
+        if self.bots is not None:
+            connected = [p for p in self.spec.players if p in self.bots.players and self._connection_lost(p) is None]
+            self.master.final_check(connected)
+        state.time = round(self.sim.now, 6)
+        self._finished = state.emit(None, "episode_end", **state.snapshot())
+        return self._finished
+
+    async def close(self) -> None:
+        """Disconnect the bots; stop the server if this world started it (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._ticker is not None:
+            self._ticker.cancel()
+        try:
+            if self.bots is not None:
+                await self.bots.close()
+        finally:
+            if self._own_server:
+                await asyncio.to_thread(self.server.stop)
+
+
+class LiveWorlds:
+    """The live backend of a run: one embedded server for all its episodes (started on first use, stopped by
+    `aclose`), and a `LiveWorld` per episode. Called like the `SimWorld` class: `worlds(spec, seed)`."""
+
+    def __init__(self, server: EmbeddedServer | None = None, *, on_disconnect: str | None = None,
+                 external: str | None = None) -> None:
+        if external is not None:
+            raise UserError(f"live episodes on an external server ({external}) are not supported yet: the world master "
+                            "records events and applies dynamics through the embedded server's blockpact plugin "
+                            "(leave out --server to use the embedded server)")
+        self._own_server = server is None
+        self.server = server or EmbeddedServer()
+        self.on_disconnect = on_disconnect
+
+    def __call__(self, spec: WorldSpec, seed: int = 0) -> LiveWorld:
+        if not self.server.running:
+            self.server.start()
+        return LiveWorld(spec, seed, server=self.server, on_disconnect=self.on_disconnect)
+
+    async def aclose(self) -> None:
+        if self._own_server:
+            await asyncio.to_thread(self.server.stop)

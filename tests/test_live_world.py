@@ -1,0 +1,177 @@
+"""Live episodes on the embedded server with the scripted players, played by the one episode engine: the
+same outcomes, events and judge observables as the simulator; dynamics applied by the world master;
+a bot that loses its connection mid-episode; a world authored as a file only. Episodes are shortened
+through `dataclasses.replace(spec, episode_seconds=...)`, never by editing the built-in worlds."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+from pathlib import Path
+
+import pytest
+
+import blockpact.experiments.sim_engine as sim_engine
+from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.live_world import EpisodeFailed, LiveWorld
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome
+from blockpact.experiments.run_events import Coords, EventWriter
+from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds
+from blockpact.judge.metrics import resource_curves
+from blockpact.judge.observables import observables_from_events
+from blockpact.worlds.events import Event
+from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec import WorldSpec
+
+from test_bridge_runtime import _gone
+
+TESTS = Path(__file__).parent
+NEW_WORLD = TESTS / "worlds" / "live_coal_seam.toml"
+
+
+@pytest.fixture(scope="module")
+def server():
+    live = EmbeddedServer().start()
+    pid = live.pid
+    yield live
+    live.stop()
+    assert pid is not None and _gone(pid), f"server process {pid} survived"
+
+
+def _engine(factory, monkeypatch) -> sim_engine.SimEpisodeEngine:
+    """H's engine with `factory(spec, seed)` making its worlds: through its world_factory argument once it has
+    one, until then in place of the SimWorld it constructs."""
+    if "world_factory" in inspect.signature(sim_engine.SimEpisodeEngine).parameters:
+        return sim_engine.SimEpisodeEngine(scripted_minds, world_factory=factory)
+    monkeypatch.setattr(sim_engine, "SimWorld", factory)
+    return sim_engine.SimEpisodeEngine(scripted_minds)
+
+
+async def _play(spec: WorldSpec, contract: str | None, factory, out: Path, monkeypatch) -> tuple[EpisodeOutcome, list[Event]]:
+    """One episode through the engine; returns its outcome and the world events it logged."""
+    engine = _engine(factory, monkeypatch)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "events.jsonl"
+    with EventWriter(path) as writer:
+        outcome = await engine.play(EpisodeInput(spec, 0, "c", contract, 0), EpisodeLog(writer, Coords("c", 0, 0)))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    events = [Event(**e["data"]["event"]) for e in lines if e["kind"] == "world"]
+    return outcome, events
+
+
+def _live(server: EmbeddedServer, **options):
+    return lambda spec, seed=0: LiveWorld(spec, seed, server=server, **options)
+
+
+async def _contract(spec: WorldSpec) -> str:
+    result = await ScriptedNegotiation().negotiate(spec, 0)
+    assert result.contract is not None
+    return result.contract
+
+
+def test_double_vein_under_the_contract_ends_as_on_the_simulator(server, tmp_path, monkeypatch) -> None:
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    contract = asyncio.run(_contract(spec))
+    live, events = asyncio.run(_play(spec, contract, _live(server), tmp_path / "live", monkeypatch))
+    simulated, sim_events = asyncio.run(_play(spec, contract, SimWorld, tmp_path / "sim", monkeypatch))
+
+    assert sum(live.inventory_rewards.values()) == 78 == sum(simulated.inventory_rewards.values())
+    assert live.rewards == simulated.rewards and live.transfers == simulated.transfers
+    obs, sim_obs = observables_from_events(spec, events), observables_from_events(spec, sim_events)
+    assert obs.finished and obs.inventories["Gizmo"]["raw_iron"] == 12 and obs.inventories["Glitch"]["diamond"] == 6
+    assert "diamond" not in obs.inventories["Gizmo"] and "raw_iron" not in obs.inventories["Glitch"]
+    assert obs.collected == sim_obs.collected and obs.mined == sim_obs.mined  # dig causes, as on the simulator
+    assert obs.tasks == sim_obs.tasks and {c.item for c in obs.chest_ops} == {c.item for c in sim_obs.chest_ops}
+    assert [e.kind for e in events if e.kind.startswith("episode")] == ["episode_start", "episode_end"]
+    assert not [e for e in events if e.data.get("cause") == "reconcile"], "the journal missed a change"
+
+
+def test_cleanup_mushrooms_regrow_only_while_the_river_is_clean(server, tmp_path, monkeypatch) -> None:
+    spec = dataclasses.replace(load_world("cleanup"), episode_seconds=30)
+    contract = asyncio.run(_contract(spec))
+    outcome, events = asyncio.run(_play(spec, contract, _live(server), tmp_path, monkeypatch))
+    slime = resource_curves(events)["slime_block@river"]
+    regrown = [e for e in events if e.kind == "block" and e.data["cause"] == "regrow"]
+    cleaned = [e for e in events if e.kind == "block" and e.data["old"] == "slime_block" and e.data["cause"] == "dig"]
+    assert slime.values[0] == 9 and cleaned, "Glitch cleans the river"
+    assert regrown, "with the river clean, mushroom blocks grow back"
+    for event in regrown:
+        assert slime.at(event.time) <= 7, f"regrowth at {event.time:.1f} s with {slime.at(event.time)} slime in the river"
+    first_clean = min(e.time for e in events if e.kind == "block" and slime.at(e.time) <= 7)
+    assert min(e.time for e in regrown) >= first_clean
+    assert events[-1].kind == "episode_end" and events[-1].time >= 30  # the world ran to the episode's end
+    assert outcome.sim_seconds >= 30
+
+
+def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lost(server, tmp_path, monkeypatch) -> None:
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    contract = asyncio.run(_contract(spec))
+    seen_before_kick: list[Event] = []
+
+    def kicking_world(spec, seed=0):
+        world = LiveWorld(spec, seed, server=server, on_disconnect="reconnect")
+
+        async def kick_glitch() -> None:
+            while not any(e.kind == "inventory" and e.agent == "Glitch" and e.data["item"] == "diamond"
+                          for e in world.sim.state.log.events):
+                await asyncio.sleep(0.2)
+            world.master.record()
+            seen_before_kick.extend(world.sim.state.log.events)
+            await asyncio.to_thread(server.command, "kick Glitch")
+
+        kicker = asyncio.ensure_future(kick_glitch())
+        world_finish = world.finish
+
+        def finish():
+            kicker.cancel()
+            return world_finish()
+
+        world.finish = finish  # type: ignore[method-assign]
+        return world
+
+    outcome, events = asyncio.run(_play(spec, contract, kicking_world, tmp_path, monkeypatch))
+    states = [e.data["state"] for e in events if e.kind == "connection" and e.agent == "Glitch"]
+    assert "lost" in states and "reconnected" in states, states
+    assert any(e.kind == "program_restart" and e.agent == "Glitch" for e in events)
+    assert seen_before_kick and all(e in events for e in seen_before_kick), "events logged before the kick were lost"
+    assert sum(outcome.inventory_rewards.values()) == 78  # the restarted program finished the job
+    obs = observables_from_events(spec, events)
+    assert obs.inventories["Glitch"]["diamond"] == 6
+
+
+def test_a_disconnect_fails_the_episode_when_so_configured(server, tmp_path) -> None:
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=30)
+    program = "async function idle(bot) { for (;;) await waitSignal(bot, 'never', 60); }"
+    greeting = "async function greet(bot) { await sendSignal(bot, 'hello'); await waitSignal(bot, 'never', 60); }"
+
+    async def play() -> None:
+        world = LiveWorld(spec, 0, server=server, on_disconnect="fail")
+        try:
+            run = asyncio.ensure_future(world.run_programs({"Ada": greeting, "Bo": program}))
+            while not any(e.kind == "signal" for e in world.sim.state.log.events):
+                await asyncio.sleep(0.1)
+                if world.master.started_at is not None:
+                    world.master.record()
+            await asyncio.to_thread(server.command, "kick Bo")
+            with pytest.raises(EpisodeFailed, match="Bo lost its connection"):
+                await run
+            assert world.finish().kind == "episode_end"
+            (signal,) = [e for e in world.sim.state.log.events if e.kind == "signal"]
+            assert signal.agent == "Ada" and signal.data == {"task": "hello", "to": ["Bo"]}  # as the simulator logs it
+        finally:
+            await world.close()
+
+    asyncio.run(play())
+
+
+def test_a_world_authored_as_a_file_runs_on_the_simulator_and_live(server, tmp_path, monkeypatch) -> None:
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=20)
+    for name, factory in (("sim", SimWorld), ("live", _live(server))):
+        outcome, events = asyncio.run(_play(spec, None, factory, tmp_path / name, monkeypatch))
+        obs = observables_from_events(spec, events)
+        assert obs.finished and obs.collected["Ada"].get("coal", 0) > 0 and obs.collected["Bo"].get("coal", 0) > 0, name
+        assert sum(outcome.inventory_rewards.values()) == 2 * sum(sum(c.values()) for c in obs.collected.values()), name
+        assert any(e.kind == "block" and e.data["cause"] == "spawn" for e in events), name
