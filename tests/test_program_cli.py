@@ -57,3 +57,22 @@ def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path) -> None:
 def test_bad_input_is_one_clear_message(capsys, args: list[str], message: str) -> None:
     assert main(["program", "run", *args]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_run_on_a_live_server_prints_the_bot_s_result(tmp_path: Path) -> None:
+    """`--server`: the same command drives a mineflayer bot on a real (embedded) server."""
+    from blockpact.bridge.embedded_server import EmbeddedServer
+
+    program = tmp_path / "hello.js"
+    program.write_text("async function hello(bot) {\n  bot.chat(`hello from ${bot.username}`);\n"
+                       "  await moveTo(bot, new Vec3(3, 5, 3), 1);\n}\n")
+    with EmbeddedServer() as server:
+        done = blockpact("program", "run", str(program), "--server", f"127.0.0.1:{server.port}",
+                         "--player", "Tester", "--budget", "30", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["success"] is True and result["error"] is None
+    assert result["chat"] == ["hello from Tester"]
+    x, _, z = result["observation"]["position"]
+    assert abs(x - 3) <= 1.5 and abs(z - 3) <= 1.5, result["observation"]["position"]
+    assert result["inventory"] == {}
