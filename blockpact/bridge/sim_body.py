@@ -297,6 +297,9 @@ class SimBody:
     def _cancel(self, run: _Run, reason: str) -> None:
         if run.cancel_reason is None and not run.finished:
             run.cancel_reason = reason
+            # Stop acting now, not when Node's stop request arrives: until then a primitive left
+            # waiting on the clock would let simulated time run on (how far depends on Node's speed).
+            self._stop_actions(reason)
             if self._host is not None:
                 self._host.cancel(run.id, reason)
 
