@@ -145,13 +145,68 @@ def test_runaway_and_overlong_programs_are_stopped_and_the_body_runs_on(parity_s
             await world.close()
 
     spin, spun, waited, after = run(scenario())
-    assert spin.timed_out and not spin.success and spin.error.startswith("timed out after 1.5 s of wall-clock time")
+    assert spin.timed_out and not spin.success and spin.error.startswith("timed out after 1.5 s of computing time")
     assert spun < 10
     assert spin.duration == 0  # no simulated time passed while it spun
     assert waited.timed_out and waited.error == "timed out after 25 s of simulated time"
     assert waited.duration == pytest.approx(25)
     assert after.success, after.error
     assert after.logs == ["(5, 64, 6)"]
+
+
+def test_the_wall_budget_counts_only_a_programs_own_computing(parity_spec) -> None:
+    """Gizmo makes thousands of quick primitive calls, waiting for its turn while Glitch spins: far more
+    real time than the wall budget passes, yet neither computes for long, so neither is cut off (a
+    budget counting real time from the start would kill Gizmo)."""
+    budget, calls = 1.5, 3000
+    world = SimWorld(parity_spec, wall_budget=budget)
+    many_calls = f"async function main(bot) {{\n  for (let i = 0; i < {calls}; i++) await bot.waitForTicks(1);\n  return 0;\n}}\n"
+    spins = """async function main(bot) {
+  let sum = 0;
+  for (let i = 0; i < 1e8; i++) sum += i % 7;
+  await bot.waitForTicks(20);
+  for (let i = 0; i < 1e8; i++) sum += i % 7;
+  log(sum);
+}
+"""
+
+    async def scenario():
+        try:
+            warm_up = "async function main(bot) { return 0; }"  # the Node runtime and the sandbox workers start here
+            await world.run_programs({"Gizmo": warm_up, "Glitch": warm_up})
+            started = time.monotonic()
+            results = await world.run_programs({"Gizmo": many_calls, "Glitch": spins}, budget=1000)
+            return results, time.monotonic() - started
+        finally:
+            await world.close()
+
+    results, elapsed = run(scenario())
+    gizmo, glitch = results["Gizmo"], results["Glitch"]
+    assert gizmo.success and not gizmo.timed_out, gizmo.error
+    assert elapsed > budget + 0.5, "the scenario must outlast the wall budget in real time to test anything"
+    assert gizmo.duration == pytest.approx(calls / 20)
+    assert glitch.success and not glitch.timed_out, glitch.error
+    rounds, rest = divmod(10**8, 7)
+    assert glitch.logs == [str(2 * (21 * rounds + rest * (rest - 1) // 2))]  # both loops ran to the end
+    assert gizmo.chat == [] and glitch.chat == []
+
+
+def test_wait_for_ticks_idles_in_simulated_time_and_says_nothing(parity_spec) -> None:
+    world = SimWorld(parity_spec)
+    source = """async function main(bot) {
+  const before = bot.time.age;
+  await bot.waitForTicks(30);
+  await bot.waitForTicks(0.5);
+  await bot.waitForTicks(-4);
+  log(bot.time.age - before);
+  await bot.waitForTicks("soon");
+}
+"""
+    result = run(_run_and_close(world, {"Gizmo": source}))["Gizmo"]
+    assert result.logs == ["31"]  # fractions round up, as mineflayer counts whole ticks
+    assert result.duration == pytest.approx(31 / 20)
+    assert result.error == "Error: ticks for bot.waitForTicks must be a number (program line 7)"
+    assert result.chat == []
 
 
 def test_episode_end_cancels_unfinished_programs(parity_spec) -> None:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from blockpact.bridge.sim_body import SimWorld, implemented_primitives
+from blockpact.bridge.runtime import JS_DIR, node_binary
+from blockpact.bridge.sim_body import BOT_CALLS, SimWorld, implemented_primitives
 from blockpact.skills.library import SkillError, SkillLibrary
-from blockpact.skills.reference import bot_members, primitive_reference, primitives, runner_queries
+from blockpact.skills.reference import bot_members, primitive_reference, primitives, runner_bot_calls, runner_queries
 from blockpact.worlds.loader import load_world
 
 PARITY_WORLD = Path(__file__).parent / "worlds" / "bridge_parity.toml"
@@ -24,6 +26,15 @@ def test_simulator_offers_exactly_the_documented_primitives() -> None:
     }
 
 
+def test_both_bodies_offer_exactly_the_documented_bot_calls() -> None:
+    assert runner_bot_calls() == ["waitForTicks"]
+    assert set(BOT_CALLS) == {f"bot.{name}" for name in runner_bot_calls()}
+    host_js = JS_DIR / "mineflayer" / "host.js"
+    script = f"process.stdout.write(JSON.stringify(require({json.dumps(str(host_js))}).botCallNames))"
+    mineflayer = subprocess.run([node_binary(), "-e", script], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(mineflayer.stdout) == runner_bot_calls()
+
+
 def test_every_primitive_is_documented_for_the_prompt() -> None:
     reference = primitive_reference()
     for p in primitives().values():
@@ -35,6 +46,9 @@ def test_every_primitive_is_documented_for_the_prompt() -> None:
         assert f"`{member.signature}`" in reference
     assert "$" not in reference  # every template placeholder was filled
     assert "findBlock()" in runner_queries() and "entity.position" in runner_queries() and "chat" not in runner_queries()
+    assert "waitForTicks" not in " ".join(runner_queries())
+    calls = reference[reference.index("Bot methods (with await):"):]
+    assert "`await bot.waitForTicks(ticks)`" in calls and "20 ticks = 1 second" in calls
 
 
 def test_skills_are_stored_replaced_and_read_back(tmp_path: Path) -> None:

@@ -15,8 +15,11 @@ Organizations run each agent as its own controller (`SimWorld.run_agents`): a co
 (possibly awaiting an LLM: the clock then stands still), runs programs on its body, sleeps or waits
 for messages in simulated time, and runs the next program, all on the one clock.
 
-Budgets: a simulated-time budget (an alarm on the clock cancels the run) and a wall-clock budget
-(the runner kills a worker that never yields, e.g. `while (true) {}`).
+Budgets: a simulated-time budget (an alarm on the clock cancels the run) and a wall budget on the
+runner's "compute" clock: only the time the program itself computes counts, not the time it awaits a
+primitive (which includes waiting for its turn while other programs compute, or for an agent's LLM),
+so whether a program is cut off does not depend on the machine's load or the other programs. It stops
+programs that never yield, e.g. `while (true) {}`.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import numpy as np
 from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.runtime import runtime
 from blockpact.config import defaults
-from blockpact.skills.reference import SKILLS_DIR, primitives, runner_queries
+from blockpact.skills.reference import SKILLS_DIR, primitives, runner_bot_calls, runner_queries
 from blockpact.worlds.clock import EpisodeOver
 from blockpact.worlds.events import Event
 from blockpact.worlds.primitives import AgentAPI, PrimitiveError
@@ -50,7 +53,7 @@ FOOD = 20
 TICKS_PER_SECOND = 20
 TICKS_PER_DAY = 24000
 QUERY_TIMEOUT_SECONDS = 30.0
-NODE_GRACE_SECONDS = 30.0  # beyond the wall budget: the runner itself must have answered by then
+NODE_GRACE_SECONDS = 30.0  # beyond the wall budget: Node, owed no answer, must have said something by then
 
 
 class ProgramFailed(PrimitiveError):
@@ -138,6 +141,15 @@ PRELUDE_PRIMITIVES = ("exploreUntil",)
 HOST_CALLS: dict[str, Handler] = {"exploreStep": _explore_step}
 
 
+async def _wait_for_ticks(api: AgentAPI, args: list[Any]) -> None:
+    ticks = _number(args[0] if args else None, "ticks for bot.waitForTicks must be a number")
+    await api.wait(math.ceil(max(ticks, 0.0)) / TICKS_PER_SECOND)
+
+
+# Awaited bot methods (primitives.toml [bot.*] kind "call"), as the runner forwards them.
+BOT_CALLS: dict[str, Handler] = {"bot.waitForTicks": _wait_for_ticks}
+
+
 def implemented_primitives() -> set[str]:
     return set(PRIMITIVE_HANDLERS) | set(PRELUDE_PRIMITIVES)
 
@@ -167,6 +179,7 @@ class _Run:
     alarm: asyncio.Future | None = None
     wall_budget_ms: int = 0
     finished: bool = False
+    last_exchange: float = 0.0  # loop time of the last request from Node or answer to it
 
 
 @dataclass
@@ -244,6 +257,7 @@ class SimBody:
             started=sim.now,
             first_event=len(sim.state.log.events),
             wall_budget_ms=int(round(self.world.wall_budget * 1000)),
+            last_exchange=loop.time(),
         )
         self._run = run
         self.last_result = None
@@ -251,10 +265,7 @@ class SimBody:
         run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
         try:
             host.start(run.id, source, json.dumps({"skills": list(skills), "budgetMs": run.wall_budget_ms}))
-            try:
-                raw = await asyncio.wait_for(asyncio.shield(run.done), self.world.wall_budget + NODE_GRACE_SECONDS)
-            except TimeoutError:
-                raise RuntimeError(f"the Node runtime did not report the end of program run {run.id}") from None
+            raw = await self._reported(run)
         finally:
             run.finished = True
             run.alarm.cancel()
@@ -265,14 +276,32 @@ class SimBody:
             raise ProgramFailed(result.error or "failed")
         return result
 
+    async def _reported(self, run: _Run) -> dict[str, Any]:
+        """Node's report of the run's end. A program may await a primitive for as long as the simulation
+        needs, but when Python owes it no answer, Node must say something within the wall budget (plus a
+        grace period); otherwise the runtime is taken to be gone."""
+        loop = asyncio.get_running_loop()
+        window = self.world.wall_budget + NODE_GRACE_SECONDS
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(run.done), window)
+            except TimeoutError:
+                owes_answer = bool(self._queue) or self._current is not None
+                if not owes_answer and loop.time() - run.last_exchange >= window:
+                    raise RuntimeError(f"the Node runtime did not report the end of program run {run.id}") from None
+
+    def _exchanged(self) -> None:
+        if self._run is not None and self._loop is not None:
+            self._run.last_exchange = self._loop.time()
+
     def _result(self, run: _Run, raw: dict[str, Any]) -> ProgramResult:
         sim = self.world.sim
         error, timed_out = raw.get("error"), False
         line = raw.get("errorLine")
         if run.cancel_reason is not None:
             error, timed_out, line = run.cancel_reason, True, None
-        elif error == f"timed out after {run.wall_budget_ms} ms":
-            error, timed_out = f"timed out after {self.world.wall_budget:g} s of wall-clock time (does the program loop without awaiting a primitive?)", True
+        elif error == f"timed out after {run.wall_budget_ms} ms of computing time":
+            error, timed_out = f"timed out after {self.world.wall_budget:g} s of computing time (does the program loop without awaiting a primitive?)", True
         elif error and line is not None and not error.startswith("SyntaxError"):
             error = f"{error} (program line {line})"
         chat = [e.data["message"] for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
@@ -326,6 +355,7 @@ class SimBody:
             run.done.set_result(json.loads(result_json))
 
     def _on_request(self, call_id: int, kind: str, name: str, args_json: str) -> None:
+        self._exchanged()
         if kind == "stop":
             self._stop_actions("stopped: the program ended or was cancelled")
             return
@@ -369,6 +399,8 @@ class SimBody:
             return None
         if name in HOST_CALLS:
             return await HOST_CALLS[name](self.api, request.args)
+        if name in BOT_CALLS:
+            return await BOT_CALLS[name](self.api, request.args)
         if name not in PRIMITIVE_HANDLERS:
             raise PrimitiveError(f"{name} is not available on the simulator")
         return await PRIMITIVE_HANDLERS[name](self.api, _with_defaults(name, request.args))
@@ -397,10 +429,12 @@ class SimBody:
             await asyncio.gather(server, return_exceptions=True)
 
     def _settle(self, call_id: int, ok: bool, payload: str) -> None:
+        self._exchanged()
         if self._host is not None:
             self._host.settle(call_id, ok, payload)
 
     async def _answer_query(self, name: str, args_json: str) -> str:
+        self._exchanged()
         try:
             value = self._query(name, decode(json.loads(args_json)))
         except (PrimitiveError, TypeError, ValueError, KeyError) as exc:
@@ -480,6 +514,8 @@ class SimBody:
                 "primitives": list(primitives()),
                 "hostCalls": list(HOST_CALLS),
                 "queries": runner_queries(),
+                "botCalls": runner_bot_calls(),
+                "budgetClock": "compute",  # see the module docstring: budgets independent of load
                 "prelude": SIM_PRELUDE_JS.read_text(),
                 "memoryMb": int(programs["sandbox_memory_mb"]),
                 "defaultBudgetMs": int(round(self.world.wall_budget * 1000)),

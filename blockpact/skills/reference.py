@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -29,7 +30,7 @@ class Primitive:
 @dataclass(frozen=True)
 class BotMember:
     path: str  # "entity.position", "findBlock"
-    kind: str  # "get" | "query" | "chat"
+    kind: str  # "get" | "query" | "call" | "chat"
     signature: str
     doc: str = field(default="")
 
@@ -69,11 +70,24 @@ def bot_members() -> dict[str, BotMember]:
 
 def runner_queries() -> list[str]:
     """The synchronous bot members, in the sandbox runner's `queries` notation (bot.chat is built in)."""
-    return [m.runner_spec for m in bot_members().values() if m.kind != "chat"]
+    return [m.runner_spec for m in bot_members().values() if m.kind in ("get", "query")]
+
+
+def runner_bot_calls() -> list[str]:
+    """The awaited bot methods, as the sandbox runner's `botCalls` (host calls named "bot.<path>")."""
+    return [m.path for m in bot_members().values() if m.kind == "call"]
 
 
 def primitive_reference() -> str:
     """The part of a prompt that tells the model which primitives and bot members it may use."""
     prims = "\n".join(f"- `{p.signature}`: {p.doc} Returns {p.returns}." for p in primitives().values())
-    members = "\n".join(f"- `{m.signature}`: {m.doc}" for m in bot_members().values())
-    return Template(REFERENCE_TEMPLATE.read_text()).substitute(primitives=prims, bot_members=members)
+    members = bot_members().values()
+    return Template(REFERENCE_TEMPLATE.read_text()).substitute(
+        primitives=prims,
+        bot_members=_listing(m for m in members if m.kind != "call"),
+        bot_calls=_listing(m for m in members if m.kind == "call"),
+    )
+
+
+def _listing(members: Iterable[BotMember]) -> str:
+    return "\n".join(f"- `{m.signature}`: {m.doc}" for m in members)

@@ -302,6 +302,10 @@ class AgentAPI:
         self.sim.send_signal(self.name, task)
         await self.sim.clock.sleep(self.name, self.timing["chat_seconds"])
 
+    async def wait(self, seconds: float) -> None:
+        """Stand idle for `seconds` of simulated time (mineflayer's bot.waitForTicks), saying nothing."""
+        await self.sim.clock.sleep(self.name, seconds)
+
     async def wait_signal(self, task: str = "", timeout: float = 60) -> str | None:
         """Wait for a signal from another player; returns the sender, or None after `timeout` seconds."""
         sender = await self.sim.clock.wait_until(self.name, lambda: self.sim.take_signal(self.name), timeout)

@@ -11,14 +11,15 @@ const { createRunner } = require(path.join(__dirname, '../../blockpact/bridge/js
 const MC_VERSION = '1.20.4';
 process.env.BLOCKPACT_TEST_SECRET = 'must-not-leak';
 
-function recordingHost(username) {
+// `unanswered`: calls the host never settles (a primitive that is still acting).
+function recordingHost(username, unanswered = []) {
   const host = {
     calls: [],
     queries: [],
     stops: 0,
     async call(name, args) {
       host.calls.push([name, args]);
-      return null;
+      return unanswered.includes(name) ? new Promise(() => {}) : null;
     },
     query(name, args) {
       host.queries.push([name, args]);
@@ -35,6 +36,9 @@ const host = recordingHost('alice');
 const runner = createRunner({ mcVersion: MC_VERSION, memoryMb: 64 }, host);
 const otherHost = recordingHost('bob');
 const otherRunner = createRunner({ mcVersion: MC_VERSION }, otherHost);
+// The simulator's clock: the budget counts only the time the program computes.
+const computeHost = recordingHost('carol', ['moveTo']);
+const computeRunner = createRunner({ mcVersion: MC_VERSION, budgetClock: 'compute' }, computeHost);
 
 // Every worker and its ports must be gone after close(); handles are released
 // a few ticks after a worker's exit, so give them a moment.
@@ -45,23 +49,24 @@ async function workerHandlesLeft() {
 }
 
 test.after(async () => {
-  await Promise.all([runner.close(), otherRunner.close()]);
+  await Promise.all([runner.close(), otherRunner.close(), computeRunner.close()]);
   assert.deepEqual(await workerHandlesLeft(), []);
 });
 
-async function assertContained(body, expectedError, { budgetMs = 5000, stops = 0 } = {}) {
-  host.calls.length = 0;
-  host.stops = 0;
-  const result = await runner.run(`async function attack(bot) {\n${body}\n}`, { budgetMs });
+async function assertContained(body, expectedError, { budgetMs = 5000, stops = 0, calls = [], compute = false } = {}) {
+  const [target, targetHost, username] = compute ? [computeRunner, computeHost, 'carol'] : [runner, host, 'alice'];
+  targetHost.calls.length = 0;
+  targetHost.stops = 0;
+  const result = await target.run(`async function attack(bot) {\n${body}\n}`, { budgetMs });
   assert.equal(result.success, false, `escape succeeded: ${JSON.stringify(result.returnValue)}`);
   assert.match(result.error, expectedError);
-  assert.deepEqual(host.calls, []);
-  assert.equal(host.stops, stops);
+  assert.deepEqual(targetHost.calls.map(([name]) => name), calls);
+  assert.equal(targetHost.stops, stops);
   assert.equal(Object.prototype.polluted, undefined);
   assert.equal(process.env.BLOCKPACT_TEST_SECRET, 'must-not-leak');
-  const after = await runner.run('async function ok(bot) { return bot.username; }', { budgetMs: 5000 });
+  const after = await target.run('async function ok(bot) { return bot.username; }', { budgetMs: 5000 });
   assert.equal(after.success, true, after.error);
-  assert.equal(after.returnValue, 'alice');
+  assert.equal(after.returnValue, username);
   return result;
 }
 
@@ -179,6 +184,20 @@ test('while (true) {} is stopped by the budget', async () => {
 
 test('an async loop that never awaits a primitive is stopped by the budget', async () => {
   await assertContained('while (true) await Promise.resolve();', /^timed out after 300 ms$/, { budgetMs: 300, stops: 1 });
+});
+
+test('on the compute clock, loops are stopped by the budget all the same', async () => {
+  const computing = /^timed out after 300 ms of computing time$/;
+  const spin = await assertContained('while (true) {}', computing, { budgetMs: 300, stops: 1, compute: true });
+  assert.ok(spin.durationMs >= 290 && spin.durationMs < 2000, `durationMs ${spin.durationMs}`);
+  assert.ok(spin.computeMs >= 290, `computeMs ${spin.computeMs}`);
+  await assertContained('while (true) await Promise.resolve();', computing, { budgetMs: 300, stops: 1, compute: true });
+  await assertContained('for (;;) bot.username;', computing, { budgetMs: 300, stops: 1, compute: true });
+  // A primitive in flight does not pause the budget of a program that goes on computing.
+  await assertContained('moveTo(bot, 1, 2, 3);\nwhile (true) {}', computing,
+    { budgetMs: 300, stops: 1, calls: ['moveTo'], compute: true });
+  await assertContained('const walking = moveTo(bot, 1, 2, 3);\nwhile (true) await null;', computing,
+    { budgetMs: 300, stops: 1, calls: ['moveTo'], compute: true });
 });
 
 test('unbounded memory growth ends the run with a memory error', async () => {

@@ -263,6 +263,53 @@ test('a query the host never answers is cut by the budget', async () => {
   await assertStillWorks(runner);
 });
 
+// A host that answers each call after `delayMs` of real time: the simulator while other programs
+// take their turns, or a loaded machine.
+function slowHost(delayMs) {
+  return recordingHost({
+    moveTo: (x) => new Promise((resolve) => setTimeout(() => resolve(x), delayMs)),
+    'bot.waitForTicks': () => new Promise((resolve) => setTimeout(resolve, delayMs)),
+  });
+}
+
+test('on the compute clock, time spent awaiting the host does not count', async () => {
+  const runner = makeRunner(slowHost(400), { budgetClock: 'compute', botCalls: ['waitForTicks'] });
+  const result = await runner.run(`async function main(bot) {
+  const first = await moveTo(bot, 1);
+  await bot.waitForTicks(20);
+  return first + await moveTo(bot, 2);
+}`, { budgetMs: 250 });
+  assert.equal(result.success, true, result.error);
+  assert.equal(result.returnValue, 3);
+  assert.ok(result.durationMs >= 1150, `durationMs ${result.durationMs}`);
+  assert.ok(result.computeMs < 250, `computeMs ${result.computeMs}`);
+});
+
+test('on the wall clock (the default), the same waiting times out', async () => {
+  const runner = makeRunner(slowHost(400));
+  const result = await runner.run('async function main(bot) {\n  await moveTo(bot, 1);\n  await moveTo(bot, 2);\n}', { budgetMs: 250 });
+  assert.equal(result.error, 'timed out after 250 ms');
+});
+
+test('on the compute clock, a spin after a slow call is still stopped, by its own computing only', async () => {
+  const host = slowHost(400);
+  const runner = makeRunner(host, { budgetClock: 'compute' });
+  const result = await runner.run('async function main(bot) {\n  await moveTo(bot, 1);\n  for (;;) {}\n}', { budgetMs: 300 });
+  assert.equal(result.error, 'timed out after 300 ms of computing time');
+  assert.ok(result.durationMs >= 690, `durationMs ${result.durationMs}`);
+  assert.ok(result.computeMs >= 290 && result.computeMs < result.durationMs - 300, `computeMs ${result.computeMs}`);
+  assert.equal(host.stops, 1);
+  await assertStillWorks(runner);
+});
+
+test('on the compute clock, a query the host never answers is still cut by the budget', async () => {
+  const host = recordingHost({ players: () => new Promise(() => {}) });
+  const runner = makeRunner(host, { budgetClock: 'compute' });
+  const result = await runner.run('async function main(bot) { return bot.players; }', { budgetMs: 300 });
+  assert.equal(result.error, 'timed out after 300 ms of computing time');
+  await assertStillWorks(runner);
+});
+
 test('a primitive left running when the program returns is stopped and its result dropped', async () => {
   let release;
   const host = recordingHost({ mineBlock: () => new Promise((resolve) => { release = resolve; }) });
@@ -298,6 +345,8 @@ test('one run at a time per runner; bad arguments are refused', async () => {
   assert.throws(() => createRunner({}, host), /mcVersion is required/);
   assert.throws(() => createRunner({ mcVersion: MC_VERSION, queries: ['entity', 'entity.position'] }, host), /conflicts/);
   assert.throws(() => createRunner({ mcVersion: MC_VERSION, queries: ['equip()'], botCalls: ['equip'] }, host), /duplicate/);
+  assert.throws(() => createRunner({ mcVersion: MC_VERSION, budgetClock: 'cpu' }, host),
+    /config.budgetClock must be one of wall, compute, got "cpu"/);
   await assert.rejects(runner.run(OK_PROGRAM, { entry: 'main; process' }), /invalid entry function name/);
   assert.throws(() => createRunner({ mcVersion: MC_VERSION, primitives: ['bot'] }, host), /reserved/);
 });

@@ -26,13 +26,14 @@ async function mineTargets(bot, targets) {
   return mined;
 }
 
-// For blocks that grow back: keep mining them until the scenario ends, waiting when none are left.
-// `searchRadius` is how far mineBlock looks, so only blocks it can reach are tried.
+// For blocks that grow back: keep mining them until the scenario ends, waiting quietly (20 ticks a
+// second) when none are left. `searchRadius` is how far mineBlock looks, so only blocks it can
+// reach are tried.
 async function mineWhileTheyGrowBack(bot, targets, idleSeconds, searchRadius) {
   for (;;) {
     const present = targets.filter(({ block }) => bot.findBlock({ matching: block, maxDistance: searchRadius }) !== null);
     if (present.length === 0 || (await mineTargets(bot, present)) === 0) {
-      await waitSignal(bot, 'blocks to grow back', idleSeconds);
+      await bot.waitForTicks(idleSeconds * 20);
     }
   }
 }

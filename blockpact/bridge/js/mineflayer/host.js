@@ -7,6 +7,16 @@ const { answerQuery } = require('./queries')
 
 const MAX_CHAT_LINE = 256 // Minecraft's chat message limit
 
+// Bot methods a program awaits (primitives.toml [bot.*] kind "call"); the runner forwards
+// `await bot.NAME(...)` as call('bot.NAME', args).
+const botCalls = {
+  'bot.waitForTicks': (bot, ticks) => {
+    if (typeof ticks !== 'number' || !Number.isFinite(ticks)) throw new Error('ticks for bot.waitForTicks must be a number')
+    return bot.waitForTicks(Math.ceil(ticks)) // mineflayer counts whole ticks: a fraction would never be reached
+  }
+}
+const botCallNames = Object.keys(botCalls).map(name => name.slice('bot.'.length))
+
 class BodyHost {
   constructor (bot, world) {
     this.bot = bot
@@ -27,6 +37,7 @@ class BodyHost {
 
   async call (name, args) {
     if (name === 'chat') return this.say(String(args[0]))
+    if (Object.hasOwn(botCalls, name)) return botCalls[name](this.bot, ...args)
     const entry = calls[name]
     if (!entry) throw new Error(`unknown primitive: ${name}`)
     const controller = new AbortController()
@@ -64,4 +75,4 @@ class BodyHost {
   }
 }
 
-module.exports = { BodyHost }
+module.exports = { BodyHost, botCallNames }

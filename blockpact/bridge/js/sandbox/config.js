@@ -2,6 +2,8 @@
 // Runner configuration: defaults and validation, done once on the main thread
 // so the worker receives names it can trust.
 
+const { BUDGET_CLOCKS } = require('./budget');
+
 const VOYAGER_PRIMITIVES = Object.freeze([
   'mineBlock', 'craftItem', 'smeltItem', 'placeItem', 'killMob', 'exploreUntil',
   'getItemFromChest', 'depositItemIntoChest', 'checkItemInsideChest', 'moveTo',
@@ -23,6 +25,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const DEFAULTS = Object.freeze({
   memoryMb: 128, // worker old-generation heap cap
   defaultBudgetMs: 60_000,
+  budgetCheckMs: 20, // "compute" budget clock: the shortest wait between two checks of the worker's active time
   startTimeoutMs: 15_000, // worker boot (SES lockdown) must finish within this
   pingTimeoutMs: 500, // an idle worker that cannot answer is wedged by a leftover loop
   stopTimeoutMs: 5_000, // host.stop() may hang (e.g. a wedged JSPyBridge call)
@@ -82,12 +85,17 @@ function normalizeConfig(config = {}) {
   if (config.prelude != null && typeof config.prelude !== 'string') {
     throw new TypeError('config.prelude must be JavaScript source text');
   }
+  const budgetClock = config.budgetClock ?? 'wall';
+  if (!BUDGET_CLOCKS.includes(budgetClock)) {
+    throw new TypeError(`config.budgetClock must be one of ${BUDGET_CLOCKS.join(', ')}, got ${JSON.stringify(budgetClock)}`);
+  }
   const out = {
     primitives,
     hostCalls,
     botMembers: parseBotMembers([...(config.queries ?? DEFAULT_QUERIES)], [...(config.botCalls ?? [])]),
     prelude: config.prelude ?? null,
     mcVersion: config.mcVersion,
+    budgetClock,
   };
   for (const [key, fallback] of Object.entries(DEFAULTS)) {
     const value = config[key] ?? fallback;

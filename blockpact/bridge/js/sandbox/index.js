@@ -4,7 +4,7 @@
 const { Runner } = require('./runner');
 const { VOYAGER_PRIMITIVES, DEFAULT_QUERIES } = require('./config');
 
-// config: { mcVersion, primitives?, queries?, botCalls?, hostCalls?, prelude?, memoryMb?, defaultBudgetMs?, ... }
+// config: { mcVersion, primitives?, queries?, botCalls?, hostCalls?, prelude?, budgetClock?, memoryMb?, defaultBudgetMs?, ... }
 // (see README.md and config.js for the meaning and defaults)
 // host:   { call(name, args), query(name, args), stop() }, each may return a promise.
 function createRunner(config, host) {

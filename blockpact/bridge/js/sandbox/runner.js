@@ -1,12 +1,13 @@
 'use strict';
 // One runner per bot body: runs programs one at a time in its own sandbox
-// worker, enforces the budget, forwards primitive calls and bot queries to the
+// worker, enforces the budget (budget.js), forwards primitive calls and bot queries to the
 // host, and drops the worker whenever a run had to be killed (the next run
 // starts a fresh one).
 
 const { Vec3 } = require('vec3');
 const { normalizeConfig, isIdentifier } = require('./config');
 const { SandboxWorker } = require('./sandbox-worker');
+const { startBudget, computeTimer } = require('./budget');
 const { encode, decode } = require('./codec');
 
 const makeVec3 = (x, y, z) => new Vec3(x, y, z);
@@ -61,7 +62,7 @@ class Runner {
 
     const run = {
       id: options.runId ?? `run-${++this.#runCount}`,
-      chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, timer: null, done: false,
+      chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, computeMs: () => 0, stopBudget: null, done: false,
     };
     run.result = new Promise((resolve) => { run.resolve = resolve; });
     this.#active = run;
@@ -76,7 +77,15 @@ class Runner {
     if (run.done) return run.result;
     run.worker = worker;
     run.startedAt = performance.now();
-    run.timer = setTimeout(() => this.cancel(run.id, `timed out after ${budgetMs} ms`), budgetMs);
+    run.computeMs = computeTimer(worker);
+    const clock = this.#config.budgetClock;
+    const reason = clock === 'compute' ? `timed out after ${budgetMs} ms of computing time` : `timed out after ${budgetMs} ms`;
+    run.stopBudget = startBudget(clock, {
+      budgetMs,
+      computeMs: run.computeMs,
+      checkMs: this.#config.budgetCheckMs,
+      onExhausted: () => this.cancel(run.id, reason),
+    });
     worker.post({ t: 'run', run: run.id, source, skills, entry: options.entry });
     return run.result;
   }
@@ -192,8 +201,9 @@ class Runner {
   async #finish(run, outcome, { stopBody = false, killWorker = false }) {
     if (run.done) return;
     run.done = true;
-    clearTimeout(run.timer);
+    run.stopBudget?.();
     const durationMs = run.startedAt ? performance.now() - run.startedAt : 0;
+    const computeMs = run.computeMs();
     if (killWorker && run.worker) {
       if (this.#worker === run.worker) this.#worker = null;
       await run.worker.terminate();
@@ -210,6 +220,7 @@ class Runner {
       logs: run.logs,
       returnValue: outcome.returnJson == null ? null : JSON.parse(outcome.returnJson),
       durationMs: Math.round(durationMs * 10) / 10,
+      computeMs: Math.round(computeMs * 10) / 10,
     });
   }
 

@@ -67,6 +67,12 @@ class SandboxWorker {
     this.#exited.then((code) => handlers.exit({ code, error: this.#lastError }));
   }
 
+  // Milliseconds the worker's event loop has been busy (running JS, or blocked in a synchronous
+  // query) since it started; 0 once it has exited. See budget.js.
+  get activeMs() {
+    return this.#worker.performance.eventLoopUtilization().active;
+  }
+
   get outOfMemory() {
     return this.#lastError?.code === 'ERR_WORKER_OUT_OF_MEMORY';
   }
