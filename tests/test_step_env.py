@@ -160,7 +160,7 @@ def test_rgb_observation_colours_the_window() -> None:
     assert len({tuple(c) for c in rgb.reshape(-1, 3)}) >= 3  # wall, water, grass at least
 
 
-def test_two_players_digging_one_block_in_one_step_the_later_by_name_gets_it(tmp_path: Path) -> None:
+def test_two_players_digging_one_block_in_one_step_the_first_by_name_gets_it(tmp_path: Path) -> None:
     path = tmp_path / "builder.toml"
     path.write_text(BUILDER)
     env = parallel_env(path)
@@ -168,9 +168,9 @@ def test_two_players_digging_one_block_in_one_step_the_later_by_name_gets_it(tmp
     env.step(act(env, Ann="place", Bob="turn_left"))  # dirt between them; Bob turns round to face it
     env.step(act(env, Ann="noop", Bob="turn_left"))
     obs, r, *_ = env.step(act(env, Ann="dig", Bob="dig"))  # dirt breaks by hand in one step
-    assert r == {"Ann": 0.0, "Bob": 1.0}
+    assert r == {"Ann": 2.0, "Bob": 0.0}  # Ann values dirt at 2
     dirt = env.core.tables.slot("dirt")
-    assert (obs["Ann"]["inventory"][dirt], obs["Bob"]["inventory"][dirt]) == (1, 2)
+    assert (obs["Ann"]["inventory"][dirt], obs["Bob"]["inventory"][dirt]) == (2, 1)
 
 
 def test_actions_out_of_range_are_refused_before_anything_moves() -> None:

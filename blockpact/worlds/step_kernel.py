@@ -3,7 +3,8 @@
 It applies the rules as tabulated from `rules.py` (`StepTables`, flattened into `Static`), the world's
 dynamics as compiled by `step_dynamics.py`, and the counter-based draws of `step_rng.py`. Within a
 copy one step resolves, in order: turns; moves; digs; places; chest uses (all reading the state the
-previous phase left; of two agents after the same cell or chest the later by name wins; a move into a
+previous phase left; of two agents after the same cell or chest the first by name wins (as on the
+simulator's clock, which serves players in name order); a move into a
 column another player stands in fails); then the dynamics ticks that fall in the step; rewards; the
 automatic restart at the episode's end; observations. Copies never interact, so each is stepped to
 the end before the next. Compiled with `cache=True`: the first use on a machine compiles (see
@@ -138,8 +139,8 @@ def _move(b: int, kind: np.ndarray, st: State, tb: Static, tx: np.ndarray, ty: n
         for m in range(N):
             if m != n and tx[n] == x[m] and tz[n] == z[m] and abs(ty[n] - y[m]) <= 1:
                 ok[n] = False  # someone stands there
-            if m > n and can[m] and tx[n] == tx[m] and tz[n] == tz[m] and abs(ty[n] - ty[m]) <= 1:
-                ok[n] = False  # a later player enters it
+            if m < n and can[m] and tx[n] == tx[m] and tz[n] == tz[m] and abs(ty[n] - ty[m]) <= 1:
+                ok[n] = False  # an earlier player enters it
         moved |= ok[n]
     if not moved:
         return
@@ -195,7 +196,7 @@ def _dig(b: int, t: int, kind: np.ndarray, fx: np.ndarray, fz: np.ndarray, st: S
         if not done[n]:
             continue
         beaten = False
-        for m in range(n + 1, N):
+        for m in range(n):
             beaten |= done[m] and cell[m] == cell[n]
         if beaten:
             continue
@@ -258,7 +259,7 @@ def _place(b: int, kind: np.ndarray, fx: np.ndarray, fz: np.ndarray, st: State, 
         if not ok[n]:
             continue
         beaten = False
-        for m in range(n + 1, N):
+        for m in range(n):
             beaten |= ok[m] and fx[m] == fx[n] and fz[m] == fz[n] and y[m] == y[n]
         if not beaten:
             st.inventory[b, n, slot[n]] -= 1
@@ -283,7 +284,7 @@ def _use(b: int, kind: np.ndarray, fx: np.ndarray, fz: np.ndarray, st: State, tb
         if found[n] < 0:
             continue
         beaten = False
-        for m in range(n + 1, N):
+        for m in range(n):
             beaten |= found[m] == found[n]
         if beaten:
             continue
