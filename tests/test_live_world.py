@@ -7,19 +7,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import json
 from pathlib import Path
 
 import pytest
 
-import blockpact.experiments.sim_engine as sim_engine
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_world import EpisodeFailed, LiveWorld
 from blockpact.bridge.sim_body import SimWorld
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds
+from blockpact.experiments.sim_engine import SimEpisodeEngine
 from blockpact.judge.metrics import resource_curves
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.events import Event
@@ -41,18 +40,10 @@ def server():
     assert pid is not None and _gone(pid), f"server process {pid} survived"
 
 
-def _engine(factory, monkeypatch) -> sim_engine.SimEpisodeEngine:
-    """H's engine with `factory(spec, seed)` making its worlds: through its world_factory argument once it has
-    one, until then in place of the SimWorld it constructs."""
-    if "world_factory" in inspect.signature(sim_engine.SimEpisodeEngine).parameters:
-        return sim_engine.SimEpisodeEngine(scripted_minds, world_factory=factory)
-    monkeypatch.setattr(sim_engine, "SimWorld", factory)
-    return sim_engine.SimEpisodeEngine(scripted_minds)
-
-
-async def _play(spec: WorldSpec, contract: str | None, factory, out: Path, monkeypatch) -> tuple[EpisodeOutcome, list[Event]]:
-    """One episode through the engine; returns its outcome and the world events it logged."""
-    engine = _engine(factory, monkeypatch)
+async def _play(spec: WorldSpec, contract: str | None, factory, out: Path) -> tuple[EpisodeOutcome, list[Event]]:
+    """One episode through the engine, its worlds made by `factory(spec, seed)`; returns its outcome and the
+    world events it logged."""
+    engine = SimEpisodeEngine(scripted_minds, world_factory=factory)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "events.jsonl"
     with EventWriter(path) as writer:
@@ -72,11 +63,11 @@ async def _contract(spec: WorldSpec) -> str:
     return result.contract
 
 
-def test_double_vein_under_the_contract_ends_as_on_the_simulator(server, tmp_path, monkeypatch) -> None:
+def test_double_vein_under_the_contract_ends_as_on_the_simulator(server, tmp_path) -> None:
     spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
     contract = asyncio.run(_contract(spec))
-    live, events = asyncio.run(_play(spec, contract, _live(server), tmp_path / "live", monkeypatch))
-    simulated, sim_events = asyncio.run(_play(spec, contract, SimWorld, tmp_path / "sim", monkeypatch))
+    live, events = asyncio.run(_play(spec, contract, _live(server), tmp_path / "live"))
+    simulated, sim_events = asyncio.run(_play(spec, contract, SimWorld, tmp_path / "sim"))
 
     assert sum(live.inventory_rewards.values()) == 78 == sum(simulated.inventory_rewards.values())
     assert live.rewards == simulated.rewards and live.transfers == simulated.transfers
@@ -89,10 +80,10 @@ def test_double_vein_under_the_contract_ends_as_on_the_simulator(server, tmp_pat
     assert not [e for e in events if e.data.get("cause") == "reconcile"], "the journal missed a change"
 
 
-def test_cleanup_mushrooms_regrow_only_while_the_river_is_clean(server, tmp_path, monkeypatch) -> None:
+def test_cleanup_mushrooms_regrow_only_while_the_river_is_clean(server, tmp_path) -> None:
     spec = dataclasses.replace(load_world("cleanup"), episode_seconds=30)
     contract = asyncio.run(_contract(spec))
-    outcome, events = asyncio.run(_play(spec, contract, _live(server), tmp_path, monkeypatch))
+    outcome, events = asyncio.run(_play(spec, contract, _live(server), tmp_path))
     slime = resource_curves(events)["slime_block@river"]
     regrown = [e for e in events if e.kind == "block" and e.data["cause"] == "regrow"]
     cleaned = [e for e in events if e.kind == "block" and e.data["old"] == "slime_block" and e.data["cause"] == "dig"]
@@ -106,7 +97,7 @@ def test_cleanup_mushrooms_regrow_only_while_the_river_is_clean(server, tmp_path
     assert outcome.sim_seconds >= 30
 
 
-def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lost(server, tmp_path, monkeypatch) -> None:
+def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lost(server, tmp_path) -> None:
     spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
     contract = asyncio.run(_contract(spec))
     seen_before_kick: list[Event] = []
@@ -132,7 +123,7 @@ def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lo
         world.finish = finish  # type: ignore[method-assign]
         return world
 
-    outcome, events = asyncio.run(_play(spec, contract, kicking_world, tmp_path, monkeypatch))
+    outcome, events = asyncio.run(_play(spec, contract, kicking_world, tmp_path))
     states = [e.data["state"] for e in events if e.kind == "connection" and e.agent == "Glitch"]
     assert "lost" in states and "reconnected" in states, states
     assert any(e.kind == "program_restart" and e.agent == "Glitch" for e in events)
@@ -167,10 +158,10 @@ def test_a_disconnect_fails_the_episode_when_so_configured(server, tmp_path) -> 
     asyncio.run(play())
 
 
-def test_a_world_authored_as_a_file_runs_on_the_simulator_and_live(server, tmp_path, monkeypatch) -> None:
+def test_a_world_authored_as_a_file_runs_on_the_simulator_and_live(server, tmp_path) -> None:
     spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=20)
     for name, factory in (("sim", SimWorld), ("live", _live(server))):
-        outcome, events = asyncio.run(_play(spec, None, factory, tmp_path / name, monkeypatch))
+        outcome, events = asyncio.run(_play(spec, None, factory, tmp_path / name))
         obs = observables_from_events(spec, events)
         assert obs.finished and obs.collected["Ada"].get("coal", 0) > 0 and obs.collected["Bo"].get("coal", 0) > 0, name
         assert sum(outcome.inventory_rewards.values()) == 2 * sum(sum(c.values()) for c in obs.collected.values()), name

@@ -144,9 +144,9 @@ def test_contract_text_is_recorded_and_unavailable_parts_are_clear_errors(tmp_pa
     assert run["contract"] == text and run["contract_source"] == "given"
     assert read_run(out / "events.jsonl").config.conditions == [ConditionSpec("contract", "given", text)]
     capsys.readouterr()
-    assert main(["run", "double_vein", "--backend", "minecraft", "--out", str(tmp_path / "x")]) == 1
+    assert main(["run", "double_vein", "--backend", "minecraft", "--server", "nohost", "--out", str(tmp_path / "x")]) == 1
     err = capsys.readouterr().err
-    assert "--backend minecraft is not available yet" in err and "Traceback" not in err
+    assert "--server must be HOST:PORT" in err and "Traceback" not in err
     assert not (tmp_path / "x").exists()
     assert main(["run", "--contract", " ", "--out", str(tmp_path / "y")]) == 1
     assert "empty contract text" in capsys.readouterr().err

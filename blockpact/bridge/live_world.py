@@ -1,9 +1,9 @@
 """A live episode with the interface of `SimWorld`, so the one episode engine plays both backends.
 
-`LiveWorld(spec, seed, server=...)` builds the spec's world on the embedded server, logs the players in
-at their spawn points with their inventories, and runs every player's program on a mineflayer bot while
-the world master (`world_master.py`) records the world's events into `sim.state.log` and applies the
-spec's dynamics. `sim` offers what the engine reads from a `Simulation`: `state` (the mirror
+`LiveWorld(spec, seed, server=...)` builds the spec's world on the embedded server (or, with `address=`,
+on an external server through an operator bot: `world_access.py`), logs the players in at their spawn
+points with their inventories, and runs every player's program on a mineflayer bot while the world master
+(`world_master.py`) records the world's events into `sim.state.log` and applies the spec's dynamics. `sim` offers what the engine reads from a `Simulation`: `state` (the mirror
 `WorldState`: its `log`, `emit`, inventories, chests), `now` (episode seconds, wall clock here) and `spec`.
 
 Time: the episode's clock starts when the first programs start; `spec.episode_seconds` are wall seconds.
@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
-from collections import deque
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_settings import live_settings
 from blockpact.bridge.mineflayer_body import MineflayerBody, MineflayerWorld, ServerAddress
-from blockpact.bridge.world_compiler import ControlChannelTarget
+from blockpact.bridge.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.world_master import WorldMaster
 from blockpact.errors import UserError
 from blockpact.worlds.events import Event
@@ -59,7 +56,11 @@ class LiveWorld:
     """One episode of `spec` on a live server, with SimWorld's interface (see the module docstring)."""
 
     def __init__(self, spec: WorldSpec, seed: int = 0, *, server: EmbeddedServer | None = None,
-                 on_disconnect: str | None = None) -> None:
+                 address: ServerAddress | None = None, on_disconnect: str | None = None, viewer: bool = False,
+                 announce: Callable[[str], None] | None = None) -> None:
+        """`server`: the embedded server to play on (started if it is not running; None: one of its own);
+        `address`: an external server instead (no plugin); `viewer`: a viewer page for every player's bot
+        (`viewer_urls`); `announce` is told, in a line each, where the server and the pages are."""
         settings = live_settings()
         self.spec = spec
         self.seed = seed
@@ -70,16 +71,21 @@ class LiveWorld:
         self.max_retries = int(settings["episode"]["max_retries"])
         self.tick_interval = float(settings["world_master"]["tick_seconds"])
         self.play_out = bool(settings["world_master"]["play_out"])
-        self._own_server = server is None
-        self.server = server or EmbeddedServer(seed=seed)
+        if server is not None and address is not None:
+            raise UserError("a live world plays either on the embedded server or on an external one, not both")
+        self._own_server = server is None and address is None
+        self.server = None if address is not None else server or EmbeddedServer(seed=seed)
+        self.access: WorldAccess = WitnessedAccess(address) if address is not None else EmbeddedAccess(self.server)
+        self.viewer = viewer
+        self.announce = announce or (lambda line: None)
+        self.viewer_urls: dict[str, str] = {}
         state = WorldState(spec, seed)
-        self.sim = LiveSim(spec, state, WorldMaster(self.server, spec, state))
+        self.sim = LiveSim(spec, state, WorldMaster(self.access, spec, state))
         state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft", **state.snapshot())
         self.bots: MineflayerWorld | None = None
         self.reconnects = 0
         self.retries = 0
         self._ticker: asyncio.Task | None = None
-        self._bot_events: deque[dict[str, Any]] = deque()  # from the bots' Node side, not yet recorded
         self._finished: Event | None = None
         self._closed = False
 
@@ -91,27 +97,23 @@ class LiveWorld:
     async def _ensure_ready(self) -> None:
         if self.bots is not None:
             return
-        if self._own_server and not self.server.running:
+        if self.server is not None and not self.server.running:
             await asyncio.to_thread(self.server.start)
+            self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
+                          f"(pid {self.server.pid})")
+        self.bots = MineflayerWorld(self.access.address)
+        self.master.bot_journal = self.bots.drain_journal
+        await self.access.prepare(self.bots)
         compiled = await self.master.build()
         if compiled.unsupported:
             self.sim.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
-        self.bots = MineflayerWorld(ServerAddress(port=int(self.server.port or 0), version=self.server.version))
-        self.bots._world.setJournalListener(self._on_bot_event)
-        self.master.bot_journal = self._drain_bot_journal
-        await self.bots.join(self.spec, ControlChannelTarget(self.server))
+        await self.bots.join(self.spec, self.access.target)
+        if self.viewer:
+            self.viewer_urls = {p: await self.bots.start_viewer(p, i) for i, p in enumerate(sorted(self.spec.players))}
+            for player, url in self.viewer_urls.items():
+                self.announce(f"viewer of {player}: {url}")
         self.master.start()
         self._ticker = asyncio.ensure_future(self._tick_forever())
-
-    def _on_bot_event(self, payload: str) -> None:
-        """On JSPyBridge's callback thread: only queue (deque appends are thread-safe)."""
-        self._bot_events.append(json.loads(str(payload)))
-
-    def _drain_bot_journal(self) -> list[dict[str, Any]]:
-        drained = []
-        while self._bot_events:
-            drained.append(self._bot_events.popleft())
-        return drained
 
     async def _tick_forever(self) -> None:
         while True:
@@ -224,7 +226,7 @@ class LiveWorld:
             self.bots = None
         fresh = WorldState(self.spec, self.seed)
         fresh.log = state.log  # the engine follows this log
-        master = WorldMaster(self.server, self.spec, fresh)
+        master = WorldMaster(self.access, self.spec, fresh)
         self.sim = LiveSim(self.spec, fresh, master)
         fresh.emit(None, "episode_start", world=self.spec.name, seed=self.seed, backend="minecraft", attempt=self.retries,
                    **fresh.snapshot())
@@ -258,29 +260,35 @@ class LiveWorld:
             if self.bots is not None:
                 await self.bots.close()
         finally:
-            if self._own_server:
+            if self._own_server and self.server is not None:
                 await asyncio.to_thread(self.server.stop)
 
 
 class LiveWorlds:
-    """The live backend of a run: one embedded server for all its episodes (started on first use, stopped by
-    `aclose`), and a `LiveWorld` per episode. Called like the `SimWorld` class: `worlds(spec, seed)`."""
+    """The live backend of a run: a `LiveWorld` per episode, called like the `SimWorld` class: `worlds(spec, seed)`.
+    On the embedded server, one server serves all the run's episodes: started by the first episode, stopped by
+    `aclose` or `stop` (also after an error or Ctrl-C). With `address`, episodes play on that external server."""
 
-    def __init__(self, server: EmbeddedServer | None = None, *, on_disconnect: str | None = None,
-                 external: str | None = None) -> None:
-        if external is not None:
-            raise UserError(f"live episodes on an external server ({external}) are not supported yet: the world master "
-                            "records events and applies dynamics through the embedded server's blockpact plugin "
-                            "(leave out --server to use the embedded server)")
-        self._own_server = server is None
-        self.server = server or EmbeddedServer()
+    def __init__(self, server: EmbeddedServer | None = None, *, address: ServerAddress | None = None,
+                 version: str | None = None, on_disconnect: str | None = None, viewer: bool = False,
+                 announce: Callable[[str], None] | None = None) -> None:
+        if server is not None and address is not None:
+            raise UserError("a run plays either on the embedded server or on an external one, not both")
+        self.address = address
+        self._own_server = server is None and address is None
+        self.server = server if address is not None or server is not None else EmbeddedServer(version=version)
         self.on_disconnect = on_disconnect
+        self.viewer = viewer
+        self.announce = announce
 
     def __call__(self, spec: WorldSpec, seed: int = 0) -> LiveWorld:
-        if not self.server.running:
-            self.server.start()
-        return LiveWorld(spec, seed, server=self.server, on_disconnect=self.on_disconnect)
+        return LiveWorld(spec, seed, server=self.server, address=self.address, on_disconnect=self.on_disconnect,
+                         viewer=self.viewer, announce=self.announce)
+
+    def stop(self) -> None:
+        """Stop the embedded server if this backend started it (idempotent, synchronous: safe after Ctrl-C)."""
+        if self._own_server and self.server is not None:
+            self.server.stop()
 
     async def aclose(self) -> None:
-        if self._own_server:
-            await asyncio.to_thread(self.server.stop)
+        await asyncio.to_thread(self.stop)

@@ -21,7 +21,15 @@ from blockpact.bridge.live_settings import live_settings
 from blockpact.bridge.runtime import JS_DIR, runtime
 from blockpact.config import default_mc_version, defaults
 from blockpact.errors import UserError
-from blockpact.bridge.world_compiler import CompiledWorld, WorldTarget, apply, chest_commands, compile_world
+from blockpact.bridge.world_compiler import (
+    CompiledWorld,
+    WorldTarget,
+    apply,
+    chest_commands,
+    compile_world,
+    run_command,
+    teleport,
+)
 from blockpact.skills.reference import primitives, runner_queries
 from blockpact.worlds import mcdata
 from blockpact.worlds.spec import PlayerSpec, Vec, WorldSpec
@@ -90,14 +98,15 @@ class MineflayerWorld:
         finally:
             self._callbacks.discard(done)
 
-    async def connect(self, player: str) -> MineflayerBody:
-        """Log a bot called `player` in and wait until it has spawned."""
+    async def connect(self, player: str, *, operator: bool = False) -> MineflayerBody:
+        """Log a bot called `player` in and wait until it has spawned. An operator bot runs commands and watches;
+        it takes no part in signals."""
         if player in self._bodies:
             return self._bodies[player]
         spawn_timeout = float(live_settings()["bots"]["spawn_timeout"])
         options = {
             "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
-            "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000),
+            "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
         }
         answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
         if not answer["ok"]:
@@ -121,20 +130,27 @@ class MineflayerWorld:
         bodies = {name: await self.connect(name) for name in spec.players}
         for name in spec.players:
             await apply(compiled.players[name], target)
-        await asyncio.gather(*(self._settle(bodies[name], spec.players[name]) for name in spec.players))
+        await asyncio.gather(*(self._settle(bodies[name], spec.players[name], target) for name in spec.players))
         return bodies
 
-    async def _settle(self, body: MineflayerBody, player: PlayerSpec) -> None:
+    async def _settle(self, body: MineflayerBody, player: PlayerSpec, target: WorldTarget) -> None:
+        """Wait until the bot stands at its spawn with its items. A server that was still logging the bot in may
+        put it back where it logged in after the teleport: halfway through the wait the teleport is repeated."""
         timeout = float(live_settings()["bots"]["settle_timeout"])
-        deadline = asyncio.get_running_loop().time() + timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        repeat_at = loop.time() + timeout / 2
         while True:
             seen = body.observe()
             cell = tuple(int(v // 1) for v in seen["position"])
             if cell == player.spawn and seen["inventory"] == player.inventory:
                 return
-            if asyncio.get_running_loop().time() > deadline:
+            if loop.time() > deadline:
                 raise BotError(f"{body.player} did not arrive at {list(player.spawn)} with {player.inventory} within {timeout:g} s "
                                f"(at {seen['position']} with {seen['inventory']})")
+            if cell != player.spawn and loop.time() > repeat_at:
+                repeat_at = deadline
+                await run_command(target, teleport(player.name, player.spawn))
             await asyncio.sleep(SETTLE_POLL_SECONDS)
 
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
@@ -150,6 +166,48 @@ class MineflayerWorld:
         if not answer["ok"]:
             raise BotError(answer["error"])
         return str(answer["reply"])
+
+    def drain_journal(self) -> list[dict[str, Any]]:
+        """World events only the bots saw (signals; everything, once `witness` is on), oldest first."""
+        return list(json.loads(str(self._world.drainJournal())))
+
+    def witness(self, operator: str) -> None:
+        """From now on the bots record what they see of the world (servers without blockpact's plugin)."""
+        settings = live_settings()["external"]
+        self._world.witnessWorld(operator, json.dumps({"digMemoryMs": int(float(settings["dig_memory_seconds"]) * 1000),
+                                                       "expectMs": int(float(settings["expect_seconds"]) * 1000)}))
+
+    def expect_blocks(self, positions: Sequence[Vec], cause: str) -> None:
+        self._world.expectBlocks(json.dumps([list(p) for p in positions]), cause)
+
+    def read_blocks(self, player: str, lo: Vec, hi: Vec) -> list[str] | Vec:
+        """The block names of a box as `player` sees them (x outermost, then y, z), or the first cell it cannot see."""
+        answer = json.loads(str(self._world.readBlocks(player, json.dumps(list(lo)), json.dumps(list(hi)))))
+        if "unloaded" in answer:
+            return tuple(answer["unloaded"])  # type: ignore[return-value]
+        palette = answer["palette"]
+        return [palette[i] for i in answer["cells"]]
+
+    def positions(self) -> dict[str, list[float]]:
+        return dict(json.loads(str(self._world.positions())))
+
+    def freeze(self, player: str) -> None:
+        self._world.freeze(player)
+
+    def command_no_wait(self, player: str, text: str) -> None:
+        self._world.commandNoWait(player, text)
+
+    async def start_viewer(self, player: str, index: int = 0) -> str:
+        """A prismarine-viewer page of `player`'s view on 127.0.0.1 (live.toml's [viewer] port + `index`, or any
+        free port); returns its URL. The page server closes when the bot leaves."""
+        settings = live_settings()["viewer"]
+        port = int(settings["port"])
+        options = json.dumps({"port": port + index if port else 0, "viewDistance": int(settings["view_distance"]),
+                              "firstPerson": bool(settings["first_person"])})
+        answer = await self._call("startViewer", player, options, timeout=CALLBACK_MARGIN_SECONDS)
+        if not answer["ok"]:
+            raise BotError(answer["error"])
+        return str(answer["url"])
 
     async def leave(self, player: str) -> None:
         self._bodies.pop(player, None)

@@ -8,6 +8,7 @@ rules are commands too. A server that lacks a command the world needs is named i
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -21,8 +22,12 @@ if TYPE_CHECKING:
     from blockpact.bridge.embedded_server import EmbeddedServer
 
 MAX_FILL_VOLUME = 32768  # vanilla /fill limit, also enforced by the embedded server
+AIR_BLOCKS = frozenset({"air", "cave_air", "void_air"})  # left out of block counts
 # Answers by which servers say they do not know a command (flying-squid, vanilla, Paper).
 UNKNOWN_COMMAND_ANSWERS = ("command not found", "unknown command", "unknown or incomplete command")
+# Answers by which servers refuse a command to a player who is not an operator (flying-squid, Bukkit/Paper).
+NOT_PERMITTED_ANSWERS = ("you do not have permission", "i'm sorry, but you do not have permission")
+FORMATTING_CODE = re.compile(r"[&\u00a7][0-9a-fk-or]", re.IGNORECASE)  # colour codes some servers leave in chat text
 
 
 class UnsupportedCommand(UserError):
@@ -99,8 +104,12 @@ def game_rules() -> list[Operation]:
 def _player(name: str, spawn: Vec, inventory: dict[str, int]) -> list[Operation]:
     ops: list[Operation] = [Command(f"clear {name}", f"empty {name}'s inventory")]
     ops += [Command(f"give {name} {item} {count}", f"give {name} their items") for item, count in sorted(inventory.items())]
-    ops.append(Command(f"tp {name} {spawn[0]} {spawn[1]} {spawn[2]}", f"place {name} at their spawn point"))
+    ops.append(teleport(name, spawn))
     return ops
+
+
+def teleport(name: str, spawn: Vec) -> Command:
+    return Command(f"tp {name} {spawn[0]} {spawn[1]} {spawn[2]}", f"place {name} at their spawn point")
 
 
 def _boxes(lo: Vec, hi: Vec) -> Iterator[tuple[Vec, Vec]]:
@@ -175,10 +184,18 @@ async def run_command(target: WorldTarget, op: Command) -> object:
         answer = await target.command(op.text)
     except UserError as exc:
         raise UnsupportedCommand(f"the server refused /{op.text} (needed to {op.purpose}): {exc}") from None
-    lines = answer if isinstance(answer, list) else [answer]
-    if any(str(line).strip().lower().startswith(UNKNOWN_COMMAND_ANSWERS) for line in lines):
+    lines = [plain(line) for line in (answer if isinstance(answer, list) else [answer])]
+    if any(line.lower().startswith(NOT_PERMITTED_ANSWERS) for line in lines):
+        raise UnsupportedCommand(f"the server refused /{op.text} (needed to {op.purpose}): the bot running it is not an "
+                                 f"operator ({lines})")
+    if any(line.lower().startswith(UNKNOWN_COMMAND_ANSWERS) for line in lines):
         raise UnsupportedCommand(f"the server has no /{name} command (needed to {op.purpose}): it answered {lines}")
     return answer
+
+
+def plain(line: object) -> str:
+    """A chat line without colour codes or surrounding space."""
+    return FORMATTING_CODE.sub("", str(line)).strip()
 
 
 class ControlChannelTarget:
@@ -224,14 +241,21 @@ def expected_blocks(spec: WorldSpec) -> dict[str, int]:
     return dict(Counter(spec.blocks.values()))
 
 
-def world_differences(spec: WorldSpec, blocks: dict[str, int], chests: dict[Vec, dict[str, int]]) -> list[str]:
-    """What a server's world (block counts over the map box, chest contents) gets wrong; [] when it matches."""
+def map_box(spec: WorldSpec) -> tuple[Vec, Vec]:
+    """The lowest and highest corner of the world's map."""
+    hi = tuple(o + s - 1 for o, s in zip(spec.origin, spec.size))
+    return spec.origin, hi  # type: ignore[return-value]
+
+
+def world_differences(spec: WorldSpec, blocks: dict[str, int], chests: dict[Vec, dict[str, int]] | None) -> list[str]:
+    """What a server's world (block counts over the map box, chest contents unless None: unknown) gets wrong;
+    [] when it matches."""
     problems = []
     want = expected_blocks(spec)
     for block in sorted(set(want) | set(blocks)):
         if want.get(block, 0) != blocks.get(block, 0):
             problems.append(f"{block}: {blocks.get(block, 0)} in the map box, expected {want.get(block, 0)}")
-    for pos, chest in sorted(spec.chests.items()):
+    for pos, chest in sorted(spec.chests.items()) if chests is not None else ():
         got = chests.get(pos)
         if got != chest.items:
             problems.append(f"chest {chest.name} at {list(pos)}: holds {got}, expected {chest.items}")

@@ -1,10 +1,12 @@
-"""The world master of a live episode: builds the spec's world on the embedded server, keeps a mirror of
-it in the simulator's `WorldState`, records what happens there as the simulator's events, and applies the
+"""The world master of a live episode: builds the spec's world on a live server, keeps a mirror of it in
+the simulator's `WorldState`, records what happens there as the simulator's events, and applies the
 spec's dynamics.
 
-What happens on the server reaches Python through two journals drained every tick: the blockpact
-plugin's (blocks, inventories with their causes, chests, chat; `js/server/plugin/journal.js`) and the
-bots' (signals, which never touch the server). Each entry updates the mirror and becomes an `Event` at
+What happens on the server reaches Python through two journals drained every tick: the server's (on the
+embedded server, the blockpact plugin's: blocks, inventories with their causes, chests, chat;
+`js/server/plugin/journal.js`) and the bots' (signals, which never touch the server; on a server without
+the plugin also what the bots witness, `js/mineflayer/witness.js`). How the server is reached is a
+`WorldAccess` (`world_access.py`). Each entry updates the mirror and becomes an `Event` at
 its episode time, so the engine, the judge's observables and the metrics read a live episode exactly
 as a simulated one. Dynamics are the simulator's own `Dynamics` run on the mirror (after reading the
 rules' regions back from the server); the block changes it decides are sent to the server as commands
@@ -22,15 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.world_compiler import (
-    CompiledWorld,
-    ControlChannelTarget,
-    apply,
-    compile_world,
-    read_back,
-    tally,
-)
+from blockpact.bridge.world_access import WorldAccess
+from blockpact.bridge.world_compiler import CompiledWorld, compile_world
 from blockpact.config import defaults
 from blockpact.errors import UserError
 from blockpact.worlds.dynamics import Dynamics, ticks_between
@@ -62,8 +57,8 @@ def _vec(value: Any) -> Vec:
 class WorldMaster:
     """Builds one episode's world and keeps `state` (the mirror) and its event log in step with the server."""
 
-    def __init__(self, server: EmbeddedServer, spec: WorldSpec, state: WorldState) -> None:
-        self.server = server
+    def __init__(self, access: WorldAccess, spec: WorldSpec, state: WorldState) -> None:
+        self.access = access
         self.spec = spec
         self.state = state
         self.dynamics = Dynamics(state)
@@ -79,8 +74,7 @@ class WorldMaster:
     async def build(self) -> CompiledWorld:
         """Build blocks, chests, drops and game rules, then check the world by reading it back."""
         compiled = compile_world(self.spec)
-        await apply(compiled.world, ControlChannelTarget(self.server))
-        problems = read_back(self.server, self.spec)
+        problems = await self.access.build(self.spec, compiled)
         if problems:
             raise WorldBuildError(f"the server's world does not match {self.spec.name} after building it:\n  "
                                   + "\n  ".join(problems))
@@ -88,7 +82,7 @@ class WorldMaster:
 
     def discard_journal(self) -> None:
         """Forget what happened so far (building, players joining): the episode starts from the spec's state."""
-        self.server.request("drainEvents")
+        self.access.drain()
         self.bot_journal()
 
     def start(self) -> None:
@@ -116,10 +110,10 @@ class WorldMaster:
 
     def record(self) -> None:
         """Drain both journals into the mirror and the event log, in time order."""
-        drained = self.server.request("drainEvents")
-        entries = list(drained["entries"]) + list(self.bot_journal())
-        if drained.get("dropped"):
-            self._emit(None, "journal_overflow", {"dropped": int(drained["dropped"])})
+        entries, dropped = self.access.drain()
+        entries += self.bot_journal()
+        if dropped:
+            self._emit(None, "journal_overflow", {"dropped": dropped})
         for entry in sorted(entries, key=lambda e: e["time"]):
             self._apply(entry)
 
@@ -174,20 +168,16 @@ class WorldMaster:
         and recorded as a block event with cause "reconcile" (e.g. a server's own block updates)."""
         for name in self._regions:
             region = self.spec.regions[name]
-            answer = self.server.request("readBlocks", **{"from": list(region.lo), "to": list(region.hi)})
-            palette, cells = answer["palette"], answer["cells"]
-            for pos, index in zip(region.cells(), cells):
-                block = palette[index]
+            for pos, block in zip(region.cells(), self.access.read_blocks(region.lo, region.hi)):
                 old = self.state.block_at(pos)
                 if old != block:
                     self._set_cell(pos, block)
                     self._emit(None, "block", {"pos": list(pos), "old": old, "new": block, "cause": RECONCILE_CAUSE})
 
     def _update_positions(self) -> None:
-        for player in self.server.request("players"):
-            name = player["username"]
+        for name, position in self.access.positions().items():
             if name in self.state.positions:
-                self.state.positions[name] = _vec([int(v // 1) for v in player["position"]])
+                self.state.positions[name] = _vec([int(v // 1) for v in position])
 
     def _apply_dynamics(self, seconds: list[float]) -> None:
         """The simulator's dynamics on the mirror decide the changes; the server makes them (only where the
@@ -207,25 +197,28 @@ class WorldMaster:
         for change in changes:
             x, y, z = change.data["pos"]
             command = f"fill {x} {y} {z} {x} {y} {z} {change.data['new']} replace {change.data['old']}"
-            self.server.request("command", command=command, cause=change.data["cause"])
+            self.access.change_blocks(command, [(x, y, z)], change.data["cause"])
             self.stats.commands += 1
 
     # -- the end --------------------------------------------------------------------------------------------
     def final_check(self, connected: list[str]) -> None:
         """Before the episode_end snapshot: record the last events, then compare the mirror's inventories and
-        chests with the server's and correct (as `reconcile` events) whatever the journals missed."""
+        chests with the server's (where the access can read them) and correct (as `reconcile` events) whatever the journals missed."""
         self.tick()
         self._update_positions()
         for player in connected:
-            slots = [s for s in self.server.request("inventory", player=player) if s["slot"] >= 5]
-            actual, mirrored = tally(slots), dict(self.state.inventories[player])
+            actual, mirrored = self.access.inventory(player), dict(self.state.inventories[player])
+            if actual is None:
+                continue
             for item in sorted(set(actual) | set(mirrored)):
                 if actual.get(item, 0) != mirrored.get(item, 0):
                     self._apply({"time": time.time() * 1000, "agent": player, "kind": "inventory",
                                  "data": {"item": item, "delta": actual.get(item, 0) - mirrored.get(item, 0),
                                           "count": actual.get(item, 0), "cause": RECONCILE_CAUSE}})
         for pos in sorted(self.state.chests):
-            actual = tally(self.server.request("getChest", pos=list(pos)))
+            actual = self.access.chest(pos)
+            if actual is None:  # unknown to this access: the mirror is the record
+                continue
             mirrored = dict(self.state.chests[pos])
             for item in sorted(set(actual) | set(mirrored)):
                 if actual.get(item, 0) != mirrored.get(item, 0):

@@ -14,7 +14,7 @@ from rich.table import Table
 from blockpact.agents.llm.cli import add_llm_arguments, settings_from_args
 from blockpact.errors import UserError
 from blockpact.experiments.outputs import Outputs, build_outputs
-from blockpact.experiments.participants import check_backend, participants_for, require_llm
+from blockpact.experiments.participants import LiveOptions, check_backend, live_worlds, participants_for, require_llm
 from blockpact.experiments.progress import RunProgress
 from blockpact.experiments.protocol import RunPlan, RunProtocol
 from blockpact.experiments.records import ConditionSpec
@@ -38,6 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", type=int, default=d["seeds"], help=f"number of seeds (default {d['seeds']})")
     p.add_argument("--episodes", type=int, default=d["episodes"], help=f"episodes per seed (default {d['episodes']})")
     p.add_argument("--out", type=Path, default=None, help=f"run directory (default {d['out_base']}/<world>-<time>/)")
+    live = p.add_argument_group("live Minecraft (--backend minecraft)")
+    live.add_argument("--server", metavar="HOST:PORT", help="an external server (vanilla, Paper, Fabric) where the operator "
+                      "bot (live.toml [external] operator) is an operator; default: the embedded server, started for the run")
+    live.add_argument("--mc-version", metavar="V", help="Minecraft version (default from defaults.toml)")
+    live.add_argument("--auth", choices=("offline", "microsoft"), default="offline", help="bots' login (default offline)")
+    live.add_argument("--viewer", action="store_true", help="serve a prismarine-viewer page of each bot on 127.0.0.1 "
+                      "and print its URL")
     add_llm_arguments(p)
     p.set_defaults(handler=cmd_run)
 
@@ -62,22 +69,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.seeds < 1 or args.episodes < 1:
         raise UserError("--seeds and --episodes must be at least 1")
     check_backend(args.backend)
+    live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer)
+    live_options.check(args.backend)
     llm = settings_from_args(args) if args.agents == "llm" else None
     if llm is not None:
         require_llm(llm)  # before anything is written
-    spec = load_world(args.world)
+    spec = load_world(args.world, args.mc_version)
     plan = RunPlan(spec, args.backend, args.agents, conditions_for(args.contract), list(range(args.seeds)),
                    args.episodes)
     run_dir = RunDir.create(args.out or default_run_root(spec.name, Path(run_settings()["run"]["out_base"])))
-    participants = participants_for(args.agents, args.backend, run_dir, llm)
+    live = live_worlds(live_options) if args.backend == "minecraft" else None
     console = Console()
     interrupted = False
-    with EventWriter(run_dir.events) as writer, RunProgress(console, plan.total_episodes) as progress:
-        writer.listeners.append(progress)
-        try:
-            asyncio.run(RunProtocol(plan, participants, writer).run())
-        except KeyboardInterrupt:
-            interrupted = True
+    try:
+        participants = participants_for(args.agents, args.backend, run_dir, llm, live)
+        with EventWriter(run_dir.events) as writer, RunProgress(console, plan.total_episodes) as progress:
+            writer.listeners.append(progress)
+            try:
+                asyncio.run(RunProtocol(plan, participants, writer).run())
+            except KeyboardInterrupt:
+                interrupted = True
+    finally:
+        if live is not None:
+            live.stop()  # the embedded server, whatever ended the run
     outputs = build_outputs(run_dir)
     print_summary(console, outputs, run_dir)
     if interrupted:

@@ -14,11 +14,12 @@ from blockpact.agents.llm.client import Completion, LLMClient, Message
 from blockpact.agents.llm.settings import LLMSettings
 from blockpact.agents.negotiation import LLMNegotiator, NegotiationResult, negotiate
 from blockpact.agents.voyager_loop import LLMSkillDescriber
+from blockpact.bridge.sim_body import SimWorld
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.settings import run_settings
-from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine
+from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine, WorldFactory
 from blockpact.judge.llm_judge import LLMJudge
 from blockpact.skills.library import SkillLibrary
 from blockpact.worlds.spec import WorldSpec
@@ -84,7 +85,7 @@ class LLMNegotiation:
         return await negotiate([LLMNegotiator(client, p, spec) for p in sorted(spec.players)])
 
 
-def llm_participants(settings: LLMSettings, run_dir: RunDir) -> Participants:
+def llm_participants(settings: LLMSettings, run_dir: RunDir, world_factory: WorldFactory = SimWorld) -> Participants:
     client = LLMClient(settings, transcript=run_dir.transcripts / TRANSCRIPT)
     cast = LLMCast(client, run_dir)
-    return Participants(SimEpisodeEngine(cast), LLMNegotiation(cast), aclose=client.aclose)
+    return Participants(SimEpisodeEngine(cast, world_factory), LLMNegotiation(cast), aclose=client.aclose)

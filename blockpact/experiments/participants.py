@@ -1,7 +1,10 @@
-"""Who plays a run: scripted or LLM agents, on the simulator (the live-server backend is still being built)."""
+"""Who plays a run and where: scripted or LLM agents, on the simulator or on a live Minecraft server (the
+embedded one, started for the run and stopped after it, or an external one given as HOST:PORT)."""
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from blockpact.errors import UserError
@@ -10,12 +13,58 @@ from blockpact.experiments.rundir import RunDir
 
 if TYPE_CHECKING:
     from blockpact.agents.llm.settings import LLMSettings
+    from blockpact.bridge.live_world import LiveWorlds
+    from blockpact.experiments.sim_engine import WorldFactory
+
+BACKENDS = ("sim", "minecraft")
 
 
 def check_backend(backend: str) -> None:
-    if backend != "sim":
-        raise UserError(f"--backend {backend} is not available yet: the live-server protocol is still being built "
-                        "(use --backend sim)")
+    if backend not in BACKENDS:
+        raise UserError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """Where live episodes play: `server` "HOST:PORT" of an external server, None for the embedded one."""
+
+    server: str | None = None
+    version: str | None = None
+    auth: str = "offline"
+    viewer: bool = False
+
+    def check(self, backend: str) -> None:
+        """Before anything is written: options that need a live server, and the server's address."""
+        if backend != "minecraft" and (self.server or self.viewer or self.auth != "offline"):
+            raise UserError("--server, --auth and --viewer apply to --backend minecraft only")
+        if self.server is not None:
+            server_address(self.server)
+        if self.server is None and self.auth != "offline":
+            raise UserError("--auth microsoft needs --server: the embedded server runs in offline mode")
+
+
+def server_address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UserError(f"--server must be HOST:PORT, e.g. 127.0.0.1:25565 (got {text!r})")
+    return host, int(port)
+
+
+def announce(line: str) -> None:
+    """Where the live server and the viewer pages are: on stderr, beside the progress display."""
+    print(f"blockpact: {line}", file=sys.stderr, flush=True)
+
+
+def live_worlds(options: LiveOptions) -> LiveWorlds:
+    """The live backend of a run; its embedded server (if any) starts with the first episode."""
+    from blockpact.bridge.live_world import LiveWorlds
+    from blockpact.bridge.mineflayer_body import ServerAddress
+
+    address = None
+    if options.server is not None:
+        host, port = server_address(options.server)
+        address = ServerAddress(host, port, options.version, options.auth)
+    return LiveWorlds(address=address, version=options.version, viewer=options.viewer, announce=announce)
 
 
 def require_llm(settings: LLMSettings) -> None:
@@ -25,15 +74,22 @@ def require_llm(settings: LLMSettings) -> None:
                         "`blockpact llm check`, or run the scripted agents (--agents scripted)")
 
 
-def participants_for(agents: str, backend: str, run_dir: RunDir, llm: LLMSettings | None = None) -> Participants:
+def participants_for(agents: str, backend: str, run_dir: RunDir, llm: LLMSettings | None = None,
+                     worlds: WorldFactory | None = None) -> Participants:
+    """`worlds` makes each episode's world: a `LiveWorlds` for --backend minecraft (required then), SimWorld else."""
     check_backend(backend)
+    if backend == "minecraft" and worlds is None:
+        raise ValueError("the minecraft backend needs its LiveWorlds")
+    from blockpact.bridge.sim_body import SimWorld
+
+    factory = worlds or SimWorld
     if agents == "scripted":
         from blockpact.experiments.scripted import scripted_participants
 
-        return scripted_participants()
+        return scripted_participants(factory)
     if llm is None:
         raise ValueError("LLM agents need LLM settings")
     require_llm(llm)
     from blockpact.experiments.llm_players import llm_participants  # imports `openai`: only for LLM runs
 
-    return llm_participants(llm, run_dir)
+    return llm_participants(llm, run_dir, factory)

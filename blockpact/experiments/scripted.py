@@ -17,7 +17,8 @@ from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAg
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
-from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine, WorldFactory
 from blockpact.judge.contract import parse_contract
 from blockpact.worlds.spec import WorldSpec
 
@@ -40,5 +41,5 @@ def scripted_minds(episode: EpisodeInput) -> Minds:
     return Minds(agents, ScriptedCritic(), Judges())
 
 
-def scripted_participants() -> Participants:
-    return Participants(SimEpisodeEngine(scripted_minds), ScriptedNegotiation())
+def scripted_participants(world_factory: WorldFactory = SimWorld) -> Participants:
+    return Participants(SimEpisodeEngine(scripted_minds, world_factory), ScriptedNegotiation())

@@ -1,6 +1,7 @@
-"""One episode on the simulator: every player's action agent writes a program, all programs run
-together on a SimWorld (JavaScript in the SES sandbox), the critic reviews each run, the judges
-settle the contract, and what each player learnt is handed to the next episode.
+"""One episode: every player's action agent writes a program, all programs run together on a world
+(a SimWorld by default, JavaScript in the SES sandbox; a LiveWorld for --backend minecraft), the critic
+reviews each run, the judges settle the contract, and what each player learnt is handed to the next
+episode.
 
 Who the players are (scripted or LLM) is a `Cast`; the engine is the same for both, so scripted
 and LLM runs differ only in who writes the programs, critiques and judgments.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.action import ActionAgent, ActionContext
 from blockpact.agents.critic import CriticProtocol
@@ -21,6 +22,7 @@ from blockpact.experiments.judging import Judges, settle
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Handover
 from blockpact.experiments.settings import prompt, run_settings
 from blockpact.worlds.events import Event
+from blockpact.worlds.spec import WorldSpec
 
 if TYPE_CHECKING:
     from blockpact.bridge.body import ProgramResult
@@ -39,6 +41,7 @@ class Minds:
 
 
 Cast = Callable[[EpisodeInput], Minds]  # the minds of an episode (scripted or LLM)
+WorldFactory = Callable[[WorldSpec, int], Any]  # (spec, seed) -> a world with SimWorld's interface
 
 
 def task_for(episode: EpisodeInput) -> str:
@@ -101,18 +104,19 @@ class _Runs:
 
 
 class SimEpisodeEngine:
-    """Plays episodes on the grid simulator; one instance serves every condition and seed of a run
-    (all worlds share the process's one Node runtime)."""
+    """Plays episodes on the worlds `world_factory` makes (the grid simulator unless told otherwise); one
+    instance serves every condition and seed of a run (all worlds share the process's one Node runtime)."""
 
-    def __init__(self, cast: Cast) -> None:
+    def __init__(self, cast: Cast, world_factory: WorldFactory = SimWorld) -> None:
         self.cast = cast
+        self.world_factory = world_factory
         settings = run_settings()["episode"]
         self.budget_margin = float(settings["budget_margin_seconds"])
         self.handover_chat_lines = int(settings["handover_chat_lines"])
 
     async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
         spec = episode.spec
-        world = SimWorld(spec, seed=episode.seed)
+        world = self.world_factory(spec, episode.seed)
         try:
             log.follow(world.sim.state.log)
             task = task_for(episode)
@@ -132,7 +136,7 @@ class SimEpisodeEngine:
         finally:
             await world.close()
 
-    async def _play_programs(self, episode: EpisodeInput, minds: Minds, world: SimWorld,
+    async def _play_programs(self, episode: EpisodeInput, minds: Minds, world: Any,
                              task: str) -> tuple[list[TaskOutcome], _Runs]:
         """Every player proposes, all programs run together, the critic reviews each run."""
         spec = episode.spec

@@ -6,15 +6,18 @@
 // Every long operation takes a callback `done(json)` and returns at once: a Python->JS call
 // that waits longer than JSPyBridge's 10 s timeout can wedge the bridge. Results are JSON text,
 // so Python never walks JS proxies.
+const { Vec3 } = require('vec3')
 const { createRunner } = require('../sandbox')
 const { connectBot, disconnectBot } = require('./connect')
-const { BodyHost } = require('./host')
+const { BodyHost, botCallNames } = require('./host')
 const { observe } = require('./observe')
 const { messageTable } = require('./feedback')
 const { explorePreludeSource } = require('./prelude')
 const { primitiveNames, hostCallNames, uses } = require('./primitives')
 const { signalBus } = require('./primitives/signals')
 const { queryNames } = require('./queries')
+const { Witness } = require('./witness')
+const { startViewer } = require('./viewer')
 
 // Calls a Python callback; its promise (JSPyBridge) must never become an unhandled rejection.
 function reply (done, value) {
@@ -45,19 +48,93 @@ class LiveWorld {
     this.prelude = explorePreludeSource(this.messages, settings.exploreStep)
     this.bus = signalBus()
     this.dugBy = new Map() // "x,y,z" -> player who dug it, for "mined by ... before I got to it"
-    this.journalListener = null // receives world events only the bots see (signals); see record()
+    this.journal = [] // world events only the bots see (signals; everything, on servers without the plugin)
+    this.witness = null // set by witnessWorld(): the bots observe the world for the world master
+    this.operators = new Set() // bots that only run commands and watch: no program, no signals
+    this.viewers = new Map() // name -> viewer page server
     this.bodies = new Map() // name -> {bot, host, runner, run: {id, timer, timedOut} | null}
     this.runCount = 0
   }
 
-  // A world event in the simulator's kinds, at wall time, handed to the journal listener (Python's
-  // world master) as JSON; a call back to Python never waits for it.
+  // A world event in the simulator's kinds, at wall time, kept until Python's world master drains it.
   record (agent, kind, data) {
-    if (this.journalListener) reply(this.journalListener, { time: Date.now(), agent, kind, data })
+    this.journal.push({ time: Date.now(), agent, kind, data })
   }
 
-  setJournalListener (listener) {
-    this.journalListener = listener
+  // The events recorded since the last drain, oldest first, as JSON (a quick synchronous call).
+  drainJournal () {
+    const out = this.journal
+    this.journal = []
+    return JSON.stringify(out)
+  }
+
+  // From now on the bots are the world master's witnesses (servers without blockpact's plugin):
+  // `operator` watches blocks and chat, every other bot its inventory and the chests it opens.
+  // settings: {digMemoryMs, expectMs}
+  witnessWorld (operator, settingsJson) {
+    this.witness = new Witness(this, JSON.parse(settingsJson))
+    this.witness.observeWith(this.#body(operator).bot)
+    for (const [name, body] of this.bodies) if (!this.operators.has(name)) this.witness.watch(name, body.bot)
+  }
+
+  // The world master's own block changes (positions [[x, y, z]]) are about to happen, under `cause`.
+  expectBlocks (positionsJson, cause) {
+    this.witness?.expect(JSON.parse(positionsJson), cause)
+  }
+
+  // The operator's view of a box: {palette: [name], cells: [index]} (x outermost, then y, z), or
+  // {unloaded: [x, y, z]} for the first position it cannot see.
+  readBlocks (name, fromJson, toJson) {
+    const { bot } = this.#body(name)
+    const [from, to] = [JSON.parse(fromJson), JSON.parse(toJson)]
+    const palette = []
+    const index = new Map()
+    const cells = []
+    for (let x = from[0]; x <= to[0]; x++) {
+      for (let y = from[1]; y <= to[1]; y++) {
+        for (let z = from[2]; z <= to[2]; z++) {
+          const block = bot.blockAt(new Vec3(x, y, z), false)
+          if (!block) return JSON.stringify({ unloaded: [x, y, z] })
+          if (!index.has(block.name)) {
+            index.set(block.name, palette.length)
+            palette.push(block.name)
+          }
+          cells.push(index.get(block.name))
+        }
+      }
+    }
+    return JSON.stringify({ palette, cells })
+  }
+
+  // {name: [x, y, z]} of the connected bots.
+  positions () {
+    return JSON.stringify(Object.fromEntries([...this.bodies].filter(([, b]) => b.bot.entity).map(([name, b]) => [name, b.bot.entity.position.toArray()])))
+  }
+
+  // Keeps the bot where the server put it (an operator standing still, above the world).
+  freeze (name) {
+    const { bot } = this.#body(name)
+    bot.physicsEnabled = false
+    bot.clearControlStates()
+  }
+
+  // An operator command said in chat without waiting for its answer (the world master's ticks never wait).
+  commandNoWait (name, text) {
+    this.#body(name).bot.chat('/' + text.replace(/^\//, ''))
+  }
+
+  // A prismarine-viewer page of the bot's view on 127.0.0.1 (port 0: any free port); done({ok, url}).
+  startViewer (name, optionsJson, done) {
+    let bot
+    try {
+      bot = this.#body(name).bot
+    } catch (err) {
+      return reply(done, { ok: false, error: err.message })
+    }
+    startViewer(bot, JSON.parse(optionsJson)).then(viewer => {
+      this.viewers.set(name, viewer)
+      reply(done, { ok: true, url: viewer.url })
+    }, err => reply(done, { ok: false, error: `the viewer of ${name} could not start: ${err.message}` }))
   }
 
   static primitiveNames () {
@@ -75,12 +152,15 @@ class LiveWorld {
         primitives: Object.keys(this.settings.primitives),
         hostCalls: hostCallNames,
         queries: this.settings.queries,
+        botCalls: botCallNames,
         prelude: this.prelude,
         memoryMb: this.settings.memoryMb
       }, host)
       const body = { bot, host, runner, run: null }
       this.bodies.set(name, body)
-      this.bus.join(name)
+      if (options.operator) this.operators.add(name)
+      else this.bus.join(name)
+      if (this.witness && !options.operator) this.witness.watch(name, bot)
       // A bot that loses its connection stops its program: nothing it does can reach the world.
       bot.once('end', () => {
         if (body.run && this.bodies.get(name) === body) runner.cancel(body.run.id, `${name} lost its connection (${bot.blockpact.endReason})`)
@@ -197,8 +277,12 @@ class LiveWorld {
     const body = this.bodies.get(name)
     this.bodies.delete(name)
     this.bus.leave(name)
+    this.operators.delete(name)
+    this.witness?.unwatch(name)
+    const viewer = this.viewers.get(name)
+    this.viewers.delete(name)
     if (body.run) body.runner.cancel(body.run.id, 'the bot left the server')
-    return body.runner.close().catch(() => {}).then(() => disconnectBot(body.bot))
+    return Promise.all([body.runner.close().catch(() => {}), viewer?.close()]).then(() => disconnectBot(body.bot))
   }
 
   disconnect (name, done) {

@@ -31,7 +31,7 @@ function canHarvest (bot, block) {
 }
 
 // Digs the block at pos (walking there first); 'mined', 'gone' (someone else got it) or 'failed'.
-async function collectOne (ctx, pos, type) {
+async function collectOne (ctx, pos, type, name) {
   const { bot } = ctx
   let dugHere = false
   const onDug = (block) => { if (block.position.equals(pos)) dugHere = true }
@@ -39,6 +39,7 @@ async function collectOne (ctx, pos, type) {
   const stop = () => { bot.collectBlock.cancelTask().catch(() => {}); bot.stopDigging() }
   ctx.abort.addEventListener('abort', stop, { once: true })
   bot.blockpact.digTarget = pos
+  bot.blockpact.digName = name
   try {
     await bot.collectBlock.collect(bot.blockAt(pos), { ignoreNoPath: true })
   } catch (err) {
@@ -79,7 +80,7 @@ async function mineBlock (ctx, name, count = 1) {
     checkCancelled(ctx)
     const target = find().find(p => !skipped.has(keyOf(p)))
     if (!target) break
-    const outcome = await collectOne(ctx, target, block.id)
+    const outcome = await collectOne(ctx, target, block.id, name)
     if (outcome === 'mined') mined++
     else if (outcome === 'gone') lostTo = target
     else skipped.add(keyOf(target))
@@ -113,10 +114,13 @@ async function placeItem (ctx, name, position) {
   try {
     await goto(ctx, new goals.GoalPlaceBlock(target, bot.world, { range: 4.5 }))
     await bot.equip(bot.inventory.items().find(item => item.name === name), 'hand')
+    bot.blockpact.placeTarget = target
     await bot.placeBlock(bot.blockAt(target.minus(face)), face)
   } catch (err) {
     checkCancelled(ctx)
     if (countOf(bot, name) === before) return placeFailed(err.message)
+  } finally {
+    bot.blockpact.placeTarget = null
   }
   ctx.say('Placed {name}', { name })
   return true

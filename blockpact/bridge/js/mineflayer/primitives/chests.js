@@ -27,10 +27,12 @@ async function withChest (ctx, position, use) {
   }
   const chest = await bot.openContainer(block)
   const stop = () => chest.close()
+  const unwatch = ctx.world.witness?.chestOpened(bot.username, bot, pos, chest) // on servers without the plugin
   ctx.abort.addEventListener('abort', stop, { once: true })
   try {
     return await use(chest)
   } finally {
+    unwatch?.()
     ctx.abort.removeEventListener('abort', stop)
     ctx.memory.chests.set(`${pos.x},${pos.y},${pos.z}`, tally(chest.containerItems()))
     chest.close()

@@ -71,11 +71,14 @@ async function craftItem (ctx, name, count = 1) {
   ctx.say('I can make', { name })
   const before = countOf(bot, name)
   try {
+    bot.blockpact.crafting = true // what the inventory gains and loses meanwhile is crafting
     await bot.craft(recipe, count, table ?? undefined)
   } catch (err) {
     checkCancelled(ctx)
     ctx.say('I cannot do the recipe', { name, count })
     return 0
+  } finally {
+    bot.blockpact.crafting = false
   }
   ctx.say('I did the recipe', { name, count })
   return countOf(bot, name) - before

@@ -1,5 +1,6 @@
 'use strict'
-// Operator commands flying-squid lacks (/fill, /clear, /gamerule, /blockpact) or gets wrong: its
+// Operator commands flying-squid lacks (/fill, /clear, /gamerule, /blockpact, and the forms of vanilla's
+// /data and /item that fill chests on servers without this plugin) or gets wrong: its
 // /give overfills stacks, /setblock crashes the server on an unknown block, /tp is player-only.
 // Every command answers in chat (or into ctx.output for the control channel). What a command
 // changes is journaled under ctx.cause (the control channel's), else 'command'.
@@ -146,6 +147,39 @@ function registerCommands (serv, api, tools) {
       if (value !== 'true' && value !== 'false') throw new UserError(`game rule ${name} takes true or false, got '${value}'`)
       rule.set(value === 'true')
       reply(ctx, `Gamerule ${name} is now set to: ${value}`)
+    }
+  })
+
+  add({
+    base: 'data',
+    info: 'empty a chest (the one form of vanilla /data the world compiler uses)',
+    usage: '/data merge block <x> <y> <z> {Items:[]}',
+    async run (args, ctx) {
+      if (args[0] !== 'merge' || args[1] !== 'block' || args.slice(5).join('') !== '{Items:[]}') {
+        throw new UserError(`the embedded server supports only ${this.usage}`)
+      }
+      const pos = position(args.slice(2), ctx).floored()
+      await api.setChest(pos, [])
+      reply(ctx, `Modified block data of ${pos.x}, ${pos.y}, ${pos.z}`)
+    }
+  })
+
+  add({
+    base: 'item',
+    info: "put items in a chest's slot (the one form of vanilla /item the world compiler uses)",
+    usage: '/item replace block <x> <y> <z> container.<slot> with <item> [count]',
+    async run (args, ctx) {
+      const slot = /^container\.(\d+)$/.exec(args[5] ?? '')
+      if (args[0] !== 'replace' || args[1] !== 'block' || !slot || args[6] !== 'with' || !args[7]) {
+        throw new UserError(`the embedded server supports only ${this.usage}`)
+      }
+      const pos = position(args.slice(2), ctx).floored()
+      const name = args[7].replace(/^minecraft:/, '')
+      const items = (await api.getChest(pos)).filter(item => item.slot !== Number(slot[1]))
+        .map(({ slot, name, count }) => ({ slot, name, count }))
+      items.push({ slot: Number(slot[1]), name, count: parseCount(args[8] ?? '1') })
+      await api.setChest(pos, items)
+      reply(ctx, `Replaced a slot at ${pos.x}, ${pos.y}, ${pos.z} with [${name}]`)
     }
   })
 

@@ -1,0 +1,108 @@
+"""Live episodes on a server reached as players only (as on vanilla, Paper or Fabric): the embedded server is
+addressed by host:port alone, its control channel is off limits, and an operator bot builds the world while
+the bots' observations are the record. The judge's observables come out as on the simulator."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import pytest
+
+from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.live_settings import live_settings
+from blockpact.bridge.live_world import LiveWorld, LiveWorlds
+from blockpact.bridge.mineflayer_body import ServerAddress
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.world_access import PluginMissing
+from blockpact.judge.observables import observables_from_events
+from blockpact.worlds.loader import load_world
+
+from test_bridge_runtime import _gone
+from test_live_world import NEW_WORLD, _contract, _play
+
+OPERATOR = str(live_settings()["external"]["operator"])
+
+
+@pytest.fixture(scope="module")
+def external():
+    """The embedded server as a stranger sees it: host and port; the operator bot is an operator there."""
+    live = EmbeddedServer(ops=(OPERATOR,)).start()
+    pid, port = live.pid, live.port
+
+    def no_control_channel(op: str, *args, **kwargs):
+        raise AssertionError(f"the external path used the control channel ({op})")
+
+    live.request = no_control_channel  # type: ignore[method-assign]
+    yield ServerAddress("127.0.0.1", int(port or 0))
+    live.stop()
+    assert pid is not None and _gone(pid), f"server process {pid} survived"
+
+
+def test_double_vein_on_an_external_server_ends_as_on_the_simulator(external, tmp_path) -> None:
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    contract = asyncio.run(_contract(spec))
+    live, events = asyncio.run(_play(spec, contract, LiveWorlds(address=external), tmp_path / "live"))
+    simulated, sim_events = asyncio.run(_play(spec, contract, SimWorld, tmp_path / "sim"))
+
+    assert sum(live.inventory_rewards.values()) == 78 == sum(simulated.inventory_rewards.values())
+    assert live.rewards == simulated.rewards and live.transfers == simulated.transfers
+    obs, sim_obs = observables_from_events(spec, events), observables_from_events(spec, sim_events)
+    assert obs.inventories == sim_obs.inventories
+    assert obs.collected == sim_obs.collected and obs.mined == sim_obs.mined
+    assert sorted((c.player, c.item, c.delta) for c in obs.chest_ops) == sorted((c.player, c.item, c.delta) for c in sim_obs.chest_ops)
+    assert obs.chests == sim_obs.chests
+    causes = {e.data["cause"] for e in events if e.kind == "inventory"}
+    assert causes <= {"chest:withdraw", "dig:iron_ore", "dig:diamond_ore"}, causes
+    assert not [e for e in events if e.kind == "block" and e.data["cause"] != "dig"]
+
+
+def test_dynamics_chat_and_signals_on_an_external_server(external, tmp_path) -> None:
+    """The coal seam's dynamics go through the operator's /fill; chat and signals are witnessed."""
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=12)
+    greet = "async function greet(bot) { bot.chat('hello Bo'); await sendSignal(bot, 'ready'); }"
+    idle = "async function idle(bot) { await waitSignal(bot, 'ready', 30); bot.chat('got it'); }"
+
+    async def play():
+        world = LiveWorld(spec, 0, address=external)
+        try:
+            await world.run_programs({"Ada": greet, "Bo": idle})
+            world.finish()
+            return world.sim.state.log.events
+        finally:
+            await world.close()
+
+    events = asyncio.run(play())
+    obs = observables_from_events(spec, events)
+    assert [(p, m) for _, p, m in obs.chat if not m.startswith("[signal]")] == [("Ada", "hello Bo"), ("Bo", "got it")]
+    assert [(p, t) for _, p, t in obs.signals] == [("Ada", "ready")]
+    spawned = [e for e in events if e.kind == "block" and e.data["cause"] == "spawn"]
+    assert spawned and all(e.data["new"] == "mud" and e.agent is None for e in spawned), "mud seeps in through /fill"
+    assert events[-1].kind == "episode_end" and events[-1].time >= 12
+
+
+def test_what_needs_the_plugin_is_named(external) -> None:
+    spec = load_world("cleanup")
+
+    async def build():
+        world = LiveWorld(spec, 0, address=external)
+        try:
+            await world.run_programs({p: "async function f(bot) {}" for p in spec.players})
+        finally:
+            await world.close()
+
+    with pytest.raises(PluginMissing, match=r"red_mushroom_block.*plugin.*data pack"):
+        asyncio.run(build())
+
+
+def test_an_operator_bot_without_op_is_told_so(external) -> None:
+    async def join():
+        world = LiveWorld(load_world("double_vein"), 0, address=external)
+        world.access.operator = "not_an_op"  # type: ignore[attr-defined]
+        try:
+            await world.run_programs({})
+        finally:
+            await world.close()
+
+    with pytest.raises(PluginMissing, match=r"not_an_op is not an operator.*/op not_an_op"):
+        asyncio.run(join())
