@@ -3,7 +3,7 @@
     .venv/bin/python bench/collaboration.py --latency 0.2 --amount 30 --weights 1 2 3 --slow-attempts 3
 
 A tree of 1 leader + 3 LLM workers collects oak logs on the simulator. Every LLM call goes over
-HTTP to the local OpenAI stub, which answers as `blockpact.agents.hourglass.stub_replies` does and
+HTTP to the local OpenAI stub, which answers as `blockpact.agents.testing.hourglass_responder` does and
 sleeps `--latency` seconds first. Tasks are uneven twice over: the leader's planner hands out the
 logs in proportion to `--weights`, and worker i's k-th action needs `--slow-attempts` tries when
 i + k is odd, else one (the stub's early tries mine a block that is not there, so the Voyager
@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from blockpact.agents.hourglass.stub_replies import hourglass_reply
+from blockpact.agents.testing.hourglass_responder import hourglass_reply
 from blockpact.agents.llm.client import LLMClient
 from blockpact.agents.llm.settings import load_llm_settings
 from blockpact.agents.org.jobs import Job, split

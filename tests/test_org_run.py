@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.agents.broker import LocalBroker
-from blockpact.agents.hourglass.stub_replies import hourglass_reply
+from blockpact.agents.testing.hourglass_responder import hourglass_reply
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
 from blockpact.agents.testing.openai_stub import OpenAIStub
