@@ -7,15 +7,27 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from blockpact.errors import UserError
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 PROJECT_ROOT = PACKAGE_DIR.parent
 NODE_MODULES = PROJECT_ROOT / "node_modules"
 
 
+def read_toml(path: Path) -> dict[str, Any]:
+    """A configuration file; a mistake in it (they are meant to be edited) is one clear error, not a traceback."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise UserError(f"{path}: configuration file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: not valid TOML: {exc}") from None
+
+
 @cache
 def defaults() -> dict[str, Any]:
-    with open(PACKAGE_DIR / "defaults.toml", "rb") as f:
-        return tomllib.load(f)
+    return read_toml(PACKAGE_DIR / "defaults.toml")
 
 
 def default_mc_version() -> str:

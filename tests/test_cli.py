@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from blockpact.cli import main
 
 
@@ -58,3 +60,15 @@ def test_console_script_runs_the_main_job(tmp_path: Path) -> None:
     assert run_dir.name.startswith("double_vein-")
     assert f"report: {Path('runs') / run_dir.name / 'report.html'}" in done.stdout
     assert json.loads((run_dir / "metrics.json").read_text())["conditions"]["negotiate"]["welfare"]["mean"] == 78
+
+
+def test_a_malformed_configuration_file_is_one_clear_error(tmp_path, capsys) -> None:
+    from blockpact.config import read_toml
+    from blockpact.errors import UserError
+
+    bad = tmp_path / "run.toml"
+    bad.write_text("[run]\nseeds = = 5\n")
+    with pytest.raises(UserError, match=r"run\.toml: not valid TOML: .*line 2"):
+        read_toml(bad)
+    with pytest.raises(UserError, match="configuration file not found"):
+        read_toml(tmp_path / "missing.toml")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from blockpact.config import read_toml
 from blockpact.errors import UserError
 
 SETTINGS_FILE = Path(__file__).with_name("action.toml")
@@ -34,8 +34,7 @@ def _positive(table: dict, section: str, key: str) -> float:
 
 @cache
 def action_settings() -> ActionSettings:
-    with open(SETTINGS_FILE, "rb") as f:
-        raw = tomllib.load(f)
+    raw = read_toml(SETTINGS_FILE)
     return ActionSettings(
         extraction_attempts=int(_positive(raw, "action", "extraction_attempts")),
         retrieved_skills=int(_positive(raw, "action", "retrieved_skills")),

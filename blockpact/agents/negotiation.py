@@ -8,13 +8,13 @@ sees messages, proposals and accepts.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any, Protocol
 
+from blockpact.config import read_toml
 from blockpact.agents.llm.errors import LLMBadReply
 from blockpact.agents.negotiation_format import FormatError, parse_reply
 from blockpact.agents.negotiation_plan import social_optimum_clauses
@@ -69,8 +69,7 @@ class NegotiationSettings:
 
 
 def load_negotiation_settings(path: Path = SETTINGS_FILE) -> NegotiationSettings:
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    raw = read_toml(path)
     table = raw["negotiation"]
     settings = NegotiationSettings(int(table["rounds"]), str(table["role"]), int(table["attempts"]), dict(raw["scripted"]))
     if settings.rounds < 1 or settings.attempts < 1:

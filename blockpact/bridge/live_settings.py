@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from blockpact.config import read_toml
 
 LIVE_TOML = Path(__file__).with_name("live.toml")
 
 
 @cache
 def live_settings() -> dict[str, Any]:
-    with open(LIVE_TOML, "rb") as f:
-        return tomllib.load(f)
+    return read_toml(LIVE_TOML)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
 from pathlib import Path
 from string import Template
 from typing import Any
+
+from blockpact.config import read_toml
 
 RUN_TOML = Path(__file__).with_name("run.toml")
 TEMPLATES = Path(__file__).with_name("templates")
@@ -15,8 +16,7 @@ PROMPTS = Path(__file__).with_name("prompts")
 
 @cache
 def run_settings() -> dict[str, Any]:
-    with open(RUN_TOML, "rb") as f:
-        return tomllib.load(f)
+    return read_toml(RUN_TOML)
 
 
 @cache

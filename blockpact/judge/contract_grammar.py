@@ -14,12 +14,12 @@ are dropped, case is ignored, item names may be plural or written with spaces.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from blockpact.config import read_toml
 from blockpact.judge.clauses import (
     Assignment,
     Clause,
@@ -90,8 +90,7 @@ def _word_seqs(texts: Sequence[str], ignored: Collection[str]) -> tuple[Words, .
 
 @cache
 def load_terms(path: Path = TERMS_FILE) -> Terms:
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)
+    raw = read_toml(path)
     ignored = frozenset(w.lower() for w in raw["ignored"])
     verbs = {word: action for action, words in raw["verbs"].items() for word in words}
     phrases = tuple(

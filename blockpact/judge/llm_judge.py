@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import math
 import re
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from blockpact.config import read_toml
 from blockpact.agents.llm.errors import LLMBadReply
 from blockpact.judge.contract import Contract
 from blockpact.judge.observables import EpisodeObservables
@@ -39,8 +39,7 @@ class JudgeSettings:
 
 
 def load_judge_settings(path: Path = SETTINGS_FILE) -> JudgeSettings:
-    with open(path, "rb") as f:
-        raw = tomllib.load(f)["llm_judge"]
+    raw = read_toml(path)["llm_judge"]
     settings = JudgeSettings(str(raw["role"]), int(raw["attempts"]), float(raw["zero_sum_tolerance"]))
     if settings.attempts < 1:
         raise ValueError(f"{path}: llm_judge.attempts must be at least 1, got {settings.attempts}")

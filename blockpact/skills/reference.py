@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from string import Template
 from typing import Any
+
+from blockpact.config import read_toml
 
 SKILLS_DIR = Path(__file__).resolve().parent
 PRIMITIVES_FILE = SKILLS_DIR / "primitives.toml"
@@ -42,8 +43,7 @@ class BotMember:
 
 @cache
 def _raw() -> dict[str, Any]:
-    with open(PRIMITIVES_FILE, "rb") as f:
-        return tomllib.load(f)
+    return read_toml(PRIMITIVES_FILE)
 
 
 @cache

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from blockpact.config import NODE_MODULES
+from blockpact.config import NODE_MODULES, read_toml
 from blockpact.errors import UserError
 
 DATA_ROOT = NODE_MODULES / "minecraft-data" / "minecraft-data" / "data"
@@ -175,7 +175,4 @@ def _parse_recipe(raw: dict, item_names: dict[int, str]) -> Recipe | None:
 
 def smelting_table() -> dict:
     """Furnace inputs and fuels (minecraft-data has no smelting recipes): blockpact's own data file."""
-    import tomllib
-
-    with open(Path(__file__).parent / "data" / "smelting.toml", "rb") as f:
-        return tomllib.load(f)
+    return read_toml(Path(__file__).parent / "data" / "smelting.toml")

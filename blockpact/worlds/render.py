@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import colorsys
 import hashlib
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from blockpact.config import read_toml
 from blockpact.worlds import mcdata
 from blockpact.worlds.spec import Region, Vec, WorldSpec
 from blockpact.worlds.state import WorldState, build_grid
@@ -39,8 +39,7 @@ TICK_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 # -- colours -------------------------------------------------------------------------------------
 @cache
 def _color_table() -> dict:
-    with open(COLORS_FILE, "rb") as f:
-        return tomllib.load(f)
+    return read_toml(COLORS_FILE)
 
 
 def block_color(name: str) -> RGB:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from blockpact.config import defaults
+from blockpact.config import defaults, read_toml
 from blockpact.errors import UserError
 from blockpact.worlds.spec import WorldSpec
 
@@ -29,8 +28,7 @@ class StepOptions:
 
 
 def load_options(spec: WorldSpec, overrides: dict[str, Any]) -> StepOptions:
-    with open(OPTIONS_FILE, "rb") as f:
-        raw = tomllib.load(f)
+    raw = read_toml(OPTIONS_FILE)
     table = raw.pop("actions")
     merged: dict[str, Any] = {
         "step_seconds": float(defaults()["simulator"]["tick_seconds"]),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from blockpact.config import read_toml
 from blockpact.errors import UserError
 
 SETTINGS_FILE = Path(__file__).with_name("hourglass.toml")
@@ -26,8 +26,7 @@ class HourglassSettings:
 
 @cache
 def hourglass_settings() -> HourglassSettings:
-    with open(SETTINGS_FILE, "rb") as f:
-        raw = tomllib.load(f)
+    raw = read_toml(SETTINGS_FILE)
     try:
         settings = HourglassSettings(
             idle_wait_seconds=float(raw["cycle"]["idle_wait_seconds"]),

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from blockpact.config import read_toml
 
 SETTINGS_FILE = Path(__file__).with_name("pool.toml")
 
@@ -42,8 +43,7 @@ class PoolSettings:
 
 @cache
 def pool_settings() -> PoolSettings:
-    with open(SETTINGS_FILE, "rb") as f:
-        data = tomllib.load(f)
+    data = read_toml(SETTINGS_FILE)
     return PoolSettings(
         gap_hold_seconds=float(data["pool"]["gap_hold_seconds"]),
         mqtt=MqttSettings(**data["mqtt"]),

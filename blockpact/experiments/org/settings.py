@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from blockpact.config import read_toml
 from blockpact.errors import UserError
 
 SETTINGS_FILE = Path(__file__).with_name("org.toml")
@@ -20,8 +20,7 @@ class OrgSettings:
 
 @cache
 def org_settings() -> OrgSettings:
-    with open(SETTINGS_FILE, "rb") as f:
-        raw = tomllib.load(f)
+    raw = read_toml(SETTINGS_FILE)
     try:
         return OrgSettings(float(raw["time_cost"]["stall_minutes"]), int(raw["time_cost"]["stall_failures"]))
     except (KeyError, TypeError, ValueError) as exc:
