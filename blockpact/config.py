@@ -14,15 +14,15 @@ PROJECT_ROOT = PACKAGE_DIR.parent
 NODE_MODULES = PROJECT_ROOT / "node_modules"
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    """A configuration file; a mistake in it (they are meant to be edited) is one clear error, not a traceback."""
+def read_toml(path: Path, error: type[UserError] = UserError) -> dict[str, Any]:
+    """A configuration file; a mistake in it (they are meant to be edited) is one clear `error`, not a traceback."""
     try:
         with open(path, "rb") as f:
             return tomllib.load(f)
     except FileNotFoundError:
-        raise UserError(f"{path}: configuration file not found") from None
+        raise error(f"{path}: configuration file not found") from None
     except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
+        raise error(f"{path}: not valid TOML: {exc}") from None
 
 
 @cache

@@ -7,13 +7,13 @@ show it; only `Secret.reveal()` returns it, and only the HTTP backend calls that
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from blockpact.agents.llm.errors import LLMConfigError, LLMNotConfigured
+from blockpact.config import read_toml
 
 DEFAULTS_FILE = Path(__file__).with_name("llm.toml")
 CONFIG_ENV = "BLOCKPACT_LLM_CONFIG"
@@ -178,16 +178,6 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any], where: str, pat
     return merged
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise LLMConfigError(f"{path}: LLM config file not found") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise LLMConfigError(f"{path}: not valid TOML: {exc}") from None
-
-
 def _number(table: Mapping[str, Any], key: str, where: str, minimum: float) -> float:
     value = table[key]
     if value < minimum:
@@ -212,12 +202,12 @@ def load_llm_settings(
 ) -> LLMSettings:
     """Resolve settings from every source; keyword arguments are the command-line flags."""
     env = os.environ if environ is None else environ
-    raw = _read_toml(DEFAULTS_FILE)
+    raw = read_toml(DEFAULTS_FILE, LLMConfigError)
     sources = [str(DEFAULTS_FILE)]
     user_file = config_file or env.get(CONFIG_ENV)
     if user_file:
         path = Path(user_file).expanduser()
-        raw = _merge(raw, _read_toml(path), str(path))
+        raw = _merge(raw, read_toml(path, LLMConfigError), str(path))
         sources.append(str(path))
     where = sources[-1]
     endpoint, retry, cache = raw["endpoint"], raw["retry"], raw["cache"]
