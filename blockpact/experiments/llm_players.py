@@ -5,7 +5,6 @@ every call goes to the run's transcripts/llm.jsonl (keys never do: the client ho
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from blockpact.agents.action import ActionAgent, LLMActionAgent
@@ -44,14 +43,14 @@ class SkillLibraries:
     """One library per (condition, seed, player) under the run directory: seeds stay independent
     samples, and a player's later episodes reuse what it learnt in the earlier ones."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, run_dir: RunDir) -> None:
+        self.run_dir = run_dir
         self._open: dict[tuple[str, int, str], SkillLibrary] = {}
 
     def __call__(self, episode: EpisodeInput, player: str) -> SkillLibrary:
         key = (episode.condition, episode.seed, player)
         if key not in self._open:
-            self._open[key] = SkillLibrary(self.root / episode.condition / f"seed-{episode.seed}" / player)
+            self._open[key] = SkillLibrary(self.run_dir.unit_skills(episode.condition, episode.seed) / player)
         return self._open[key]
 
 
@@ -60,7 +59,7 @@ class LLMCast:
 
     def __init__(self, client: LLMClient, run_dir: RunDir) -> None:
         self.client = client
-        self.libraries = SkillLibraries(run_dir.skills)
+        self.libraries = SkillLibraries(run_dir)
         self.seeded = bool(run_settings()["llm"]["seed_requests"])
         self.apply_llm_judge = bool(run_settings()["judge"]["apply_llm_judge"])
 

@@ -107,7 +107,13 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "measured_on": MEASURED_ON,
         "conditions": conditions,
         "warnings": run.warnings,
+        "resumes": [{"after_seq": r.after_seq, "units": _unit_list(r.units), "superseded": _unit_list(r.superseded),
+                     "dropped_torn_line": r.dropped_line is not None} for r in run.resumes],
     }
+
+
+def _unit_list(units: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    return [{"condition": c, "seed": s} for c, s in units]
 
 
 def write_metrics(metrics: dict[str, Any], path: Path) -> None:

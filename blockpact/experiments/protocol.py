@@ -126,6 +126,9 @@ class Participants:
     aclose: Callable[[], Awaitable[None]] | None = None  # releases what they hold (an LLM client's connections)
 
 
+Unit = tuple[ConditionSpec, int]  # a (condition, seed): negotiated, played and ended as one piece
+
+
 @dataclass(frozen=True)
 class RunPlan:
     spec: WorldSpec
@@ -134,10 +137,19 @@ class RunPlan:
     conditions: list[ConditionSpec]
     seeds: list[int]
     episodes: int
+    # Recorded in run_start so `blockpact resume` rebuilds the same participants: the LLM settings
+    # without the key (llm_record.settings_record), the live server options (None: not used).
+    llm: Mapping[str, Any] | None = None
+    live: Mapping[str, Any] | None = None
+
+    @property
+    def units(self) -> list[Unit]:
+        """Every (condition, seed), in the order a run plays them."""
+        return [(condition, seed) for condition in self.conditions for seed in self.seeds]
 
     @property
     def total_episodes(self) -> int:
-        return len(self.conditions) * len(self.seeds) * self.episodes
+        return len(self.units) * self.episodes
 
 
 def versions(spec: WorldSpec) -> dict[str, str | None]:
@@ -176,6 +188,8 @@ def run_start_data(plan: RunPlan) -> dict[str, Any]:
         "values": {p: dict(s.values) for p, s in sorted(spec.players.items())},
         "episode_seconds": spec.episode_seconds,
         "versions": versions(spec),
+        "llm": dict(plan.llm) if plan.llm is not None else None,
+        "live": dict(plan.live) if plan.live is not None else None,
     }
 
 
@@ -195,11 +209,19 @@ class RunProtocol:
 
     async def run(self) -> None:
         self.writer.emit("run_start", run_start_data(self.plan))
+        await self.run_units(self.plan.units)
+
+    async def resume(self, units: Sequence[Unit], note: Mapping[str, Any]) -> None:
+        """Continue a run's log: `note` (what the resume found and did) goes into a run_resumed event,
+        then `units` (the unfinished ones, each from its start) run as in `run`."""
+        self.writer.emit("run_resumed", note)
+        await self.run_units(units)
+
+    async def run_units(self, units: Sequence[Unit]) -> None:
         status = "interrupted"
         try:
-            for condition in self.plan.conditions:
-                for seed in self.plan.seeds:
-                    await self.run_seed(condition, seed)
+            for condition, seed in units:
+                await self.run_seed(condition, seed)
             status = "complete"
         finally:
             self.writer.emit("run_end", {"status": status})

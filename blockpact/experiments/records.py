@@ -30,6 +30,8 @@ class RunConfig:
     players: list[str]
     values: dict[str, dict[str, float]]  # player -> item -> emeralds
     versions: dict[str, Any]
+    llm: dict[str, Any] | None = None  # LLM settings without the key (llm_record), None for scripted runs
+    live: dict[str, Any] | None = None  # live server options, None on the simulator
 
 
 @dataclass
@@ -128,6 +130,16 @@ class SeedRecord:
 
 
 @dataclass
+class ResumeRecord:
+    """One `blockpact resume` of the run: what it redid and what it threw away."""
+
+    after_seq: int  # the last event kept from before the resume
+    units: list[tuple[str, int]]  # (condition, seed) run by the resume, each from its start
+    superseded: list[tuple[str, int]]  # of those, the ones with partial events before the resume (ignored)
+    dropped_line: str | None  # a torn last line cut off the log
+
+
+@dataclass
 class RunRecord:
     config: RunConfig
     seeds: list[SeedRecord]
@@ -135,6 +147,7 @@ class RunRecord:
     warnings: list[str]
     started: float
     ended: float | None
+    resumes: list[ResumeRecord] = field(default_factory=list)
 
     def of_condition(self, name: str) -> list[SeedRecord]:
         return [s for s in self.seeds if s.condition == name]
@@ -158,7 +171,13 @@ def _config(event: RunEvent) -> RunConfig:
         players=list(d["players"]),
         values={p: {k: float(v) for k, v in vs.items()} for p, vs in d["values"].items()},
         versions=dict(d.get("versions", {})),
+        llm=d.get("llm"),
+        live=d.get("live"),
     )
+
+
+def _units(items: Any) -> list[tuple[str, int]]:
+    return [(u["condition"], int(u["seed"])) for u in items]
 
 
 class _Builder:
@@ -169,6 +188,7 @@ class _Builder:
         self.status = "incomplete"
         self.ended: float | None = None
         self.unknown: set[str] = set()
+        self.resumes: list[ResumeRecord] = []
 
     def seed(self, e: RunEvent) -> SeedRecord:
         if e.coords.condition is None or e.coords.seed is None:
@@ -225,10 +245,22 @@ class _Builder:
                 self.seed(e).finished = True
             case "run_end":
                 self.status, self.ended = d.get("status", "complete"), e.wall
+            case "run_resumed":
+                self.resumed(e)
             case "run_start":
                 raise RunLogError(f"events.jsonl: seq {e.seq}: a second run_start (two runs in one log)")
             case _:
                 self.unknown.add(e.kind)
+
+    def resumed(self, e: RunEvent) -> None:
+        """A resume redoes its units from their start: their partial events so far no longer count."""
+        d = e.data
+        resume = ResumeRecord(int(d["after_seq"]), _units(d["units"]), _units(d["superseded"]),
+                              (d.get("dropped_line") or {}).get("text"))
+        for key in resume.superseded:
+            self.seeds.pop(key, None)
+        self.resumes.append(resume)
+        self.status, self.ended = "incomplete", None
 
 
 def build_run(events: list[RunEvent], warnings: list[str] | None = None) -> RunRecord:
@@ -246,7 +278,7 @@ def build_run(events: list[RunEvent], warnings: list[str] | None = None) -> RunR
     seeds = sorted(builder.seeds.values(), key=lambda s: (order.get(s.condition, len(order)), s.condition, s.seed))
     for s in seeds:
         s.episodes.sort(key=lambda ep: ep.episode)
-    return RunRecord(builder.config, seeds, builder.status, notes, builder.started, builder.ended)
+    return RunRecord(builder.config, seeds, builder.status, notes, builder.started, builder.ended, builder.resumes)
 
 
 def read_run(events_path: Path) -> RunRecord:

@@ -8,6 +8,7 @@ so an interrupted run loses at most its last line, which the reader then skips w
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import time
@@ -19,7 +20,7 @@ from typing import IO, Any
 from blockpact.errors import UserError
 
 # Kinds after which the log is forced to disk: the points a rebuilt report can rely on.
-DURABLE_KINDS = frozenset({"contract", "episode_end", "seed_end", "seed_error", "run_end"})
+DURABLE_KINDS = frozenset({"contract", "episode_end", "seed_end", "seed_error", "run_resumed", "run_end"})
 
 
 @dataclass(frozen=True)
@@ -67,12 +68,19 @@ def _plain(value: Any) -> Any:
 
 
 class EventWriter:
-    """Appends run events to events.jsonl and hands each one to listeners (progress display)."""
+    """Appends run events to events.jsonl and hands each one to listeners (progress display).
+    `last_seq`: the seq of the log's last event when appending to a resumed run's log. The log is
+    locked while open, so a resume cannot write into a run that another process is still writing."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, last_seq: int = 0) -> None:
         self.path = Path(path)
         self._file: IO[str] = open(self.path, "a", encoding="utf-8")
-        self._seq = 0
+        try:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._file.close()
+            raise UserError(f"{self.path} is being written by another blockpact process (a run still going)") from None
+        self._seq = last_seq
         self.listeners: list[Listener] = []
 
     def emit(self, kind: str, data: Mapping[str, Any] | None = None, coords: Coords = Coords()) -> RunEvent:

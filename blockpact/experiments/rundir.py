@@ -38,6 +38,15 @@ class RunDir:
         """Skill libraries of LLM agents (one per condition, seed and player)."""
         return self.root / "skills"
 
+    def unit_skills(self, condition: str, seed: int) -> Path:
+        """The skill libraries of one (condition, seed), one folder per player."""
+        return self.skills / condition / f"seed-{seed}"
+
+    @property
+    def superseded(self) -> Path:
+        """What resumes set aside: the skill libraries of units they redo from the start."""
+        return self.root / "superseded"
+
     @classmethod
     def create(cls, root: Path) -> RunDir:
         """A fresh run directory; never appends to another run's log."""
