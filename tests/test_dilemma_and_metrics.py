@@ -87,3 +87,25 @@ def test_sustainability_of_a_commons() -> None:
     assert s.final_stock == 3
     kept = metrics.sustainability(metrics.Curve([0, 60], [100, 100]), 5, 50, 720)
     assert not kept.collapsed and kept.survival_time == 720 and kept.over_usage == 0
+
+
+def test_curves_of_an_episode_replayed_in_the_same_log_read_the_last_attempt_only() -> None:
+    """A live episode retried after a disconnect logs a failed attempt, then the replay from t = 0."""
+    from sim_programs import greedy
+
+    import asyncio
+
+    spec = load_world("cleanup")
+
+    def attempt(seed: int, until: float) -> list:
+        sim = Simulation(spec, seed=seed)
+        asyncio.run(sim.run({p: greedy for p in spec.players}, until=until))
+        sim.finish()
+        return list(sim.state.log.events)
+
+    failed, replay = attempt(1, 60), attempt(2, 200)
+    values = {p: s.values for p, s in spec.players.items()}
+    both = failed + replay
+    assert metrics.reward_curves(both, values) == metrics.reward_curves(replay, values)
+    assert metrics.item_curves(both, ["red_mushroom"]) == metrics.item_curves(replay, ["red_mushroom"])
+    assert metrics.resource_curves(both) == metrics.resource_curves(replay)

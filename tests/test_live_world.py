@@ -19,7 +19,9 @@ from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutc
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds
 from blockpact.experiments.sim_engine import SimEpisodeEngine
-from blockpact.judge.metrics import resource_curves
+from blockpact.bridge.world_compiler import read_back
+from blockpact.bridge.world_master import WorldMaster
+from blockpact.judge.metrics import item_curves, resource_curves, reward_curves
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.events import Event
 from blockpact.worlds.loader import load_world
@@ -131,6 +133,88 @@ def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lo
     assert sum(outcome.inventory_rewards.values()) == 78  # the restarted program finished the job
     obs = observables_from_events(spec, events)
     assert obs.inventories["Glitch"]["diamond"] == 6
+
+
+@dataclasses.dataclass
+class RetriedEpisode:
+    spec: WorldSpec
+    outcome: EpisodeOutcome
+    events: list[Event]
+    builds: list[list[str]]  # the server's world read back against the spec right after each build
+    seen_before_kick: list[Event]
+
+    @property
+    def replay(self) -> list[Event]:
+        return self.events[max(i for i, e in enumerate(self.events) if e.kind == "episode_start"):]
+
+
+@pytest.fixture(scope="module")
+def retried_episode(server, tmp_path_factory) -> RetriedEpisode:
+    """double_vein under the contract, on_disconnect = "retry": Glitch is kicked once it has a diamond."""
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    contract = asyncio.run(_contract(spec))
+    builds: list[list[str]] = []
+    build = WorldMaster.build
+
+    async def checked_build(self):
+        compiled = await build(self)
+        builds.append(read_back(server, spec))
+        return compiled
+
+    seen_before_kick: list[Event] = []
+
+    def kicking_world(spec, seed=0):
+        world = LiveWorld(spec, seed, server=server, on_disconnect="retry")
+
+        async def kick_glitch_once() -> None:
+            while not any(e.kind == "inventory" and e.agent == "Glitch" and e.data["item"] == "diamond"
+                          for e in world.sim.state.log.events):
+                await asyncio.sleep(0.2)
+            world.master.record()
+            seen_before_kick.extend(world.sim.state.log.events)
+            await asyncio.to_thread(server.command, "kick Glitch")
+
+        kicker = asyncio.ensure_future(kick_glitch_once())
+        world_finish = world.finish
+
+        def finish():
+            kicker.cancel()
+            return world_finish()
+
+        world.finish = finish  # type: ignore[method-assign]
+        return world
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(WorldMaster, "build", checked_build)
+        outcome, events = asyncio.run(_play(spec, contract, kicking_world, tmp_path_factory.mktemp("retry")))
+    return RetriedEpisode(spec, outcome, events, builds, seen_before_kick)
+
+
+def test_a_disconnect_retries_the_episode_on_a_rebuilt_world_in_the_same_log(retried_episode) -> None:
+    spec, events, replay = retried_episode.spec, retried_episode.events, retried_episode.replay
+    episode_kinds = [e.kind for e in events if e.kind.startswith("episode")]
+    assert episode_kinds == ["episode_start", "episode_failed", "episode_start", "episode_end"], episode_kinds
+    (failed,) = [e for e in events if e.kind == "episode_failed"]
+    assert "Glitch lost its connection" in failed.data["reason"] and "kicked" in failed.data["reason"], failed.data
+    assert retried_episode.builds == [[], []], "the world was not rebuilt as the spec says"
+    seen = retried_episode.seen_before_kick
+    assert seen and all(e in events for e in seen), "events logged before the failure were lost"
+    assert replay[0].data["attempt"] == 1 and replay[0].data["inventories"] == events[0].data["inventories"]
+    assert {e.agent for e in replay if e.kind == "task"} == set(spec.players)  # the judge reads the replay's tasks
+
+    assert sum(retried_episode.outcome.inventory_rewards.values()) == 78  # the replay played to its end
+    obs = observables_from_events(spec, events)
+    assert obs.finished and obs.inventories["Gizmo"]["raw_iron"] == 12 and obs.inventories["Glitch"]["diamond"] == 6
+    dug_diamonds = sum(1 for e in events if e.kind == "block" and e.data["old"] == "diamond_ore" and e.data["cause"] == "dig")
+    assert dug_diamonds > 6 and obs.mined["Glitch"] == {"diamond_ore": 6}  # the failed attempt's digs do not count
+    assert obs.collected == observables_from_events(spec, replay).collected
+
+
+def test_the_metrics_of_a_retried_episode_read_the_replay_only(retried_episode) -> None:
+    values = {p: dict(s.values) for p, s in retried_episode.spec.players.items()}
+    events, replay = retried_episode.events, retried_episode.replay
+    assert reward_curves(events, values) == reward_curves(replay, values)
+    assert item_curves(events, ["raw_iron", "diamond"]) == item_curves(replay, ["raw_iron", "diamond"])
 
 
 def test_a_disconnect_fails_the_episode_when_so_configured(server, tmp_path) -> None:

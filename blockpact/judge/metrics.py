@@ -58,10 +58,12 @@ class Curve:
         return value
 
 
-def _start(events: Sequence[Event]) -> Event:
-    for e in events:
-        if e.kind == "episode_start":
-            return e
+def _episode(events: Sequence[Event]) -> tuple[Event, Sequence[Event]]:
+    """The last episode_start and the events from it on: an episode replayed in the same log (a live
+    retry after a disconnect) is read from its last attempt, as the judge's observables are."""
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].kind == "episode_start":
+            return events[i], events[i:]
     raise ValueError("the event log has no episode_start event")
 
 
@@ -70,7 +72,7 @@ def reward_curves(events: Sequence[Event], values: Mapping[str, Mapping[str, flo
 
     `values[player][item]` is the item's worth in emeralds to that player (emeralds are worth 1).
     """
-    start = _start(events)
+    start, events = _episode(events)
     inventories = {p: dict(inv) for p, inv in start.data["inventories"].items()}
 
     def reward(p: str) -> float:
@@ -87,7 +89,7 @@ def reward_curves(events: Sequence[Event], values: Mapping[str, Mapping[str, flo
 
 def item_curves(events: Sequence[Event], items: Iterable[str]) -> dict[str, dict[str, Curve]]:
     """How many of each of `items` every player holds over time, replayed from inventory events."""
-    start = _start(events)
+    start, events = _episode(events)
     wanted = set(items)
     curves = {
         p: {item: Curve([start.time], [float(inv.get(item, 0))]) for item in sorted(wanted)}
@@ -107,7 +109,7 @@ def _value(values: Mapping[str, Mapping[str, float]], player: str, item: str) ->
 
 def resource_curves(events: Sequence[Event]) -> dict[str, Curve]:
     """Count of each dynamics-rule block in its region over time (e.g. `slime_block@river`)."""
-    start = _start(events)
+    start, events = _episode(events)
     counts: dict[str, float] = dict(start.data.get("region_counts", {}))
     regions = start.data.get("region_boxes", {})
     curves = {key: Curve([start.time], [float(n)]) for key, n in counts.items()}

@@ -1,12 +1,14 @@
 'use strict'
 // The mineflayer body's pieces that need no server: messages from primitives.toml, the signal
-// bus shared by the bots of a world, and the checks a LiveWorld makes when it starts.
+// bus shared by the bots of a world, the checks a LiveWorld makes when it starts, and the pathfinder's
+// searches kept apart from the paths they report.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { messageTable } = require('../../blockpact/bridge/js/mineflayer/feedback')
 const { signalBus } = require('../../blockpact/bridge/js/mineflayer/primitives/signals')
 const { LiveWorld } = require('../../blockpact/bridge/js/mineflayer')
 const { primitiveNames } = require('../../blockpact/bridge/js/mineflayer/primitives')
+const { detachPathResults } = require('../../blockpact/bridge/js/mineflayer/path_results')
 
 const TOML_LIKE = {
   mineBlock: { feedback: ['No {name} nearby, please explore first', 'I cannot mine {name} with {tool}'], errors: ['No block named {name}'] }
@@ -43,4 +45,37 @@ test('a LiveWorld refuses a primitives table that does not match its primitives'
   assert.throws(() => new LiveWorld({ primitives: table, queries: ['entity.velocity'] }), /cannot answer bot queries: entity\.velocity/)
   // Right names, but templates missing: every missing message is listed.
   assert.throws(() => new LiveWorld({ primitives: table, queries: [] }), /mineBlock\.feedback: 0 templates start with "No \{name\} nearby"/)
+})
+
+test('a pathfinder search spread over ticks finds an exact goal though every partial path is post-processed', () => {
+  const AStar = require('mineflayer-pathfinder/lib/astar')
+  const Move = require('mineflayer-pathfinder/lib/move')
+  const { goals } = require('mineflayer-pathfinder')
+  const { performance } = require('perf_hooks')
+  detachPathResults()
+  // A 10 x 10 yard; a step goes to one of the four neighbouring cells.
+  const steps = [[1, 0], [-1, 0], [0, 1], [0, -1]]
+  const movements = {
+    getNeighbors: (node) => steps.map(([dx, dz]) => new Move(node.x + dx, node.y, node.z + dz, 0, 1))
+      .filter(move => move.x >= 0 && move.x < 10 && move.z >= 0 && move.z < 10)
+  }
+  // A clock that ticks at every reading: the search stops for the tick after two or three nodes, as on a
+  // loaded machine, in the same places at every run.
+  const realNow = performance.now
+  let clock = 0
+  performance.now = () => clock++
+  try {
+    const search = new AStar(new Move(0, 64, 0, 0, 0), movements, new goals.GoalNear(9, 64, 9, 0), Infinity, 3)
+    let result
+    let partials = 0
+    for (result = search.compute(); result.status === 'partial'; result = search.compute()) {
+      partials++
+      for (const node of result.path) { node.x += 0.5; node.z += 0.5 } // as the pathfinder centres every path it gets
+    }
+    assert.ok(partials > 10, `${partials} partial results`)
+    assert.equal(result.status, 'success')
+    assert.deepEqual(result.path.at(-1).toArray(), [9, 64, 9])
+  } finally {
+    performance.now = realNow
+  }
 })

@@ -20,13 +20,47 @@ function checkCancelled (ctx) {
   if (ctx.abort.aborted) throw new Cancelled()
 }
 
+function walkError (name, message) {
+  const err = new Error(message)
+  err.name = name
+  return err
+}
+
+// Sets the goal and settles when the walk ends. Unlike pathfinder.goto, a partial result that has no
+// path yet (a search spread over ticks that has not got past the start) is not taken for arrival, and a
+// walk that finds no path leaves the bot standing instead of walking on towards the nearest point.
+function walk (bot, goal) {
+  return new Promise((resolve, reject) => {
+    const listeners = {
+      goal_reached: () => settle(),
+      path_update: (result) => {
+        if (result.status === 'noPath') settle(walkError('NoPath', 'No path to the goal!'), true)
+        else if (result.status === 'timeout') settle(walkError('Timeout', 'Took too long to decide a path to the goal'), true)
+        else if (result.status === 'success' && result.path.length === 0) settle()
+      },
+      goal_updated: (newGoal) => { if (newGoal !== goal) settle(walkError('GoalChanged', 'The goal was changed')) },
+      path_stop: () => settle(walkError('PathStopped', 'The walk was stopped'))
+    }
+    function settle (err, clearGoal = false) {
+      for (const [event, listener] of Object.entries(listeners)) bot.removeListener(event, listener)
+      // After the pathfinder's tick has finished with the result (it reads its state after the event).
+      setImmediate(() => {
+        if (clearGoal && bot.pathfinder.goal === goal) bot.pathfinder.setGoal(null)
+        err ? reject(err) : resolve()
+      })
+    }
+    for (const [event, listener] of Object.entries(listeners)) bot.on(event, listener)
+    bot.pathfinder.setGoal(goal)
+  })
+}
+
 // Walks to a pathfinder goal; a stopped program stops the walk.
 async function goto (ctx, goal) {
   checkCancelled(ctx)
   const stop = () => ctx.bot.pathfinder.stop()
   ctx.abort.addEventListener('abort', stop, { once: true })
   try {
-    await ctx.bot.pathfinder.goto(goal)
+    await walk(ctx.bot, goal)
   } finally {
     ctx.abort.removeEventListener('abort', stop)
   }
