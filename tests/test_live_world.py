@@ -99,13 +99,11 @@ def test_cleanup_mushrooms_regrow_only_while_the_river_is_clean(server, tmp_path
     assert outcome.sim_seconds >= 30
 
 
-def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lost(server, tmp_path) -> None:
-    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
-    contract = asyncio.run(_contract(spec))
-    seen_before_kick: list[Event] = []
+def _kicking_glitch(server, on_disconnect: str, seen_before_kick: list[Event]):
+    """A world factory whose first world kicks Glitch once it holds a diamond, noting what was logged by then."""
 
     def kicking_world(spec, seed=0):
-        world = LiveWorld(spec, seed, server=server, on_disconnect="reconnect")
+        world = LiveWorld(spec, seed, server=server, on_disconnect=on_disconnect)
 
         async def kick_glitch() -> None:
             while not any(e.kind == "inventory" and e.agent == "Glitch" and e.data["item"] == "diamond"
@@ -125,6 +123,14 @@ def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lo
         world.finish = finish  # type: ignore[method-assign]
         return world
 
+    return kicking_world
+
+
+def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lost(server, tmp_path) -> None:
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    contract = asyncio.run(_contract(spec))
+    seen_before_kick: list[Event] = []
+    kicking_world = _kicking_glitch(server, "reconnect", seen_before_kick)
     outcome, events = asyncio.run(_play(spec, contract, kicking_world, tmp_path))
     states = [e.data["state"] for e in events if e.kind == "connection" and e.agent == "Glitch"]
     assert "lost" in states and "reconnected" in states, states
@@ -162,28 +168,7 @@ def retried_episode(server, tmp_path_factory) -> RetriedEpisode:
         return compiled
 
     seen_before_kick: list[Event] = []
-
-    def kicking_world(spec, seed=0):
-        world = LiveWorld(spec, seed, server=server, on_disconnect="retry")
-
-        async def kick_glitch_once() -> None:
-            while not any(e.kind == "inventory" and e.agent == "Glitch" and e.data["item"] == "diamond"
-                          for e in world.sim.state.log.events):
-                await asyncio.sleep(0.2)
-            world.master.record()
-            seen_before_kick.extend(world.sim.state.log.events)
-            await asyncio.to_thread(server.command, "kick Glitch")
-
-        kicker = asyncio.ensure_future(kick_glitch_once())
-        world_finish = world.finish
-
-        def finish():
-            kicker.cancel()
-            return world_finish()
-
-        world.finish = finish  # type: ignore[method-assign]
-        return world
-
+    kicking_world = _kicking_glitch(server, "retry", seen_before_kick)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(WorldMaster, "build", checked_build)
         outcome, events = asyncio.run(_play(spec, contract, kicking_world, tmp_path_factory.mktemp("retry")))
