@@ -1,0 +1,140 @@
+"""Every clause form, end to end: parsed from text, kept by the scripted cooperative players in a
+simulated episode, and scored from that episode's events by the formal judge; greedy players
+playing against the same contract break the breakable clauses, and the judge says so and settles
+the penalties."""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
+from blockpact.bridge.sim_body import SimWorld
+from blockpact.judge.contract import (
+    Craft,
+    Deposit,
+    ForEach,
+    FreeText,
+    Give,
+    Penalty,
+    PerUnitTransfer,
+    Pool,
+    Quota,
+    Signal,
+    TotalQuota,
+    WaitFor,
+    parse_contract,
+    render_contract,
+)
+from blockpact.judge.judgment import judge_formal, rewards_after
+from blockpact.judge.observables import observables_from_events
+from blockpact.worlds.loader import load_world
+
+WORLD = Path(__file__).parent / "worlds" / "clauses.toml"
+CONTRACT = """1. Each player mines at most 2 pumpkins every 30 seconds.
+2. Ada, Ben and Cy together mine at most 9 pumpkins every 30 seconds.
+3. Ben mines at least 2 pumpkins.
+4. Ben deposits all pumpkins into the bank chest.
+5. Ada crafts a crafting_table.
+6. Cy waits for Ada's signal.
+7. Ada signals Cy when done.
+8. Cy gives 1 pumpkin to Ben.
+9. Cy pays 1 emerald per pumpkin collected to Ada.
+10. Whoever breaks a clause pays 5 emeralds to every other player.
+11. All players share their rewards equally."""
+KINDS = [Quota, TotalQuota, Quota, Deposit, Craft, WaitFor, Signal, Give, PerUnitTransfer, Penalty, Pool]
+
+
+@cache
+def spec():
+    return load_world(WORLD)
+
+
+def contract():
+    return parse_contract(CONTRACT, sorted(spec().players))
+
+
+@cache
+def play(cooperative: bool):
+    """(events, rewards after the formal judgment, judgment) of one episode."""
+    s = spec()
+
+    async def run():
+        world = SimWorld(s, seed=0)
+        try:
+            agents = {
+                p: ScriptedCooperativeAgent(p, s, contract()) if cooperative else ScriptedGreedyAgent(p, s)
+                for p in sorted(s.players)
+            }
+            await world.run_programs({p: a.proposal().code for p, a in agents.items()}, budget=s.episode_seconds)
+            world.finish()
+            return list(world.sim.state.log.events)
+        finally:
+            await world.close()
+
+    events = asyncio.run(run())
+    obs = observables_from_events(s, events)
+    judgment = judge_formal(contract(), obs)
+    return obs, judgment, rewards_after(obs, judgment)
+
+
+def test_every_clause_form_parses_and_renders_back() -> None:
+    parsed = contract()
+    assert [type(c.parts[0]) if isinstance(c, ForEach) else type(c) for c in parsed.clauses] == KINDS
+    assert all(c.formal and "controlled form" in c.why for c in parsed.clauses)
+    assert parsed.parties() == {"Ada", "Ben", "Cy"}
+    again = parse_contract(render_contract(parsed.clauses), sorted(spec().players))
+    assert again.clauses == parsed.clauses
+
+
+def test_cooperative_players_keep_every_clause_they_are_party_to() -> None:
+    obs, judgment, rewards = play(cooperative=True)
+    statuses = {s["clause"]: s["status"] for s in judgment.clauses}
+    assert statuses == {1: "kept", 2: "kept", 3: "kept", 4: "kept", 5: "kept", 6: "kept", 7: "kept",
+                        8: "settled", 9: "settled", 10: "settled", 11: "settled"}, judgment.clauses
+    assert not any(judgment.critiques.values())
+    assert obs.crafted["Ada"] == {"crafting_table": 1}
+    assert obs.inventories["Ben"].get("pumpkin", 0) == 0 and obs.chests["9,64,6"]["pumpkin"] >= 2
+    assert sum(n for t, p, n in ((t, p, 1) for t, p, b in obs.digs if p == "Cy")) >= 2
+    assert "penalty" not in judgment.reasoning
+    values = list(rewards.values())
+    assert max(values) - min(values) < 1e-9 and values[0] > 0  # clause 11 shares equally
+
+
+def test_greedy_players_break_the_breakable_clauses_and_pay_the_penalty() -> None:
+    obs, judgment, rewards = play(cooperative=False)
+    scores = {s["clause"]: s for s in judgment.clauses}
+    for n in (1, 2, 4, 5, 6, 7):
+        assert scores[n]["status"] == "broken", scores[n]
+    assert scores[1]["broken_by"] == ["Ada", "Ben", "Cy"]
+    assert "more than the 2 clause 1 allows" in judgment.critiques["Ben"]
+    assert "kept" in judgment.critiques["Ben"] and "bank chest" in judgment.critiques["Ben"]
+    assert "crafted 0 crafting_table" in judgment.critiques["Ada"]
+    assert "before any signal from Ada" in judgment.critiques["Cy"]
+    assert "never sent the signal of clause 7" in judgment.critiques["Ada"]
+    assert "penalty for breaking clause 1" in judgment.reasoning
+    assert abs(sum(judgment.transfers.values()) - (obs.value("Ben", "pumpkin") - obs.value("Cy", "pumpkin"))) < 1e-9
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("Each player mines at most 1.5 pumpkins every 30 seconds.", "a count of items must be a whole number, got 1.5"),
+        ("Ben deposits 2.5 pumpkins into the bank chest.", "a count of items must be a whole number, got 2.5"),
+        ("If Ada breaks clause 7, she pays 5 emeralds to Ben.", "the contract has 1 clauses"),
+        ("Ada gives 1 pumpkin to Ada.", "Ada cannot give to himself"),
+        ("Ada waits for Ada's signal.", "cannot wait for his own signal"),
+        ("Dan crafts a crafting_table.", "unknown player 'Dan' (players: Ada, Ben, Cy)"),
+    ],
+)
+def test_clauses_that_cannot_hold_stay_free_text_with_the_reason(text: str, reason: str) -> None:
+    [clause] = parse_contract(f"1. {text}", ["Ada", "Ben", "Cy"]).clauses
+    assert isinstance(clause, FreeText) and not clause.formal and reason in clause.why
+
+
+def test_a_penalty_on_a_transfer_is_refused() -> None:
+    parsed = parse_contract("1. Ada pays 2 emeralds to Ben.\n2. If Ada breaks clause 1, she pays 5 emeralds to Ben.", ["Ada", "Ben"])
+    assert isinstance(parsed.clauses[1], FreeText) and "settled by the judge" in parsed.clauses[1].reason
