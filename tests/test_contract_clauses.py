@@ -6,6 +6,7 @@ the penalties."""
 from __future__ import annotations
 
 import asyncio
+import re
 from functools import cache
 from pathlib import Path
 
@@ -34,17 +35,16 @@ from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.loader import load_world
 
 WORLD = Path(__file__).parent / "worlds" / "clauses.toml"
-CONTRACT = """1. Each player mines at most 2 pumpkins every 30 seconds.
-2. Ada, Ben and Cy together mine at most 9 pumpkins every 30 seconds.
-3. Ben mines at least 2 pumpkins.
-4. Ben deposits all pumpkins into the bank chest.
-5. Ada crafts a crafting_table.
-6. Cy waits for Ada's signal.
-7. Ada signals Cy when done.
-8. Cy gives 1 pumpkin to Ben.
-9. Cy pays 1 emerald per pumpkin collected to Ada.
-10. Whoever breaks a clause pays 5 emeralds to every other player.
-11. All players share their rewards equally."""
+DOCS = Path(__file__).parent.parent / "docs" / "contracts.md"
+DOC_PLAYERS = ["Ada", "Ben", "Cy"]
+
+
+def doc_blocks(kind: str) -> list[str]:
+    """The fenced blocks of docs/contracts.md marked `kind` ("contract" or "free-text")."""
+    return re.findall(rf"```{kind}\n(.*?)```", DOCS.read_text(), flags=re.S)
+
+
+CONTRACT = doc_blocks("contract")[-1]  # the whole contract the docs show
 KINDS = [Quota, TotalQuota, Quota, Deposit, Craft, WaitFor, Signal, Give, PerUnitTransfer, Penalty, Pool]
 
 
@@ -138,3 +138,46 @@ def test_clauses_that_cannot_hold_stay_free_text_with_the_reason(text: str, reas
 def test_a_penalty_on_a_transfer_is_refused() -> None:
     parsed = parse_contract("1. Ada pays 2 emeralds to Ben.\n2. If Ada breaks clause 1, she pays 5 emeralds to Ben.", ["Ada", "Ben"])
     assert isinstance(parsed.clauses[1], FreeText) and "settled by the judge" in parsed.clauses[1].reason
+
+
+def test_every_example_of_the_docs_is_in_the_controlled_form() -> None:
+    blocks = doc_blocks("contract")
+    assert len(blocks) >= 7
+    for block in blocks:
+        parsed = parse_contract(block, DOC_PLAYERS)
+        assert len(parsed.clauses) == len(block.strip().splitlines())
+        assert not parsed.free_text(), [(n, c.reason) for n, c in parsed.free_text()]
+        assert parse_contract(render_contract(parsed.clauses), DOC_PLAYERS).clauses == parsed.clauses
+
+
+def test_the_free_text_examples_of_the_docs_stay_free_text() -> None:
+    [block] = doc_blocks("free-text")
+    parsed = parse_contract(block, DOC_PLAYERS)
+    assert parsed.clauses and all(isinstance(c, FreeText) and c.reason for c in parsed.clauses)
+
+
+def test_the_world_template_shows_a_contract_its_players_keep(tmp_path: Path) -> None:
+    from blockpact.cli import main
+
+    out = tmp_path / "quarry.toml"
+    assert main(["world", "new", "quarry", "--out", str(out)]) == 0
+    lines = [line[4:] for line in out.read_text().splitlines() if re.match(r"#\s+\d+\. ", line)]
+    template = load_world(out)
+    parsed = parse_contract("\n".join(lines), sorted(template.players))
+    assert len(parsed.clauses) == 5 and not parsed.free_text()
+
+    async def run():
+        world = SimWorld(template, seed=0)
+        try:
+            agents = {p: ScriptedCooperativeAgent(p, template, parsed) for p in sorted(template.players)}
+            await world.run_programs({p: a.proposal().code for p, a in agents.items()}, budget=template.episode_seconds)
+            world.finish()
+            return list(world.sim.state.log.events)
+        finally:
+            await world.close()
+
+    obs = observables_from_events(template, asyncio.run(run()))
+    judgment = judge_formal(parsed, obs)
+    assert obs.mined["Ada"].get("iron_ore", 0) >= 1 and obs.mined["Ben"].get("iron_ore", 0) >= 1
+    assert sum(c.get("raw_iron", 0) for c in obs.chests.values()) >= 1  # Ada's deposits
+    assert [s["status"] for s in judgment.clauses] == ["kept", "kept", "kept", "settled", "settled"], judgment.clauses
