@@ -16,6 +16,7 @@ from blockpact.config import default_mc_version, defaults
 from blockpact.errors import UserError
 from blockpact.worlds import mcdata
 from blockpact.worlds.grid import within_reach
+from blockpact.worlds.rule_blocks import impossible_rule_blocks
 from blockpact.worlds.spec import (
     COMPARISONS,
     ChestSpec,
@@ -113,6 +114,11 @@ class _Builder:
         self.problems: list[Problem] = []
         self.chest_paths: dict[Vec, str] = {}
         self.mc_version_override = mc_version
+        # One root cause, one line: no "outside the map" errors without a map, one per placement,
+        # none for a region already reported; no "unknown region" for a region that failed to read.
+        self.map_ok = True
+        self.outside_reported: set[str] = set()
+        self.broken_regions: set[str] = set()
 
     # -- reporting ---------------------------------------------------------------------------
     def err(self, path: str, message: str) -> None:
@@ -153,6 +159,9 @@ class _Builder:
         return float(value)
 
     def integer(self, value: Any, path: str, lo: int | None = None, what: str = "an integer") -> int | None:
+        if isinstance(value, float) and not value.is_integer():
+            self.err(path, f"got {value!r}, which is not a whole number (expected {what})")
+            return None
         if isinstance(value, bool) or not isinstance(value, int) or (lo is not None and value < lo):
             self.err(path, f"got {value!r} (expected {what})")
             return None
@@ -184,7 +193,7 @@ class _Builder:
         for name, count in (table or {}).items():
             if self.item_name(name, f"{path}.{name}") is None:
                 continue
-            n = self.integer(count, f"{path}.{name}", lo=0, what="a count >= 0")
+            n = self.integer(count, f"{path}.{name}", lo=0, what="a whole number of items >= 0")
             if n:
                 items[name] = n
         return items
@@ -240,6 +249,9 @@ class _Builder:
             episode_seconds=seconds or 1.0, length_known=bool(known),
         )
         if not self.problems:
+            for path, message in impossible_rule_blocks(spec, self.data):
+                self.err(path, message)
+        if not self.problems:
             self.check_reachability(spec)
         if self.problems:
             raise WorldSpecError(self.problems)
@@ -249,18 +261,28 @@ class _Builder:
         table = self.table(raw, "map")
         if not table:
             self.err("map", "missing (expected [map] with origin, size and layers or [[blocks]])")
+            self.map_ok = False
             return (0, 0, 0), (1, 1, 1)
         self.unknown_keys(table, MAP_KEYS, "map")
-        origin = self.vec(table.get("origin"), "map.origin") or (0, 0, 0)
-        size = self.vec(table.get("size"), "map.size") or (1, 1, 1)
-        if any(s <= 0 for s in size):
+        origin = self.vec(table.get("origin"), "map.origin")
+        size = self.vec(table.get("size"), "map.size")
+        if size is not None and any(s <= 0 for s in size):
             self.err("map.size", f"got {list(size)} (expected positive extents along x, y, z)")
-            size = (1, 1, 1)
+            size = None
+        if origin is None or size is None:
+            self.map_ok = False
+        origin, size = origin or (0, 0, 0), size or (1, 1, 1)
         return origin, size
+
+    def outside(self, where: str, message: str) -> None:
+        """An "outside the map" problem, reported once per placement and never without a valid map."""
+        if self.map_ok and where not in self.outside_reported:
+            self.outside_reported.add(where)
+            self.err(where, message)
 
     def place(self, placements: dict[Vec, tuple[str, str]], cell: Vec, block: str, where: str, origin: Vec, size: Vec) -> None:
         if not all(origin[i] <= cell[i] < origin[i] + size[i] for i in range(3)):
-            self.err(where, f"cell {list(cell)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
+            self.outside(where, f"cell {list(cell)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
             return
         if cell in placements:
             other_block, other_where = placements[cell]
@@ -335,11 +357,13 @@ class _Builder:
             lo = self.vec(region.get("from"), f"{path}.from")
             hi = self.vec(region.get("to"), f"{path}.to")
             if lo is None or hi is None:
+                self.broken_regions.add(name)
                 continue
             lo, hi = tuple(map(min, lo, hi)), tuple(map(max, lo, hi))
             box = Region(name, lo, hi)  # type: ignore[arg-type]
             if not all(origin[i] <= box.lo[i] and box.hi[i] < origin[i] + size[i] for i in range(3)):
-                self.err(path, f"region {list(box.lo)}..{list(box.hi)} is not inside the map (expected within origin {list(origin)} and size {list(size)})")
+                self.outside(path, f"region {list(box.lo)}..{list(box.hi)} is not inside the map (expected within origin {list(origin)} and size {list(size)})")
+                self.outside_reported.add(f"region {name}")
             regions[name] = box
         return regions
 
@@ -362,6 +386,8 @@ class _Builder:
                 continue
             if "region" in entry:
                 region = self.region_ref(entry["region"], f"{path}.region", regions)
+                if region is not None and f"region {region.name}" in self.outside_reported:
+                    self.outside_reported.add(f"{path}.region")  # the region's own line says it all
                 for cell in region.cells() if region else ():
                     self.place(placements, cell, block, f"{path}.region", origin, size)
             else:
@@ -378,6 +404,8 @@ class _Builder:
         name = self.string(value, path, "a region name")
         if name is None:
             return None
+        if name in self.broken_regions:
+            return None  # already reported where the region is defined
         if name not in regions:
             self.err(path, f"unknown region {name!r} (expected one of: {', '.join(sorted(regions)) or 'none defined'})")
             return None
@@ -435,7 +463,7 @@ class _Builder:
             if spawn is None:
                 continue
             if not all(origin[i] <= spawn[i] < origin[i] + size[i] for i in range(3)):
-                self.err(f"{path}.spawn", f"spawn {list(spawn)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
+                self.outside(f"{path}.spawn", f"spawn {list(spawn)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
                 continue
             values: dict[str, float] = {}
             for item, v in (self.table(player.get("values"), f"{path}.values") or {}).items():
@@ -535,7 +563,7 @@ class _Builder:
                 on_list = on_raw if isinstance(on_raw, list) else [on_raw]
                 on_paths = [f"{path}.on[{j}]" for j in range(len(on_list))] if isinstance(on_raw, list) else [f"{path}.on"]
                 on = tuple(n for b, where in zip(on_list, on_paths) if (n := self.block_name(b, where)))
-                cap = None if "cap" not in entry else self.integer(entry["cap"], f"{path}.cap", lo=0, what="a block count >= 0")
+                cap = None if "cap" not in entry else self.integer(entry["cap"], f"{path}.cap", lo=0, what="a whole number of blocks >= 0")
             if block is None or region is None:
                 continue
             if kind == "regrow" and prob is not None:
