@@ -48,7 +48,7 @@ CHEST_KEYS = {"name", "position", "items"}
 PLAYER_KEYS = {"spawn", "inventory", "values"}
 HARVEST_KEYS = {"tools"}
 DROP_KEYS = {"item", "counts", "weights"}
-EPISODE_KEYS = {"seconds", "length_known"}
+EPISODE_KEYS = {"seconds", "length_known", "reference_welfare", "reference_method"}
 PROBABILITY_FROM_KEYS = {"block", "region", "full_at", "zero_at"}
 RULE_KEYS = {
     "regrow": {"rule", "block", "region", "probability", "probability_from", "when"},
@@ -240,13 +240,21 @@ class _Builder:
         known = episode.get("length_known", True)
         if not isinstance(known, bool):
             self.err("episode.length_known", f"got {known!r} (expected true or false)")
+        extra: dict[str, object] = {}
+        if "reference_welfare" in episode:  # the world's own reference optimum, for GovSim's efficiency
+            welfare = self.number(episode["reference_welfare"], "episode.reference_welfare", lo=1e-9,
+                                  what="the best social welfare known for this world, in emeralds (> 0)")
+            method = self.string(episode.get("reference_method", ""), "episode.reference_method", "how it was found")
+            if welfare is not None and not (method or "").strip():
+                self.err("episode.reference_welfare", "has no reference_method (expected a sentence saying how it was found)")
+            extra["reference"] = {"welfare": welfare, "how": (method or "").strip()}
 
         blocks = {cell: block for cell, (block, _) in placements.items() if block != "air"}
         spec = WorldSpec(
             name=name, title=title, description=description.strip(), source=self.path,
             mc_version=self.data.version, origin=origin, size=size, blocks=blocks, regions=regions,
             chests=chests, players=players, harvest=harvest, drops=drops, rules=rules,
-            episode_seconds=seconds or 1.0, length_known=bool(known),
+            episode_seconds=seconds or 1.0, length_known=bool(known), extra=extra,
         )
         if not self.problems:
             for path, message in impossible_rule_blocks(spec, self.data):
