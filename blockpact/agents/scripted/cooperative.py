@@ -46,6 +46,7 @@ class ContractPlan:
     totals: dict[str, int] = field(default_factory=dict)  # block -> most blocks over the episode
     at_least: dict[str, int] = field(default_factory=dict)  # block -> fewest blocks to mine
     crafts: list[tuple[str, int]] = field(default_factory=list)  # (item, recipe runs)
+    fetch: dict[str, list[tuple[tuple[int, int, int], str, int]]] = field(default_factory=dict)  # crafted item -> ingredients to take
     deposits: list[tuple[tuple[int, int, int], str, int | None]] = field(default_factory=list)
     wait_for: list[str] = field(default_factory=list)
     signal: bool = False
@@ -139,6 +140,7 @@ def plan_for(contract: Contract, player: str, facts: WorldFacts) -> ContractPlan
                 plan.signal |= part.player == player
             elif isinstance(part, FreeText):
                 plan.notes.append(f"clause {number} is free text a script cannot follow: {part.text}")
+    _plan_fetches(contract, player, plan, facts)
     if not plan.targets:
         values = facts.block_values(player)
         plan.targets = sorted((b for b in values if b not in assigned_to_others), key=lambda b: (-values[b], b))
@@ -152,6 +154,20 @@ def plan_for(contract: Contract, player: str, facts: WorldFacts) -> ContractPlan
         plan.tools.append(ChestTool(tuple(plan.turn["chest"]), str(plan.turn["item"])))  # type: ignore[arg-type]
     plan.tools.extend(t for t in facts.tool_options(plan.targets, prefer_weakest=True, exclude=reserved) if t not in plan.tools)
     return plan
+
+
+def _plan_fetches(contract: Contract, player: str, plan: ContractPlan, facts: WorldFacts) -> None:
+    """For each craft: the ingredients the player lacks, from the chest others deposit them into
+    (else a chest holding them)."""
+    deposited = {part.item: facts.chest_named(part.chest) for c in contract.clauses for part in parts(c)
+                 if isinstance(part, Deposit) and part.player != player}
+    own = facts.spec.players[player].inventory
+    for item, runs in plan.crafts:
+        for ingredient, n in facts.ingredients(item, runs).items():
+            lacking = n - own.get(ingredient, 0)
+            chest = deposited.get(ingredient) or facts.chest_with(ingredient)
+            if lacking > 0 and chest is not None:
+                plan.fetch.setdefault(item, []).append((chest, ingredient, lacking))
 
 
 def _target(plan: ContractPlan, block: str, present: int) -> dict[str, object]:
@@ -208,7 +224,8 @@ class ScriptedCooperativeAgent:
                 "PERIOD": plan.period,
                 "WAIT_FOR": plan.wait_for,
                 "SIGNAL": plan.signal,
-                "CRAFTS": [{"item": item, "count": runs} for item, runs in plan.crafts],
+                "CRAFTS": [{"item": item, "count": runs, "fetch": [{"chest": list(c), "item": i, "count": n} for c, i, n in plan.fetch.get(item, [])]}
+                           for item, runs in plan.crafts],
                 "DEPOSITS": [{"chest": list(pos), "item": item, "count": n} for pos, item, n in plan.deposits],
                 "WAIT_SECONDS": self.spec.episode_seconds,
                 "TOOLS": [{"chest": list(t.chest), "item": t.item} for t in plan.tools],

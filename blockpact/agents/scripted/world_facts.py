@@ -49,6 +49,10 @@ class WorldFacts:
         """Block kinds in the world whose harvest yields `item`."""
         return [b for b in sorted(self.block_counts) if rules.expected_drops(self._state, b).get(item, 0) > 0]
 
+    def tools(self) -> set[str]:
+        """Every tool item of the Minecraft version."""
+        return self._state.data.tools()
+
     def chest_tools(self) -> list[ChestTool]:
         tools = self._state.data.tools()
         return [ChestTool(pos, item) for pos, chest in sorted(self.spec.chests.items()) for item in sorted(chest.items) if item in tools]
@@ -71,6 +75,11 @@ class WorldFacts:
         """How many times to do `item`'s recipe to make `count` of it."""
         recipes = self._state.data.recipes.get(item)
         return max(1, math.ceil(count / recipes[0].count)) if recipes else max(count, 1)
+
+    def ingredients(self, item: str, runs: int) -> dict[str, int]:
+        """What `runs` runs of `item`'s first recipe take (nothing for an item without a recipe)."""
+        recipes = self._state.data.recipes.get(item)
+        return {i: n * runs for i, n in recipes[0].ingredients.items()} if recipes else {}
 
     def chest_with(self, item: str) -> Vec | None:
         return next((pos for pos, chest in sorted(self.spec.chests.items()) if chest.items.get(item)), None)

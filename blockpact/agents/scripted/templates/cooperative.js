@@ -19,9 +19,16 @@ async function mineRound(bot, targets) {
   return mined;
 }
 
+// Crafts each of [{ item, count, fetch: [{ chest, item, count }] }] once, first taking from chests the
+// ingredients it lacks (other players may have deposited them there).
 async function craftOnce(bot, crafts) {
   for (const craft of crafts) {
-    if (!craft.done) craft.done = ((await craftItem(bot, craft.item, craft.count)) || 0) > 0;
+    if (craft.done) continue;
+    for (const { chest, item, count } of craft.fetch) {
+      const held = bot.inventory.items().filter((s) => s.name === item).reduce((n, s) => n + s.count, 0);
+      if (held < count) await getItemFromChest(bot, new Vec3(chest[0], chest[1], chest[2]), { [item]: count - held });
+    }
+    craft.done = ((await craftItem(bot, craft.item, craft.count)) || 0) > 0;
   }
 }
 
@@ -36,7 +43,7 @@ async function depositAll(bot, deposits) {
 
 // Cooperative (the last function is the program): does what the contract asks of it. It waits for the signals it must wait for, takes
 // its tools, crafts, mines its targets (never more than a quota allows in a period), deposits what
-// it must, hands a shared tool back, and signals when its first round is done.
+// it must, hands a shared tool back, and signals once its first deposits and crafts are done.
 async function playByContract(bot) {
   const turn = __TURN__; // null, or { role: 'first' | 'then', item, chest: [x, y, z], other }
   const period = __PERIOD__; // seconds of a quota period, or null
@@ -52,18 +59,17 @@ async function playByContract(bot) {
   await takeFirstAvailable(bot, __TOOLS__);
   for (let round = 0; ; round += 1) {
     await craftOnce(bot, crafts);
+    await depositAll(bot, __DEPOSITS__); // what it holds already (materials others wait for)
+    if (round === 0 && __SIGNAL__) await sendSignal(bot, 'done');
     const mined = await mineRound(bot, targets);
     await craftOnce(bot, crafts);
     await depositAll(bot, __DEPOSITS__);
-    if (round === 0) {
-      if (turn !== null && turn.role === 'first') {
-        await depositItemIntoChest(bot, new Vec3(turn.chest[0], turn.chest[1], turn.chest[2]), { [turn.item]: 1 });
-        await sendSignal(bot, `the ${turn.item} is back in the chest`);
-      }
-      if (__SIGNAL__) await sendSignal(bot, 'done');
+    if (round === 0 && turn !== null && turn.role === 'first') {
+      await depositItemIntoChest(bot, new Vec3(turn.chest[0], turn.chest[1], turn.chest[2]), { [turn.item]: 1 });
+      await sendSignal(bot, `the ${turn.item} is back in the chest`);
     }
     if (period !== null) {
-      const next = start + (round + 1) * period;
+      const next = start + (round + 1) * period + 1; // one second in: what grows at the period start has grown
       const now = bot.time.age / 20;
       if (next > now) await bot.waitForTicks(Math.ceil((next - now) * 20));
     } else if (!__RENEWING__) {
