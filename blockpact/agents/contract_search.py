@@ -162,14 +162,15 @@ def candidates(spec: WorldSpec) -> list[Candidate]:
     crafting, gifts = _crafting(spec, facts, players), _gifts(spec, facts, players)
     assignments = assignment_clauses(spec)
     division = [("", [])] + ([("each block to whoever values it most", assignments)] if assignments else [])
+    giving = [("", [])] + ([("gifts to whoever values most", gifts)] if gifts else [])
     out = []
-    for (assign_name, assigned), (clean_name, cleaning), (quota_name, quotas) in itertools.product(
-        division, _cleaning_options(facts, players, kept_low_blocks(spec)), _quota_options(spec, facts, players)
+    for (gift_name, given), (assign_name, assigned), (clean_name, cleaning), (quota_name, quotas) in itertools.product(
+        giving, division, _cleaning_options(facts, players, kept_low_blocks(spec)), _quota_options(spec, facts, players)
     ):
-        extras = [n for n, c in (("crafting a tool", crafting), ("gifts to whoever values most", gifts)) if c]
-        name = "; ".join(x for x in (assign_name, clean_name, quota_name, *extras, "equal shares") if x)
-        out.append(Candidate(name, (*assigned, *cleaning, *quotas, *crafting, *gifts, share)))
-    return out
+        extras = ["crafting a tool"] if crafting else []
+        name = "; ".join(x for x in (assign_name, clean_name, quota_name, *extras, gift_name, "equal shares") if x)
+        out.append(Candidate(name, (*assigned, *cleaning, *quotas, *crafting, *given, share)))
+    return out  # simplest first: the search keeps the first of equally good candidates
 
 
 async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int) -> Evaluation:
