@@ -69,7 +69,8 @@ class SearchResult:
     def summary(self) -> str:
         """What was optimised and what was found, for the negotiator's message."""
         b = self.best
-        return (f"I searched {len(self.evaluations)} candidate contracts, each played on the simulator (seed {self.seed}), "
+        n = len(self.evaluations)
+        return (f"I searched {n} candidate contract{'s' if n != 1 else ''}, each played on the simulator (seed {self.seed}), "
                 f"for {OBJECTIVE}. Best: {b.candidate.name}: welfare {b.welfare:g}, Gini {b.gini:.3f}"
                 f" (best welfare of any candidate: {self.reference_welfare:g}).")
 
@@ -97,8 +98,10 @@ def _quota_options(spec: WorldSpec, facts: WorldFacts, players: list[str]) -> li
                 options.append((f"at most {q} {rule.block} each every {period:g} s", ForEach("each player", parts)))
         if options:
             per_rule.append(options)
+    if not per_rule:
+        return [("", [])]
     choices: list[tuple[str, list[Clause]]] = [("no quota", [])]
-    for combo in itertools.product(*per_rule) if per_rule else ():
+    for combo in itertools.product(*per_rule):
         choices.append((", ".join(name for name, _ in combo), [c for _, c in combo]))
     return choices
 
@@ -163,13 +166,14 @@ def candidates(spec: WorldSpec) -> list[Candidate]:
     assignments = assignment_clauses(spec)
     division = [("", [])] + ([("each block to whoever values it most", assignments)] if assignments else [])
     giving = [("", [])] + ([("gifts to whoever values most", gifts)] if gifts else [])
+    making = [("", [])] + ([("pooled materials to craft a tool", crafting)] if crafting else [])
     out = []
-    for (gift_name, given), (assign_name, assigned), (clean_name, cleaning), (quota_name, quotas) in itertools.product(
-        giving, division, _cleaning_options(facts, players, kept_low_blocks(spec)), _quota_options(spec, facts, players)
+    for (gift_name, given), (craft_name, crafted), (assign_name, assigned), (clean_name, cleaning), (quota_name, quotas) in (
+        itertools.product(giving, making, division, _cleaning_options(facts, players, kept_low_blocks(spec)),
+                          _quota_options(spec, facts, players))
     ):
-        extras = ["crafting a tool"] if crafting else []
-        name = "; ".join(x for x in (assign_name, clean_name, quota_name, *extras, gift_name, "equal shares") if x)
-        out.append(Candidate(name, (*assigned, *cleaning, *quotas, *crafting, *given, share)))
+        name = "; ".join(x for x in (assign_name, clean_name, quota_name, craft_name, gift_name, "equal shares") if x)
+        out.append(Candidate(name, (*assigned, *cleaning, *quotas, *crafted, *given, share)))
     return out  # simplest first: the search keeps the first of equally good candidates
 
 
