@@ -147,7 +147,7 @@ class LLMNegotiator:
             others=" and ".join(others),
             other=others[0] if others else self.player,
             title=self.spec.title,
-            description=self.spec.description.strip(),
+            description=self.spec.description_for(self.player),
             values=_value_list(self.spec, self.player),
             length=length,
             rounds=rounds,

@@ -45,7 +45,7 @@ LAYER_KEYS = {"y", "rows", "fill"}
 REGION_KEYS = {"from", "to"}
 BLOCKS_KEYS = {"block", "region", "positions"}
 CHEST_KEYS = {"name", "position", "items"}
-PLAYER_KEYS = {"spawn", "inventory", "values"}
+PLAYER_KEYS = {"spawn", "inventory", "values", "briefing"}
 HARVEST_KEYS = {"tools"}
 DROP_KEYS = {"item", "counts", "weights"}
 EPISODE_KEYS = {"seconds", "length_known", "reference_welfare", "reference_method"}
@@ -479,7 +479,9 @@ class _Builder:
                     value = self.number(v, f"{path}.values.{item}", what="a value in emeralds")
                     if value is not None:
                         values[item] = value
-            players[name] = PlayerSpec(name, spawn, self.item_counts(player.get("inventory"), f"{path}.inventory"), values)
+            briefing = self.string(player.get("briefing", ""), f"{path}.briefing", "the text only this player reads") or ""
+            players[name] = PlayerSpec(name, spawn, self.item_counts(player.get("inventory"), f"{path}.inventory"), values,
+                                       briefing.strip())
         return players
 
     def read_harvest(self, raw: Any) -> dict[str, frozenset[str]]:

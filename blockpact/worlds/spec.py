@@ -146,6 +146,7 @@ class PlayerSpec:
     spawn: Vec
     inventory: dict[str, int]
     values: dict[str, float]  # emeralds per item; emeralds themselves are always worth 1
+    briefing: str = ""  # what only this player reads (role, goals, private knowledge)
 
 
 @dataclass
@@ -170,6 +171,12 @@ class WorldSpec:
 
     def in_bounds(self, p: Vec) -> bool:
         return all(self.origin[i] <= p[i] < self.origin[i] + self.size[i] for i in range(3))
+
+    def description_for(self, player: str) -> str:
+        """The shared description, and the player's private briefing after it when it has one."""
+        briefing = self.players[player].briefing.strip() if player in self.players else ""
+        shared = self.description.strip()
+        return f"{shared}\n\nYour private briefing (only you read this): {briefing}" if briefing else shared
 
     def value(self, player: str, item: str) -> float:
         if item == "emerald":
