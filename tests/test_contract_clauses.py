@@ -181,3 +181,48 @@ def test_the_world_template_shows_a_contract_its_players_keep(tmp_path: Path) ->
     assert obs.mined["Ada"].get("iron_ore", 0) >= 1 and obs.mined["Ben"].get("iron_ore", 0) >= 1
     assert sum(c.get("raw_iron", 0) for c in obs.chests.values()) >= 1  # Ada's deposits
     assert [s["status"] for s in judgment.clauses] == ["kept", "kept", "kept", "settled", "settled"], judgment.clauses
+
+
+@pytest.mark.parametrize(("owner", "expected"), [("Ada", {"Ada": 1.0, "Ben": 0.0, "Cy": 0.0}), ("shared", {"Ada": 1 / 3, "Ben": 1 / 3, "Cy": 1 / 3}), (None, {"Ada": 0.0, "Ben": 0.0, "Cy": 0.0})])
+def test_a_chest_owner_gets_its_contents_value_at_the_end(tmp_path: Path, owner: str | None, expected: dict) -> None:
+    """Ben deposits his pumpkins into the bank chest (the whole contract above, kept): an owned chest's
+    contents count for its owner, a shared one's for everyone equally, an unowned one's for nobody."""
+    from blockpact.judge.metrics import reward_curves
+
+    text = WORLD.read_text()
+    if owner is not None:
+        text = text.replace('name = "bank"', f'name = "bank"\nowner = "{owner}"')
+    world = tmp_path / "clauses.toml"
+    world.write_text(text)
+    s = load_world(world)
+    parsed = parse_contract(CONTRACT, sorted(s.players))
+
+    async def run():
+        sim = SimWorld(s, seed=0)
+        try:
+            agents = {p: ScriptedCooperativeAgent(p, s, parsed) for p in sorted(s.players)}
+            await sim.run_programs({p: a.proposal().code for p, a in agents.items()}, budget=s.episode_seconds)
+            sim.finish()
+            return list(sim.sim.state.log.events), {p: sim.sim.state.reward(p) for p in s.players}
+        finally:
+            await sim.close()
+
+    events, sim_rewards = asyncio.run(run())
+    obs = observables_from_events(s, events)
+    banked = obs.chests["9,64,6"]["pumpkin"]
+    assert banked >= 2
+    held = {p: sum(obs.value(p, i) * n for i, n in obs.inventories[p].items()) for p in obs.players}
+    curves = reward_curves(events, {p: dict(s.players[p].values) for p in s.players})
+    for p in obs.players:
+        assert obs.inventory_value(p) == pytest.approx(held[p] + expected[p] * banked)
+        assert sim_rewards[p] == pytest.approx(obs.inventory_value(p))  # the simulator agrees
+        assert curves[p].values[-1] == pytest.approx(obs.inventory_value(p))  # and so does the plotted curve
+
+
+def test_a_chest_owner_must_be_a_player_or_shared(tmp_path: Path) -> None:
+    from blockpact.worlds.loader import validate_world
+
+    world = tmp_path / "clauses.toml"
+    world.write_text(WORLD.read_text().replace('name = "bank"', 'name = "bank"\nowner = "Dan"'))
+    [problem] = validate_world(world)
+    assert problem.path == "chests[0].owner" and "unknown owner 'Dan'" in problem.message and '"shared"' in problem.message

@@ -47,6 +47,7 @@ class EpisodeObservables:
     crafted: dict[str, dict[str, int]] = field(default_factory=dict)  # per player: item -> count crafted
     acts: list[tuple[float, str, str]] = field(default_factory=list)  # (time, player, what): dig, chest, craft, place
     chest_names: dict[str, str] = field(default_factory=dict)  # "x,y,z" -> the chest's name in the world file
+    chest_owners: dict[str, str] = field(default_factory=dict)  # "x,y,z" -> a player or "shared"
     start_time: float = 0.0
     end_time: float = 0.0
     finished: bool = False  # the log holds the episode_end snapshot
@@ -56,8 +57,14 @@ class EpisodeObservables:
         return 1.0 if item == "emerald" else float(self.values.get(player, {}).get(item, 0.0))
 
     def inventory_value(self, player: str) -> float:
-        """Emeralds the player's final inventory is worth to the player (the reward before transfers)."""
-        return sum(self.value(player, item) * n for item, n in self.inventories.get(player, {}).items())
+        """Emeralds the player's final inventory is worth to the player, plus its share of the chests a
+        world gives an owner (the reward before transfers)."""
+        held = sum(self.value(player, item) * n for item, n in self.inventories.get(player, {}).items())
+        for chest, owner in self.chest_owners.items():
+            share = 1.0 / len(self.players) if owner == "shared" else float(owner == player)
+            if share:
+                held += share * sum(self.value(player, item) * n for item, n in self.chests.get(chest, {}).items())
+        return held
 
 
 def _episode(events: Sequence[Event]) -> Sequence[Event]:
@@ -88,6 +95,7 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
         tasks={},
         description=spec.description.strip(),
         chest_names={",".join(str(c) for c in pos): chest.name for pos, chest in spec.chests.items()},
+        chest_owners={",".join(str(c) for c in pos): chest.owner for pos, chest in spec.chests.items() if chest.owner},
         start_time=episode[0].time,
     )
     crafted: dict[str, Counter[str]] = {p: Counter() for p in players}

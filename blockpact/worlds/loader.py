@@ -44,7 +44,7 @@ MAP_KEYS = {"origin", "size", "legend", "layers"}
 LAYER_KEYS = {"y", "rows", "fill"}
 REGION_KEYS = {"from", "to"}
 BLOCKS_KEYS = {"block", "region", "positions"}
-CHEST_KEYS = {"name", "position", "items"}
+CHEST_KEYS = {"name", "position", "items", "owner"}
 PLAYER_KEYS = {"spawn", "inventory", "values", "briefing"}
 HARVEST_KEYS = {"tools"}
 DROP_KEYS = {"item", "counts", "weights"}
@@ -256,6 +256,10 @@ class _Builder:
             chests=chests, players=players, harvest=harvest, drops=drops, rules=rules,
             episode_seconds=seconds or 1.0, length_known=bool(known), extra=extra,
         )
+        for i, chest in enumerate(spec.chests.values()):
+            if chest.owner not in (None, "shared", *players):
+                where = self.chest_paths.get(chest.position, f"chests[{i}].position").replace(".position", ".owner")
+                self.err(where, f"unknown owner {chest.owner!r} (expected a player, {', '.join(sorted(players))}, or \"shared\")")
         if not self.problems:
             for path, message in impossible_rule_blocks(spec, self.data):
                 self.err(path, message)
@@ -444,7 +448,8 @@ class _Builder:
                 self.err(f"{path}.position", f"overlapping placement: cell {list(pos)} already holds {existing[0]} from {existing[1]} (expected a chest or air there)")
                 continue
             name = self.string(entry.get("name", f"chest{i}"), f"{path}.name") or f"chest{i}"
-            chests[pos] = ChestSpec(name, pos, self.item_counts(entry.get("items"), f"{path}.items"))
+            owner = self.string(entry["owner"], f"{path}.owner", 'a player\'s name or "shared"') if "owner" in entry else None
+            chests[pos] = ChestSpec(name, pos, self.item_counts(entry.get("items"), f"{path}.items"), owner)
             self.chest_paths[pos] = f"{path}.position"
         for cell, (block, _) in placements.items():
             if block == "chest" and cell not in chests:

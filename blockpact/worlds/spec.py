@@ -138,6 +138,13 @@ class ChestSpec:
     name: str
     position: Vec
     items: dict[str, int]
+    owner: str | None = None  # whose the contents are at the end: a player, "shared" (all equally), or nobody
+
+    def share(self, player: str, players: int) -> float:
+        """The part of this chest's contents that counts for `player` at the end of an episode."""
+        if self.owner == "shared":
+            return 1.0 / players
+        return 1.0 if self.owner == player else 0.0
 
 
 @dataclass(frozen=True)
