@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from lark import Lark
@@ -221,7 +221,20 @@ def _syntax_error(exc: UnexpectedInput, norm: Normalised) -> ClauseError:
 
 
 def parse_clause(text: str, players: Sequence[str], *, world: str | None, vocabulary: Collection[str]) -> Clause:
-    """The controlled-form clause `text` states, else FreeText with the reason."""
+    """The controlled-form clause `text` states, else FreeText with the reason. Clauses recur (every
+    episode of a run reads its contract, the search renders and reads each candidate); Earley parsing
+    takes milliseconds, so results are kept per clause, players, world and vocabulary."""
+    if isinstance(vocabulary, frozenset):
+        return _parse_cached(text, tuple(players), world, vocabulary)
+    return _parse(text, players, world, vocabulary)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str, players: tuple[str, ...], world: str | None, vocabulary: frozenset[str]) -> Clause:
+    return _parse(text, players, world, vocabulary)
+
+
+def _parse(text: str, players: Sequence[str], world: str | None, vocabulary: Collection[str]) -> Clause:
     phrases = load_terms().phrases_for(world)
     norm = normalise(text, players, phrases, vocabulary)
     if not norm.symbols:
