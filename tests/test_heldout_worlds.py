@@ -58,3 +58,13 @@ def test_the_heldout_commons_collapses_without_a_contract(tmp_path: Path) -> Non
 def test_builtin_commons_contracts_are_fair_and_no_worse(name: str, tmp_path: Path) -> None:
     metrics, _ = run(name, tmp_path)
     assert_fair_and_better(metrics, name)
+
+
+def test_the_report_shows_the_formal_judges_score_of_every_clause(tmp_path: Path) -> None:
+    metrics, out = run(str(WORLDS / "stag_hunt.toml"), tmp_path)
+    from blockpact.experiments.records import read_run
+
+    [seed] = read_run(tmp_path / "stag_hunt" / "events.jsonl").of_condition("negotiate")
+    [formal] = [j for j in seed.final.judgments if j.source == "formal"]
+    assert [c["status"] for c in formal.clauses] == ["kept", "kept", "kept", "kept", "settled"], formal.clauses
+    assert "<th>broken by</th>" in out["report"] and "waiting for a signal" in out["report"]

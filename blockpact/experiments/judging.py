@@ -72,7 +72,7 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
         judgments.append(await _llm_judgment(judges.llm, contract, players, obs))
     for j in judgments:
         log.judgment(j.source, j.transfers, j.critiques, j.reasoning, valid=j.valid, error=j.error,
-                     attempts=j.attempts, problems=j.problems)
+                     attempts=j.attempts, problems=j.problems, clauses=j.clauses)
     by_source = {j.source: j for j in judgments}
     llm = by_source.get("llm")
     applied = llm if judges.apply_llm and llm is not None and llm.valid else by_source["formal"]
