@@ -193,7 +193,7 @@ async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int) -> Evaluati
     finally:
         await world.close()
     obs = observables_from_events(spec, events)
-    rewards = rewards_after(obs, judge_formal(contract, obs))
+    rewards = {p: r + obs.group_sharing.get(p, 0.0) for p, r in rewards_after(obs, judge_formal(contract, obs)).items()}
     fair = None if any(v < 0 for v in rewards.values()) else gini(rewards.values())
     return Evaluation(candidate, sum(rewards.values()), fair, rewards)
 

@@ -106,6 +106,7 @@ def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]
         plots=[_embed(p) for p in plots],
         warnings=run.warnings,
         commons=metrics.get("commons"),
+        groups=metrics.get("groups"),
     )
 
 

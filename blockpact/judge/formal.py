@@ -8,7 +8,8 @@ Readings (documented choices where the paper leaves room; docs/contracts.md says
   giver leaves the giver, what they are worth to the receiver reaches the receiver; a giver holding
   fewer gives what it holds and has broken the clause;
 - a penalty is paid once for each clause a player broke (per clause, not per breach);
-- reward sharing comes last: the sharing players' rewards after every other transfer are averaged;
+- reward sharing comes last: the sharing players' rewards after every other transfer (and after what
+  the world's groups share) are averaged;
 - transfers are not capped: emerald balances may go negative;
 - free-text clauses are left to the LLM judge.
 """
@@ -102,7 +103,7 @@ class _Ledger:
 
     def share(self, n: int, clause: Pool) -> None:
         members = [p for p in clause.players if p in self.transfers]
-        totals = {p: self.obs.inventory_value(p) + self.transfers[p] for p in members}
+        totals = {p: self.obs.inventory_value(p) + self.obs.group_sharing.get(p, 0.0) + self.transfers[p] for p in members}
         mean = sum(totals.values()) / len(members)
         for p in members:
             self.transfers[p] += mean - totals[p]

@@ -48,6 +48,7 @@ class EpisodeObservables:
     acts: list[tuple[float, str, str]] = field(default_factory=list)  # (time, player, what): dig, chest, craft, place
     chest_names: dict[str, str] = field(default_factory=dict)  # "x,y,z" -> the chest's name in the world file
     chest_owners: dict[str, str] = field(default_factory=dict)  # "x,y,z" -> a player or "shared"
+    group_sharing: dict[str, float] = field(default_factory=dict)  # what the world's groups move (judge.groups)
     start_time: float = 0.0
     end_time: float = 0.0
     finished: bool = False  # the log holds the episode_end snapshot
@@ -138,4 +139,8 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
     obs.collected = {p: dict(sorted(c.items())) for p, c in collected.items()}
     obs.mined = {p: dict(sorted(c.items())) for p, c in mined.items()}
     obs.crafted = {p: dict(sorted(c.items())) for p, c in crafted.items()}
+    if spec.groups:
+        from blockpact.judge.groups import group_sharing
+
+        obs.group_sharing = group_sharing(spec, events)
     return obs

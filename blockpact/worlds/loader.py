@@ -22,6 +22,7 @@ from blockpact.worlds.spec import (
     ChestSpec,
     Condition,
     Drop,
+    GroupSpec,
     GrowRule,
     PlayerSpec,
     ProbabilityFrom,
@@ -38,7 +39,8 @@ BUILTIN_DIR = Path(__file__).parent / "builtin"
 AIR_CHARS = {".", " "}
 CONDITION = re.compile(r"^\s*([a-z0-9_]+)\s+in\s+([A-Za-z0-9_-]+)\s*(<=|>=|==|!=|<|>)\s*(\d+)\s*$")
 
-TOP_KEYS = {"world", "map", "regions", "blocks", "chests", "players", "harvest", "drops", "dynamics", "episode"}
+TOP_KEYS = {"world", "map", "regions", "blocks", "chests", "players", "harvest", "drops", "dynamics", "episode", "groups"}
+GROUP_KEYS = {"name", "members", "share", "from", "until"}
 WORLD_KEYS = {"name", "title", "description", "minecraft_version"}
 MAP_KEYS = {"origin", "size", "legend", "layers"}
 LAYER_KEYS = {"y", "rows", "fill"}
@@ -255,6 +257,7 @@ class _Builder:
             mc_version=self.data.version, origin=origin, size=size, blocks=blocks, regions=regions,
             chests=chests, players=players, harvest=harvest, drops=drops, rules=rules,
             episode_seconds=seconds or 1.0, length_known=bool(known), extra=extra,
+            groups=self.read_groups(raw.get("groups"), players, seconds or 1.0),
         )
         for i, chest in enumerate(spec.chests.values()):
             if chest.owner not in (None, "shared", *players):
@@ -268,6 +271,38 @@ class _Builder:
         if self.problems:
             raise WorldSpecError(self.problems)
         return spec
+
+    def read_groups(self, raw: Any, players: dict[str, PlayerSpec], seconds: float) -> tuple[GroupSpec, ...]:
+        """[[groups]]: name, members (players), share in [0, 1], from / until in seconds."""
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            self.err("groups", "expected an array of tables [[groups]]")
+            return ()
+        groups = []
+        for i, entry in enumerate(raw):
+            path = f"groups[{i}]"
+            if self.table(entry, path) is None:
+                continue
+            self.unknown_keys(entry, GROUP_KEYS, path)
+            name = self.string(entry.get("name", f"group{i}"), f"{path}.name") or f"group{i}"
+            members = entry.get("members")
+            if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+                self.err(f"{path}.members", f"got {members!r} (expected a list of at least two player names)")
+                continue
+            unknown = [m for m in members if m not in players]
+            if unknown and players:
+                self.err(f"{path}.members", f"unknown player {', '.join(map(repr, unknown))} (expected players: {', '.join(sorted(players))})")
+                continue
+            share = self.number(entry.get("share", 1.0), f"{path}.share", 0.0, 1.0, "a fraction of rewards in [0, 1]")
+            start = self.number(entry.get("from", 0.0), f"{path}.from", 0.0, seconds, f"a time in seconds in [0, {seconds:g}]")
+            end = self.number(entry["until"], f"{path}.until", 0.0, seconds, f"a time in seconds in [0, {seconds:g}]") if "until" in entry else None
+            if start is not None and end is not None and end <= start:
+                self.err(f"{path}.until", f"{end:g} is not after from = {start:g} (expected a later time)")
+                continue
+            if share is not None and start is not None:
+                groups.append(GroupSpec(name, tuple(dict.fromkeys(members)), share, start, end))
+        return tuple(groups)
 
     def read_map_frame(self, raw: Any) -> tuple[Vec, Vec]:
         table = self.table(raw, "map")

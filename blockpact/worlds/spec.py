@@ -156,6 +156,18 @@ class PlayerSpec:
     briefing: str = ""  # what only this player reads (role, goals, private knowledge)
 
 
+@dataclass(frozen=True)
+class GroupSpec:
+    """Players who pool `share` of what each earns while the group stands ([start, end) in seconds;
+    end None: the episode's end) and split it equally (AdaSociety's reward-sharing groups)."""
+
+    name: str
+    members: tuple[str, ...]
+    share: float = 1.0
+    start: float = 0.0
+    end: float | None = None
+
+
 @dataclass
 class WorldSpec:
     name: str
@@ -175,6 +187,7 @@ class WorldSpec:
     episode_seconds: float
     length_known: bool
     extra: dict[str, object] = field(default_factory=dict)
+    groups: tuple[GroupSpec, ...] = ()
 
     def in_bounds(self, p: Vec) -> bool:
         return all(self.origin[i] <= p[i] < self.origin[i] + self.size[i] for i in range(3))
