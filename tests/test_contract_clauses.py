@@ -226,3 +226,13 @@ def test_a_chest_owner_must_be_a_player_or_shared(tmp_path: Path) -> None:
     world.write_text(WORLD.read_text().replace('name = "bank"', 'name = "bank"\nowner = "Dan"'))
     [problem] = validate_world(world)
     assert problem.path == "chests[0].owner" and "unknown owner 'Dan'" in problem.message and '"shared"' in problem.message
+
+
+def test_a_named_penalty_binds_only_its_breaker() -> None:
+    obs, _, _ = play(cooperative=False)  # every greedy player broke the quota
+    contract = parse_contract("1. Each player mines at most 2 pumpkins every 30 seconds.\n"
+                              "2. If Ben breaks clause 1, he pays 4 emeralds to Cy.", sorted(spec().players))
+    judgment = judge_formal(contract, obs)
+    assert judgment.transfers == {"Ada": 0.0, "Ben": -4.0, "Cy": 4.0}
+    assert [s["status"] for s in judgment.clauses] == ["broken", "settled"]
+    assert judgment.clauses[0]["broken_by"] == ["Ada", "Ben", "Cy"]
