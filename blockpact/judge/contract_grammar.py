@@ -27,7 +27,10 @@ TERMS_FILE = Path(__file__).parent / "data" / "contract_terms.toml"
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z_][A-Za-z0-9_]*|['’]s\b|%")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?$")
 _MAX_ITEM_WORDS = 4
-_DESCRIBE = {"PLAYER": "a player name", "ITEM": "an item name", "NUMBER": "a number", "NAME": "a chest name", "UNKNOWN": None, "PHRASE": None}
+_DESCRIBE = {  # how a message names what was expected (None: not named)
+    "PLAYER": "a player name", "ITEM": "an item name", "NUMBER": "a number", "NAME": "a chest name",
+    "UNKNOWN": None, "PHRASE": None,
+}
 _MAX_EXPECTED = 8
 
 Words = tuple[str, ...]

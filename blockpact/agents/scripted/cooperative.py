@@ -224,8 +224,11 @@ class ScriptedCooperativeAgent:
                 "PERIOD": plan.period,
                 "WAIT_FOR": plan.wait_for,
                 "SIGNAL": plan.signal,
-                "CRAFTS": [{"item": item, "count": runs, "fetch": [{"chest": list(c), "item": i, "count": n} for c, i, n in plan.fetch.get(item, [])]}
-                           for item, runs in plan.crafts],
+                "CRAFTS": [
+                    {"item": item, "count": runs,
+                     "fetch": [{"chest": list(c), "item": i, "count": n} for c, i, n in plan.fetch.get(item, [])]}
+                    for item, runs in plan.crafts
+                ],
                 "DEPOSITS": [{"chest": list(pos), "item": item, "count": n} for pos, item, n in plan.deposits],
                 "WAIT_SECONDS": self.spec.episode_seconds,
                 "TOOLS": [{"chest": list(t.chest), "item": t.item} for t in plan.tools],
