@@ -36,7 +36,7 @@ def test_cleanup_contract_beats_the_baseline(tmp_path: Path, capsys) -> None:
         assert c[name]["gini"]["mean"] is not None and c[name]["seeds_finished"] == 2
         assert re.search(rf"{name}\s+│\s+\d\.\d{{3}} ± \d\.\d{{3}}\s+│", printed), printed
     for run in c["negotiate"]["runs"]:
-        assert "cleans the river" in run["contract"] and "50% of the value" in run["contract"]
+        assert "cleans the river" in run["contract"] and "share their rewards equally" in run["contract"]
         assert sum(run["transfers"].values()) == 0 and max(run["transfers"].values()) > 0
         assert run["gini"] <= 0.06
     programs = [p for s in read_run(out / "events.jsonl").seeds for ep in s.episodes for p in ep.programs]

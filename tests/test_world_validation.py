@@ -305,3 +305,49 @@ def test_every_problem_in_a_file_is_reported(tmp_path: Path) -> None:
     with pytest.raises(WorldSpecError) as raised:
         load_world(tmp_path / "world.toml")
     assert raised.value.problems == problems
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "path", "marker", "phrase"),
+    [
+        ('block = "iron_ore"\nregion = "vein"\nprobability = 0.1', 'block = "pumpkin"\nregion = "vein"\nprobability = 0.1',
+         "dynamics[0].block", 'block = "pumpkin"', "so this regrow rule can never fire"),
+        ('when = "iron_ore in vein <= 1"', 'when = "slime_block in vein <= 1"',
+         "dynamics[0].when", "slime_block in vein", "never changes (its count is always 0"),
+    ],
+)
+def test_a_rule_on_a_block_that_can_never_exist_is_an_error(tmp_path: Path, old: str, new: str, path: str,
+                                                            marker: str, phrase: str) -> None:
+    expect(tmp_path, edit(old, new), path, marker, "never occurs in this world and is never placed, dropped or crafted", phrase)
+
+
+def test_a_rule_on_a_block_players_can_place_or_craft_is_fine(tmp_path: Path) -> None:
+    placeable = edit("items = { stone_pickaxe = 1 }", "items = { stone_pickaxe = 1, pumpkin = 2 }",
+                     edit('block = "iron_ore"\nregion = "vein"\nprobability = 0.1', 'block = "pumpkin"\nregion = "vein"\nprobability = 0.1'))
+    assert problems_in(tmp_path, placeable) == []
+    craftable = edit("inventory = { bread = 2 }", "inventory = { oak_planks = 4 }",
+                     edit('when = "iron_ore in vein <= 1"', 'when = "crafting_table in vein <= 1"'))
+    assert problems_in(tmp_path, craftable) == []
+
+
+def test_a_missing_map_is_one_line_not_a_cascade(tmp_path: Path) -> None:
+    start, end = VALID.index("[map]"), VALID.index("[regions.vein]")
+    problems = problems_in(tmp_path, VALID[:start] + VALID[end:])
+    assert [p.path for p in problems] == ["map"], [str(p) for p in problems]
+
+
+def test_a_region_outside_the_map_is_one_line_for_all_it_places(tmp_path: Path) -> None:
+    text = edit("to = [2, 64, 1]", "to = [12, 64, 1]") + '\n[[blocks]]\nblock = "gold_ore"\nregion = "vein"\n'
+    text = text.replace('"..........",\n  ".II.......",', '"..........",')
+    assert [p.path for p in problems_in(tmp_path, text)] == ["regions.vein"]
+
+
+def test_a_broken_region_is_not_reported_again_where_it_is_used(tmp_path: Path) -> None:
+    problems = problems_in(tmp_path, edit("to = [2, 64, 1]", "to = [2, 64]"))
+    assert [p.path for p in problems] == ["regions.vein.to"], [str(p) for p in problems]
+
+
+@pytest.mark.parametrize(("count", "phrase"), [("1.5", "got 1.5, which is not a whole number"), ("-1", "got -1")])
+def test_counts_must_be_whole_numbers_and_say_so(tmp_path: Path, count: str, phrase: str) -> None:
+    text = edit("inventory = { bread = 2 }", f"inventory = {{ bread = {count} }}")
+    expect(tmp_path, text, "players.Ann.inventory.bread", "inventory = {", phrase, "expected a whole number of items >= 0")

@@ -51,7 +51,7 @@ def action_messages(ctx: ActionContext, primitives: str, skills: Sequence[Skill]
     user = render(
         "action_user",
         world_title=spec.title or spec.name,
-        scenario=spec.description.strip(),
+        scenario=spec.description_for(ctx.player),
         player=ctx.player,
         values=items_text(values, empty="nothing") + " (emeralds themselves: 1)",
         task=ctx.task,

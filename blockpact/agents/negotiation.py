@@ -18,6 +18,7 @@ from blockpact.config import read_toml
 from blockpact.agents.llm.errors import LLMBadReply
 from blockpact.agents.negotiation_format import FormatError, parse_reply
 from blockpact.agents.negotiation_plan import social_optimum_clauses
+from blockpact.judge.clauses import Clause
 from blockpact.judge.contract import parse_contract, render_contract
 from blockpact.worlds.spec import WorldSpec
 
@@ -146,7 +147,7 @@ class LLMNegotiator:
             others=" and ".join(others),
             other=others[0] if others else self.player,
             title=self.spec.title,
-            description=self.spec.description.strip(),
+            description=self.spec.description_for(self.player),
             values=_value_list(self.spec, self.player),
             length=length,
             rounds=rounds,
@@ -191,13 +192,17 @@ class ScriptedNegotiator:
     """Deterministic, labelled "scripted": proposes the social-optimum contract derived from the world
     spec and accepts a proposal exactly when it states the same clauses (in any order or wording)."""
 
-    def __init__(self, player: str, spec: WorldSpec, settings: NegotiationSettings | None = None) -> None:
+    def __init__(self, player: str, spec: WorldSpec, settings: NegotiationSettings | None = None, *,
+                 clauses: Sequence[Clause] | None = None, reason: str | None = None) -> None:
+        """`clauses` (with `reason`, what was optimised) come from the contract search; without them the
+        closed-form social optimum of `negotiation_plan` is proposed."""
         if player not in spec.players:
             raise KeyError(f"no player {player!r} in world {spec.name} (players: {', '.join(sorted(spec.players))})")
         self.player = player
         self.spec = spec
         self.settings = settings or load_negotiation_settings()
-        self.clauses = social_optimum_clauses(spec)
+        self.clauses = list(clauses) if clauses is not None else social_optimum_clauses(spec)
+        self.reason = reason
         self.contract = render_contract(self.clauses, world=spec.name)
 
     def agrees_with(self, proposal: str) -> bool:
@@ -205,7 +210,9 @@ class ScriptedNegotiator:
         return sorted(map(repr, parsed.clauses)) == sorted(map(repr, self.clauses))
 
     async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
-        lines = self.settings.scripted
+        lines = dict(self.settings.scripted)
+        if self.reason:
+            lines["thinking"] = lines["propose"] = f"scripted: {self.reason}"
         if can_accept(history) and self.agrees_with(history[-1].proposal or ""):
             raw = f"[thinking] {lines['thinking']}\n[message] {lines['accept']}\n[accept]"
             return NegotiationTurn(round, self.player, lines["thinking"], lines["accept"], None, True, raw, source="scripted")

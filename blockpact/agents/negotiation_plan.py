@@ -33,7 +33,7 @@ def _block_values(state: WorldState, players: list[str], blocks: list[str]) -> d
     }
 
 
-def _kept_low(spec: WorldSpec) -> list[str]:
+def kept_low_blocks(spec: WorldSpec) -> list[str]:
     """Blocks whose count a rule needs low: a condition with an upper limit, or a probability that
     falls as the block fills its region (Melting Pot's pollution)."""
     limited = {c.block for rule in spec.rules for c in rule.when if c.op in ("<=", "<")}
@@ -87,19 +87,37 @@ def _transfer(state: WorldState, assigned: dict[str, list[str]], values: dict[st
     return ProportionalTransfer(payer, payee, round(share, 4), items[0]) if items else None
 
 
+def _assigned(state: WorldState, players: list[str], values: dict[str, dict[str, float]], blocks: list[str]) -> dict[str, list[str]]:
+    assigned: dict[str, list[str]] = {p: [] for p in players}
+    for block in blocks:
+        if any(values[p][block] > 0 for p in players):
+            best = max(players, key=lambda p: (values[p][block], -players.index(p)))
+            assigned[best].append(block)
+    return assigned
+
+
+def assignment_clauses(spec: WorldSpec) -> list[Clause]:
+    """Each valued block to the player expecting most from it, with the tool clauses that needs; empty
+    when every player values every block alike (then an assignment only idles players)."""
+    state = WorldState(spec)
+    players = sorted(spec.players)
+    blocks = sorted(set(spec.blocks.values()))
+    values = _block_values(state, players, blocks)
+    if all(len({values[p][b] for p in players}) == 1 for b in blocks):
+        return []
+    assigned = _assigned(state, players, values, blocks)
+    return [Assignment(p, "mine", b) for p in players for b in assigned[p]] + _tool_clauses(state, assigned)
+
+
 def social_optimum_clauses(spec: WorldSpec) -> list[Clause]:
     state = WorldState(spec)
     players = sorted(spec.players)
     counts = Counter(spec.blocks.values())
     blocks = sorted(counts)
     values = _block_values(state, players, blocks)
-    assigned: dict[str, list[str]] = {p: [] for p in players}
-    for block in blocks:
-        if any(values[p][block] > 0 for p in players):
-            best = max(players, key=lambda p: (values[p][block], -players.index(p)))
-            assigned[best].append(block)
+    assigned = _assigned(state, players, values, blocks)
     clauses: list[Clause] = [Assignment(p, "mine", b) for p in players for b in assigned[p]]
-    for block in _kept_low(spec):
+    for block in kept_low_blocks(spec):
         idle = [p for p in players if not assigned[p]]
         cleaner = idle[0] if idle else min(players, key=lambda p: (sum(values[p][b] * counts[b] for b in assigned[p]), p))
         clauses.append(Assignment(cleaner, "mine", block))

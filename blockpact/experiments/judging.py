@@ -3,7 +3,9 @@
 The formal judge always settles the clauses with explicit transfers. With LLM agents the LLM judge
 reads the same contract and observables too; both judgments are logged (the report compares them)
 and the run's settings say whose transfers apply. An LLM judgment that is invalid (no usable reply,
-or the endpoint failed) is logged as such and the formal judge's transfers apply instead.
+or the endpoint failed) is logged as such and the formal judge's transfers apply instead. What the
+world's reward-sharing groups move (blockpact.judge.groups) is added to the transfers, with or
+without a contract.
 """
 
 from __future__ import annotations
@@ -64,19 +66,20 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
     obs = observables_from_events(spec, events)
     players = sorted(spec.players)
     inventory = {p: float(obs.inventory_value(p)) for p in players}
+    shared = {p: obs.group_sharing.get(p, 0.0) for p in players}  # the world's groups, counted with the transfers
     if contract_text is None:
-        return Settlement(inventory, no_transfers(players), dict(inventory), {p: "" for p in players}, None)
+        return Settlement(inventory, dict(shared), {p: inventory[p] + shared[p] for p in players}, {p: "" for p in players}, None)
     contract = parse_contract(contract_text, players, world=spec.name)
     judgments = [judge_formal(contract, obs)]
     if judges.llm is not None:
         judgments.append(await _llm_judgment(judges.llm, contract, players, obs))
     for j in judgments:
         log.judgment(j.source, j.transfers, j.critiques, j.reasoning, valid=j.valid, error=j.error,
-                     attempts=j.attempts, problems=j.problems)
+                     attempts=j.attempts, problems=j.problems, clauses=j.clauses)
     by_source = {j.source: j for j in judgments}
     llm = by_source.get("llm")
     applied = llm if judges.apply_llm and llm is not None and llm.valid else by_source["formal"]
-    transfers = {p: float(applied.transfers.get(p, 0.0)) for p in players}
+    transfers = {p: float(applied.transfers.get(p, 0.0)) + shared[p] for p in players}
     critiques = _combined_critiques(judgments, players)
     for player, text in critiques.items():
         if text:

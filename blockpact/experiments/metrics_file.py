@@ -11,6 +11,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from blockpact.experiments.commons_metrics import commons_section
+from blockpact.experiments.groups_metrics import groups_section
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
 from blockpact.judge.metrics import gini, mean_std, social_welfare
 
@@ -106,6 +108,8 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "episodes_per_seed": run.config.episodes,
         "measured_on": MEASURED_ON,
         "conditions": conditions,
+        "commons": commons_section(run),  # GovSim's measures; None without renewable resources
+        "groups": groups_section(run),  # welfare and Gini per group; None without groups
         "warnings": run.warnings,
         "resumes": [{"after_seq": r.after_seq, "units": _unit_list(r.units), "superseded": _unit_list(r.superseded),
                      "dropped_torn_line": r.dropped_line is not None} for r in run.resumes],

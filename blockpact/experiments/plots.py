@@ -182,9 +182,11 @@ FIGURES = [
 
 
 def write_plots(run: RunRecord, directory: Path) -> list[Plot]:
+    from blockpact.experiments.commons_plot import commons_plot  # imports this module
+
     directory.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, title, draw in FIGURES:
+    for name, title, draw in [*FIGURES, ("commons", "Commons: stocks against collapse (GovSim)", commons_plot)]:
         path = directory / f"{name}.png"
         path.unlink(missing_ok=True)
         if draw(run, path):

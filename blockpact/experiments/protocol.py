@@ -96,11 +96,12 @@ class EpisodeLog:
 
     def judgment(self, source: str, transfers: Mapping[str, float], critiques: Mapping[str, str],
                  reasoning: str = "", *, valid: bool = True, error: str | None = None, attempts: int = 0,
-                 problems: Sequence[str] = ()) -> None:
-        """`attempts`: LLM replies asked for; `problems`: why the rejected ones failed validation."""
+                 problems: Sequence[str] = (), clauses: Sequence[Mapping[str, object]] = ()) -> None:
+        """`attempts`: LLM replies asked for; `problems`: why the rejected ones failed validation;
+        `clauses`: the formal judge's score of each clause (kept, broken by whom, settled, free text)."""
         self.writer.emit("judgment", {"source": source, "transfers": dict(transfers), "critiques": dict(critiques),
                                       "reasoning": reasoning, "valid": valid, "error": error, "attempts": attempts,
-                                      "problems": list(problems)}, self.coords)
+                                      "problems": list(problems), "clauses": [dict(c) for c in clauses]}, self.coords)
 
 
 class EpisodeEngine(Protocol):

@@ -82,6 +82,7 @@ class JudgmentRecord:
     valid: bool = True
     error: str | None = None  # why an LLM judgment is invalid
     problems: list[str] = field(default_factory=list)  # why rejected LLM replies failed validation
+    clauses: list[dict[str, Any]] = field(default_factory=list)  # the formal judge's score of each clause
 
 
 @dataclass
@@ -230,7 +231,8 @@ class _Builder:
             case "judgment":
                 self.episode(e).judgments.append(JudgmentRecord(
                     d["source"], {p: float(v) for p, v in d.get("transfers", {}).items()}, dict(d.get("critiques", {})),
-                    d.get("reasoning") or "", bool(d.get("valid", True)), d.get("error"), list(d.get("problems", []))))
+                    d.get("reasoning") or "", bool(d.get("valid", True)), d.get("error"), list(d.get("problems", [])),
+                    list(d.get("clauses", []))))
             case "transfers":
                 self.episode(e).transfers = {p: float(v) for p, v in d["transfers"].items()}
             case "episode_end":

@@ -105,6 +105,8 @@ def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]
         seeds=seeds,
         plots=[_embed(p) for p in plots],
         warnings=run.warnings,
+        commons=metrics.get("commons"),
+        groups=metrics.get("groups"),
     )
 
 

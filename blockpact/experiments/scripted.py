@@ -1,7 +1,8 @@
 """Scripted (deterministic, no LLM) participants: every output they produce is labelled "scripted".
 
-Negotiation: the scripted negotiators of blockpact.agents.negotiation (the first proposes the
-social-optimum contract derived from the world spec, the other accepts it). Play: E's JavaScript
+Negotiation: the scripted negotiators of blockpact.agents.negotiation; the first proposes the
+contract the search of blockpact.agents.contract_search found best on the simulator (saying what it
+optimised), the others accept it. Play: E's JavaScript
 players run through the program runner: `ScriptedGreedyAgent` without a contract,
 `ScriptedCooperativeAgent` under one (it follows the clauses in the controlled form and says in its
 explanation which ones it cannot follow). The scripted critic reviews the runs; the formal judge
@@ -11,6 +12,7 @@ settles the contract.
 from __future__ import annotations
 
 from blockpact.agents.action import ActionAgent
+from blockpact.agents.contract_search import best_contract
 from blockpact.agents.critic import ScriptedCritic
 from blockpact.agents.negotiation import NegotiationResult, ScriptedNegotiator, negotiate
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
@@ -25,7 +27,11 @@ from blockpact.worlds.spec import WorldSpec
 
 class ScriptedNegotiation:
     async def negotiate(self, spec: WorldSpec, seed: int) -> NegotiationResult:
-        return await negotiate([ScriptedNegotiator(p, spec) for p in sorted(spec.players)])
+        found = await best_contract(spec)
+        return await negotiate([
+            ScriptedNegotiator(p, spec, clauses=found.best.candidate.clauses, reason=found.summary())
+            for p in sorted(spec.players)
+        ])
 
 
 def scripted_minds(episode: EpisodeInput) -> Minds:

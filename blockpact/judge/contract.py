@@ -17,19 +17,32 @@ from blockpact.judge.clauses import (
     TRANSFER_TYPES,
     Assignment,
     Clause,
+    Craft,
+    Deposit,
     FixedTransfer,
+    ForEach,
     FreeText,
+    Give,
+    Penalty,
     PerUnitTransfer,
+    Pool,
     ProportionalTransfer,
+    Quota,
+    Signal,
+    TotalQuota,
     Transfer,
     TurnTaking,
+    WaitFor,
+    parties,
+    parts,
 )
 from blockpact.judge.contract_grammar import parse_clause, render_assignment
 from blockpact.worlds import mcdata
 
 __all__ = [
-    "TRANSFER_TYPES", "Assignment", "Clause", "Contract", "EMPTY_CONTRACT", "FixedTransfer", "FreeText",
-    "PerUnitTransfer", "ProportionalTransfer", "Transfer", "TurnTaking", "parse_contract", "render_clause",
+    "TRANSFER_TYPES", "Assignment", "Clause", "Contract", "Craft", "Deposit", "EMPTY_CONTRACT", "FixedTransfer",
+    "ForEach", "FreeText", "Give", "Penalty", "PerUnitTransfer", "Pool", "ProportionalTransfer", "Quota", "Signal",
+    "TotalQuota", "Transfer", "TurnTaking", "WaitFor", "parse_contract", "parties", "parts", "render_clause",
     "render_contract",
 ]
 
@@ -42,6 +55,10 @@ class Contract:
     @property
     def empty(self) -> bool:
         return not self.clauses
+
+    def parties(self) -> frozenset[str]:
+        """Every player some formal clause binds or pays."""
+        return frozenset().union(*(parties(c) for c in self.clauses))
 
     def free_text(self) -> list[tuple[int, FreeText]]:
         """(clause number, clause) of every clause the formal judge cannot read."""
@@ -111,8 +128,27 @@ def parse_contract(
     if not text or not text.strip():
         return EMPTY_CONTRACT
     names = vocabulary if vocabulary is not None else item_vocabulary()
-    clauses = tuple(parse_clause(c, players, world=world, vocabulary=names) for c in split_clauses(text))
-    return Contract(text.strip(), clauses)
+    texts = split_clauses(text)
+    clauses = [parse_clause(c, players, world=world, vocabulary=names) for c in texts]
+    for i, clause in enumerate(clauses):
+        problem = _penalty_problem(i + 1, clause, clauses)
+        if problem:
+            clauses[i] = FreeText(texts[i], problem)
+    return Contract(text.strip(), tuple(clauses))
+
+
+def _penalty_problem(n: int, clause: Clause, clauses: Sequence[Clause]) -> str | None:
+    """A penalty must name a clause of this contract that can be broken (not a transfer or penalty)."""
+    if not isinstance(clause, Penalty) or clause.clause is None:
+        return None
+    if not 1 <= clause.clause <= len(clauses):
+        return f"clause {n} names clause {clause.clause}, but the contract has {len(clauses)} clauses"
+    target = clauses[clause.clause - 1]
+    if isinstance(target, (*TRANSFER_TYPES, Penalty, Pool, Give)) or (
+        isinstance(target, ForEach) and all(isinstance(p, TRANSFER_TYPES) for p in target.parts)
+    ):
+        return f"clause {clause.clause} is settled by the judge and cannot be broken"
+    return None
 
 
 def number(value: float) -> str:
@@ -120,28 +156,80 @@ def number(value: float) -> str:
     return f"{value:.10g}"
 
 
-def render_clause(clause: Clause, *, world: str | None = None) -> str:
-    """The controlled-form sentence for `clause` (parses back to the same clause)."""
+_VERBS = {"mine": "mines", "collect": "collects", "take": "takes"}
+_BOUNDS = {"at_most": "at most", "at_least": "at least"}
+
+
+def _names(players: Sequence[str]) -> str:
+    return players[0] if len(players) == 1 else f"{', '.join(players[:-1])} and {players[-1]}"
+
+
+def _amount(count: int | None) -> str:
+    return "all" if count is None else str(count)
+
+
+def _emeralds(value: float) -> str:
+    return f"{number(value)} {'emerald' if value == 1 else 'emeralds'}"
+
+
+def _render(clause: Clause, world: str | None, who: str | None = None, to: str | None = None) -> str:
+    """One clause; `who` and `to` replace the subject and the receiving player (for quantifiers)."""
     match clause:
         case Assignment():
-            return render_assignment(clause, world)
+            text = render_assignment(clause, world)
+            return text if who is None else who + text[len(clause.player):]
+        case Quota(player, verb, target, count, bound, period, chest):
+            source = "" if chest is None else (f" from the {chest} chest" if chest else " from the chest")
+            every = f" every {number(period)} seconds" if period else ""
+            return f"{who or player} {_VERBS[verb]} {_BOUNDS[bound]} {count} {target}{source}{every}."
+        case TotalQuota(players, verb, target, count, bound, period):
+            every = f" every {number(period)} seconds" if period else ""
+            return f"{_names(players)} together {verb} {_BOUNDS[bound]} {count} {target}{every}."
+        case Deposit(player, item, count, chest):
+            return f"{who or player} deposits {_amount(count)} {item} into the {chest + ' ' if chest else ''}chest."
+        case Give(giver, receiver, item, count):
+            return f"{who or giver} gives {_amount(count)} {item} to {to or receiver}."
+        case Craft(player, item, count):
+            return f"{who or player} crafts {count} {item}."
+        case WaitFor(player, signaller):
+            return f"{player} waits for {signaller}'s signal."
+        case Signal(player, receiver):
+            target = to or receiver
+            return f"{who or player} signals {target + ' ' if target else ''}when done."
         case TurnTaking(first, item, then, signal):
             after = f"signals {then}" if signal else f"{then} takes it"
             return f"{first} takes the {item} first and returns it to the chest, then {after}."
         case FixedTransfer(payer, payee, amount):
-            unit = "emerald" if amount == 1 else "emeralds"
-            return f"At the end of the scenario {payer} transfers {number(amount)} {unit} to {payee}."
+            return f"At the end of the scenario {who or payer} transfers {_emeralds(amount)} to {to or payee}."
         case ProportionalTransfer(payer, payee, fraction, item):
             return (
-                f"At the end of the scenario {payer} transfers {number(fraction * 100)}% of the value of his "
-                f"{item} to {payee}."
+                f"At the end of the scenario {who or payer} transfers {number(fraction * 100)}% of the value of his "
+                f"{item} to {to or payee}."
             )
         case PerUnitTransfer(payer, payee, rate, item):
-            unit = "emerald" if rate == 1 else "emeralds"
-            return f"At the end of the scenario {payer} transfers {number(rate)} {unit} to {payee} for each {item} collected."
+            return (f"At the end of the scenario {who or payer} transfers {_emeralds(rate)} to {to or payee} "
+                    f"for each {item} collected.")
+        case Pool(players):
+            return f"{_names(players)} share their rewards equally."
+        case Penalty(breakers, ref, amount, payees):
+            broken = f"clause {ref}" if ref is not None else "a clause"
+            receiver = _names(payees) if payees else "every other player"
+            if breakers:
+                return f"If {breakers[0]} breaks {broken}, {breakers[0]} pays {_emeralds(amount)} to {receiver}."
+            return f"Whoever breaks {broken} pays {_emeralds(amount)} to {receiver}."
+        case ForEach(quantifier, (first, *_)):
+            subject = "each player" if "each player" in quantifier else None
+            receiver = "every other player" if "every other player" in quantifier else None
+            text = _render(first, world, subject, receiver)
+            return text[0].upper() + text[1:]
         case FreeText(text):
             return text
     raise TypeError(f"not a clause: {clause!r}")
+
+
+def render_clause(clause: Clause, *, world: str | None = None) -> str:
+    """The controlled-form sentence for `clause` (parses back to the same clause)."""
+    return _render(clause, world)
 
 
 def render_contract(clauses: Sequence[Clause], *, world: str | None = None) -> str:

@@ -1,14 +1,9 @@
-"""The controlled contract language: a tokenizer and a recursive-descent parser, one clause at a time.
+"""The controlled contract language: the grammar in `data/contract.lark`, read by Lark, one clause at a time.
 
-    clause       := time? player modal? body time?
-    body         := transfer-verb amount | phrase | take-verb item "first" turn | verb quantifier? item
-    amount       := NUMBER currency per-unit? "to" player per-unit? | player NUMBER currency per-unit?
-                  | (NUMBER ("%" | "percent") | "half") "of" "value" "of" owner item "to" player
-    per-unit     := ("for" ("each" | "every") | "per") item suffix?
-    turn         := ("from" "chest")? "and" ("returns" | "puts") "it" ... "chest" "then" ("signals" player | player take-verb "it")
-
-Words (modals, times, verbs, the world's phrases) come from `data/contract_terms.toml`; articles
-are dropped, case is ignored, item names may be plural or written with spaces.
+A clause is first normalised to the grammar's tokens (`normalise`): words lower-cased, articles
+and punctuation dropped, players, items and the world's phrases (`data/contract_terms.toml`)
+recognised, so the grammar itself stays a readable list of clause forms. The parse tree becomes
+clause objects in `contract_tree`; a clause that does not parse is `FreeText` with the reason.
 """
 
 from __future__ import annotations
@@ -16,26 +11,27 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
-from blockpact.config import read_toml
-from blockpact.judge.clauses import (
-    Assignment,
-    Clause,
-    FixedTransfer,
-    FreeText,
-    PerUnitTransfer,
-    ProportionalTransfer,
-    TurnTaking,
-)
+from lark import Lark
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.lexer import PatternStr
 
+from blockpact.config import read_toml
+from blockpact.judge.clauses import Assignment, Clause, FreeText
+from blockpact.judge.contract_tree import ClauseError, to_clause
+
+GRAMMAR_FILE = Path(__file__).parent / "data" / "contract.lark"
 TERMS_FILE = Path(__file__).parent / "data" / "contract_terms.toml"
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z_][A-Za-z0-9_]*|['’]s\b|%")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?$")
 _MAX_ITEM_WORDS = 4
-_QUANTIFIERS = (("all",), ("only",), ("every",))
-_BLOCK_WORDS = (("blocks",), ("block",))
+_DESCRIBE = {  # how a message names what was expected (None: not named)
+    "PLAYER": "a player name", "ITEM": "an item name", "NUMBER": "a number", "NAME": "a chest name",
+    "UNKNOWN": None, "PHRASE": None,
+}
+_MAX_EXPECTED = 8
 
 Words = tuple[str, ...]
 
@@ -52,13 +48,6 @@ class Phrase:
 @dataclass(frozen=True)
 class Terms:
     ignored: frozenset[str]
-    modals: tuple[Words, ...]
-    times: tuple[Words, ...]
-    currency: frozenset[str]
-    transfer_verbs: frozenset[str]
-    per_unit_suffixes: frozenset[str]
-    possessives: frozenset[str]
-    verbs: dict[str, str]  # inflection -> canonical action
     render: dict[str, str]  # canonical action -> words used when rendering
     phrases: tuple[Phrase, ...]
 
@@ -73,41 +62,43 @@ class Terms:
         return [p for p in self.phrases if all(len(meanings[w]) == 1 for w in p.alternatives)]
 
 
-class ClauseError(ValueError):
-    """Why a clause is not in the controlled form."""
-
-
 def tokenize(text: str, ignored: Collection[str] = ()) -> list[str]:
     """Words, numbers, "%" and "'s", as written; punctuation and `ignored` words dropped."""
     return [t.replace("’", "'") for t in _TOKEN.findall(text) if t.lower() not in ignored]
 
 
 def _word_seqs(texts: Sequence[str], ignored: Collection[str]) -> tuple[Words, ...]:
-    # Longest first, so "at end of scenario" wins over "at end".
     seqs = {tuple(t.lower() for t in tokenize(text, ignored)) for text in texts}
-    return tuple(sorted(seqs, key=lambda s: (-len(s), s)))
+    return tuple(sorted(seqs, key=lambda s: (-len(s), s)))  # longest first
 
 
 @cache
 def load_terms(path: Path = TERMS_FILE) -> Terms:
     raw = read_toml(path)
     ignored = frozenset(w.lower() for w in raw["ignored"])
-    verbs = {word: action for action, words in raw["verbs"].items() for word in words}
     phrases = tuple(
         Phrase(p["world"], _word_seqs(p["words"], ignored), p["words"][0], p["verb"], p["target"]) for p in raw["phrases"]
     )
-    return Terms(
-        ignored=ignored,
-        modals=_word_seqs(raw["modals"], ignored),
-        times=_word_seqs(raw["times"], ignored),
-        currency=frozenset(raw["currency"]),
-        transfer_verbs=frozenset(raw["transfer_verbs"]),
-        per_unit_suffixes=frozenset(raw["per_unit_suffixes"]),
-        possessives=frozenset(raw["possessives"]),
-        verbs=verbs,
-        render=dict(raw["render"]),
-        phrases=phrases,
+    return Terms(ignored=ignored, render=dict(raw["render"]), phrases=phrases)
+
+
+@cache
+def grammar_parser() -> Lark:
+    """The Lark parser of `data/contract.lark` (Earley: clause forms may share prefixes)."""
+    return Lark(GRAMMAR_FILE.read_text(), parser="earley", lexer="basic", start="start")
+
+
+@cache
+def keywords() -> frozenset[str]:
+    """Every word the grammar spells out ("mines", "each", "emeralds", ...)."""
+    return frozenset(
+        t.pattern.value for t in grammar_parser().terminals if isinstance(t.pattern, PatternStr)
     )
+
+
+@cache
+def _keyword_names() -> dict[str, str]:
+    return {t.name: t.pattern.value for t in grammar_parser().terminals if isinstance(t.pattern, PatternStr)}
 
 
 def singular_forms(name: str) -> list[str]:
@@ -121,210 +112,144 @@ def singular_forms(name: str) -> list[str]:
     return forms
 
 
-class _Parser:
-    """One clause's tokens and a position; each method consumes one nonterminal or raises ClauseError."""
+@dataclass(frozen=True)
+class Normalised:
+    """A clause as grammar tokens, and for each token the words of the clause it stands for."""
 
-    def __init__(self, tokens: list[str], terms: Terms, players: Sequence[str], world: str | None,
-                 vocabulary: Collection[str]) -> None:
-        self.tokens = tokens
-        self.low = [t.lower() for t in tokens]
-        self.pos = 0
-        self.terms = terms
-        self.players = {p.lower(): p for p in players}
-        self.phrases = terms.phrases_for(world)
-        self.vocabulary = vocabulary
-        self.names: list[str] = []  # every player slot filled, for the unknown-player check
+    symbols: list[str]
+    words: list[str]  # the original words of each symbol, for messages
 
-    # -- cursor ------------------------------------------------------------------------------
-    def peek(self, offset: int = 0) -> str | None:
-        i = self.pos + offset
-        return self.low[i] if i < len(self.low) else None
+    @property
+    def text(self) -> str:
+        return " ".join(self.symbols)
 
-    def accept(self, *words: str) -> bool:
-        """Consume the sequence `words` if it comes next."""
-        if tuple(self.low[self.pos : self.pos + len(words)]) == words:
-            self.pos += len(words)
-            return True
+
+def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], vocabulary: Collection[str]) -> Normalised:
+    """`text` as the grammar's tokens: PLAYER @Name, ITEM #name, PHRASE $n, keywords, numbers; other
+    words are UNKNOWN ^Word when capitalised (perhaps a misspelt player), else NAME ~word."""
+    tokens = tokenize(text, load_terms().ignored)
+    low = [t.lower() for t in tokens]
+    by_name = {p.lower(): p for p in players}
+    words = keywords()
+    symbols: list[str] = []
+    originals: list[str] = []
+    i = 0
+    while i < len(low):
+        symbol, n = _symbol_at(tokens, low, i, by_name, phrases, vocabulary, words)
+        symbols.append(symbol)
+        originals.append(" ".join(tokens[i : i + n]))
+        i += n
+    return Normalised(symbols, originals)
+
+
+def _symbol_at(tokens: list[str], low: list[str], i: int, by_name: dict[str, str], phrases: Sequence[Phrase],
+               vocabulary: Collection[str], words: Collection[str]) -> tuple[str, int]:
+    word = low[i]
+    for index, phrase in enumerate(phrases):
+        for alternative in phrase.alternatives:
+            if tuple(low[i : i + len(alternative)]) == alternative:
+                return f"${index}", len(alternative)
+    if _NUMBER.match(word) or word in ("%", "'s"):
+        return word, 1
+    if word in by_name:
+        return f"@{by_name[word]}", 1
+    for n in range(_MAX_ITEM_WORDS, 0, -1):
+        run = low[i : i + n]
+        if len(run) < n or not all(w[0].isalpha() for w in run) or (n == 1 and word in words):
+            continue
+        for name in singular_forms("_".join(run)):
+            if name in vocabulary:
+                return f"#{name}", n
+    if word in words:
+        return word, 1
+    return (f"^{tokens[i]}" if tokens[i][0].isupper() else f"~{word}"), 1
+
+
+@cache
+def _verb_terminals() -> frozenset[str]:
+    """Keyword terminals of the rules naming verbs (`*_verb`) and modals: listed as one group in messages."""
+    return frozenset(
+        sym.name for rule in grammar_parser().rules
+        if str(rule.origin.name).endswith(("_verb", "modal")) for sym in rule.expansion if sym.is_term
+    )
+
+
+def _expected_text(expected: Collection[str]) -> str:
+    names = _keyword_names()
+    described = sorted({_DESCRIBE.get(e) or "" for e in expected if e in _DESCRIBE} - {""})
+    if "$END" in expected:
+        described.append("the end of the clause")
+    verbs = sorted(names[e] for e in expected if e in _verb_terminals())
+    if len(verbs) > 2:
+        described.insert(0, f"a verb ({', '.join(verbs[:6])}, ...)")
+        expected = [e for e in expected if e not in _verb_terminals()]
+    spelled = sorted(f"'{names[e]}'" for e in expected if e in names)
+    options = described + spelled
+    if len(options) > _MAX_EXPECTED:
+        options = options[:_MAX_EXPECTED] + [f"{len(options) - _MAX_EXPECTED} more"]
+    return " or ".join(options) if len(options) <= 2 else ", ".join(options[:-1]) + " or " + options[-1]
+
+
+def _parses(text: str) -> bool:
+    try:
+        grammar_parser().parse(text)
+    except UnexpectedInput:
         return False
-
-    def accept_one_of(self, seqs: Sequence[Words]) -> Words | None:
-        for seq in seqs:
-            if self.accept(*seq):
-                return seq
-        return None
-
-    def fail(self, expected: str) -> ClauseError:
-        done = " ".join(self.tokens[: self.pos]) or "the start"
-        found = f"'{self.tokens[self.pos]}'" if self.pos < len(self.tokens) else "the end of the clause"
-        return ClauseError(f"expected {expected} after '{done}', found {found}")
-
-    def expect(self, *words: str) -> None:
-        if not self.accept(*words):
-            raise self.fail(f"'{' '.join(words)}'")
-
-    # -- terminals ---------------------------------------------------------------------------
-    def player(self) -> str:
-        word = self.peek()
-        if word is None or not word[0].isalpha() or word in self.terms.verbs or word in self.terms.transfer_verbs:
-            raise self.fail("a player name")
-        original = self.tokens[self.pos]
-        self.pos += 1
-        name = self.players.get(word, original)
-        self.names.append(name)
-        return name
-
-    def number(self) -> float | None:
-        word = self.peek()
-        if word is None or not _NUMBER.match(word):
-            return None
-        self.pos += 1
-        return float(word)
-
-    def item(self) -> str:
-        """The longest run of words naming a known item or block (plural, spaced or underscored)."""
-        for n in range(_MAX_ITEM_WORDS, 0, -1):
-            words = self.low[self.pos : self.pos + n]
-            if len(words) < n or not all(w[0].isalpha() for w in words):
-                continue
-            for name in singular_forms("_".join(words)):
-                if name in self.vocabulary:
-                    self.pos += n
-                    return name
-        raise self.fail("an item name")
-
-    # -- nonterminals ------------------------------------------------------------------------
-    def clause(self) -> Clause:
-        self.accept_one_of(self.terms.times)
-        subject = self.player()
-        self.accept_one_of(self.terms.modals)
-        verb = self.peek()
-        if verb in self.terms.transfer_verbs:
-            self.pos += 1
-            clause = self.transfer(subject)
-        elif (phrase := self.phrase()) is not None:
-            clause = Assignment(subject, phrase.verb, phrase.target)
-        elif verb in self.terms.verbs:
-            self.pos += 1
-            clause = self.assignment(subject, self.terms.verbs[verb])
-        else:
-            raise self.fail("a verb (transfers, mines, collects, takes, ...)")
-        self.accept_one_of(self.terms.times)
-        if self.pos < len(self.tokens):
-            raise self.fail("the end of the clause")
-        return clause
-
-    def phrase(self) -> Phrase | None:
-        for phrase in self.phrases:
-            if self.accept_one_of(phrase.alternatives):
-                return phrase
-        return None
-
-    def assignment(self, player: str, action: str) -> Clause:
-        self.accept_one_of(_QUANTIFIERS)
-        self.accept("of")
-        target = self.item()
-        if action == "take" and self.accept("first"):
-            return self.turn(player, target)
-        self.accept_one_of(_BLOCK_WORDS)
-        return Assignment(player, action, target)
-
-    def turn(self, first: str, item: str) -> TurnTaking:
-        self.accept("from", "chest")
-        self.expect("and")
-        if not (self.accept("returns") or self.accept("puts") or self.accept("brings")):
-            raise self.fail("'returns it to the chest'")
-        self.expect("it")
-        self.accept("back")
-        if not (self.accept("to") or self.accept("into") or self.accept("in")):
-            raise self.fail("'to the chest'")
-        self.expect("chest")
-        self.expect("then")
-        if self.accept("signals") or self.accept("sends", "signal", "to"):
-            return TurnTaking(first, item, self.player(), True)
-        then = self.player()
-        if self.peek() not in self.terms.verbs or self.terms.verbs[self.peek() or ""] != "take":
-            raise self.fail("'signals <player>' or '<player> takes it'")
-        self.pos += 1
-        self.expect("it")
-        return TurnTaking(first, item, then, False)
-
-    def transfer(self, payer: str) -> Clause:
-        if self.peek() in self.players:  # "Gizmo pays Glitch 9 emeralds"
-            payee = self.player()
-            amount = self.number()
-            if amount is None or self.peek() not in self.terms.currency:
-                raise self.fail("an amount of emeralds")
-            self.pos += 1
-            unit_item = self.per_unit()
-            return PerUnitTransfer(payer, payee, amount, unit_item) if unit_item else FixedTransfer(payer, payee, amount)
-        amount = self.number()
-        if amount is not None and (self.accept("%") or self.accept("percent")):
-            return self.proportional(payer, round(amount / 100, 10))
-        if amount is None:
-            if self.accept("half"):
-                return self.proportional(payer, 0.5)
-            raise self.fail("an amount of emeralds or a percentage")
-        if self.peek() not in self.terms.currency:
-            raise self.fail("'emeralds'")
-        self.pos += 1
-        unit_item = self.per_unit()
-        self.expect("to")
-        payee = self.player()
-        if unit_item is None:
-            unit_item = self.per_unit()
-        if unit_item is None:
-            return FixedTransfer(payer, payee, amount)
-        return PerUnitTransfer(payer, payee, amount, unit_item)
-
-    def per_unit(self) -> str | None:
-        if not (self.accept("for", "each") or self.accept("for", "every") or self.accept("per")):
-            return None
-        item = self.item()
-        if self.peek() in self.terms.per_unit_suffixes:
-            self.pos += 1
-        return item
-
-    def proportional(self, payer: str, fraction: float) -> ProportionalTransfer:
-        self.expect("of")
-        self.expect("value")
-        self.expect("of")
-        owner = self.peek()
-        if owner in self.terms.possessives:
-            self.pos += 1
-        else:
-            name = self.player()
-            self.expect("'s")
-            if name != payer:
-                raise ClauseError(f"a proportional transfer is a share of the payer's own items, not {name}'s")
-        item = self.item()
-        self.expect("to")
-        return ProportionalTransfer(payer, self.player(), fraction, item)
+    return True
 
 
-def _problem(clause: Clause, unknown: list[str], players: Sequence[str]) -> str | None:
-    if unknown:
-        return f"unknown player {', '.join(repr(n) for n in unknown)} (players: {', '.join(players)})"
-    match clause:
-        case FixedTransfer(payer, payee) | ProportionalTransfer(payer, payee) | PerUnitTransfer(payer, payee) if payer == payee:
-            return f"{payer} cannot pay himself"
-        case ProportionalTransfer(fraction=fraction) if fraction > 1:
-            return f"a share of {fraction:.0%} is more than the whole value"
-        case TurnTaking(first, _, then) if first == then:
-            return f"{first} cannot take turns with himself"
-    return None
+def _syntax_error(exc: UnexpectedInput, norm: Normalised) -> ClauseError:
+    """Where the clause left the grammar: what was read, what came, what would have fitted."""
+    starts, pos = [], 0
+    for symbol in norm.symbols:
+        starts.append(pos)
+        pos += len(symbol) + 1
+    if isinstance(exc, UnexpectedEOF):
+        index, expected = len(norm.symbols), exc.expected
+    elif isinstance(exc, UnexpectedToken):
+        index = starts.index(exc.token.start_pos) if exc.token.start_pos in starts else len(norm.symbols)
+        expected = exc.expected
+    elif isinstance(exc, UnexpectedCharacters):
+        index = max((k for k, s in enumerate(starts) if s <= exc.pos_in_stream), default=0)
+        expected = exc.allowed or set()
+    else:  # pragma: no cover - Lark's three kinds above are all it raises
+        raise exc
+    if index < len(norm.symbols) and _parses(" ".join(norm.symbols[:index])):
+        expected = {*expected, "$END"}
+    done = " ".join(norm.words[:index]) or "the start"
+    found = f"'{norm.words[index]}'" if index < len(norm.words) else "the end of the clause"
+    if found.startswith("'") and norm.symbols[index].startswith("~") and "ITEM" in expected:
+        found += " (not an item or block name)"
+    return ClauseError(f"expected {_expected_text(expected) or 'the end of the clause'} after '{done}', found {found}")
 
 
 def parse_clause(text: str, players: Sequence[str], *, world: str | None, vocabulary: Collection[str]) -> Clause:
-    """The controlled-form clause `text` states, else FreeText with the reason."""
-    terms = load_terms()
-    parser = _Parser(tokenize(text, terms.ignored), terms, players, world, vocabulary)
+    """The controlled-form clause `text` states, else FreeText with the reason. Clauses recur (every
+    episode of a run reads its contract, the search renders and reads each candidate); Earley parsing
+    takes milliseconds, so results are kept per clause, players, world and vocabulary."""
+    if isinstance(vocabulary, frozenset):
+        return _parse_cached(text, tuple(players), world, vocabulary)
+    return _parse(text, players, world, vocabulary)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str, players: tuple[str, ...], world: str | None, vocabulary: frozenset[str]) -> Clause:
+    return _parse(text, players, world, vocabulary)
+
+
+def _parse(text: str, players: Sequence[str], world: str | None, vocabulary: Collection[str]) -> Clause:
+    phrases = load_terms().phrases_for(world)
+    norm = normalise(text, players, phrases, vocabulary)
+    if not norm.symbols:
+        return FreeText(text, "not in the controlled form: an empty clause")
     try:
-        clause = parser.clause()
+        tree = grammar_parser().parse(norm.text)
+    except UnexpectedInput as exc:
+        return FreeText(text, f"not in the controlled form: {_syntax_error(exc, norm)}")
+    try:
+        return to_clause(tree, players, phrases)
     except ClauseError as exc:
-        return FreeText(text, f"not in the controlled form: {exc}")
-    unknown = [n for n in dict.fromkeys(parser.names) if n not in players]
-    problem = _problem(clause, unknown, players)
-    return FreeText(text, problem) if problem else clause
+        return FreeText(text, str(exc))
 
 
 def render_assignment(clause: Assignment, world: str | None) -> str:

@@ -1,26 +1,34 @@
-"""The formal judge: settles the parsed transfer clauses exactly and critiques what the events show.
+"""The formal judge: scores every controlled-form clause from the events and settles what it owes.
 
-Readings (documented choices where the paper leaves room):
+Readings (documented choices where the paper leaves room; docs/contracts.md says the same):
 - a proportional transfer ("50% of the value of his raw_iron") is a share of what the payer's final
   raw_iron is worth to the payer;
 - a per-unit transfer ("for each red_mushroom collected") counts the payer's collected items;
+- a gift of items ("Ada gives 3 bread to Ben") moves the items at the end: what they are worth to the
+  giver leaves the giver, what they are worth to the receiver reaches the receiver; a giver holding
+  fewer gives what it holds and has broken the clause;
+- a penalty is paid once for each clause a player broke (per clause, not per breach);
+- reward sharing comes last: the sharing players' rewards after every other transfer (and after what
+  the world's groups share) are averaged;
 - transfers are not capped: emerald balances may go negative;
-- clauses with no explicit transfer move no emeralds; free-text clauses are left to the LLM judge.
+- free-text clauses are left to the LLM judge.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 
+from blockpact.judge.clause_checks import Breach, breakable, clause_breaches
 from blockpact.judge.clauses import (
-    Assignment,
     Clause,
     FixedTransfer,
+    ForEach,
     FreeText,
+    Give,
+    Penalty,
     PerUnitTransfer,
+    Pool,
     ProportionalTransfer,
-    TurnTaking,
 )
 from blockpact.judge.contract import Contract, number
 from blockpact.judge.observables import EpisodeObservables
@@ -43,78 +51,111 @@ def transfer_amount(clause: Clause, obs: EpisodeObservables) -> tuple[str, str, 
     return None
 
 
-def _assignment_critiques(n: int, clause: Assignment, obs: EpisodeObservables, say: Callable[[str, str], None]) -> None:
-    counts, did = {"mine": (obs.mined, "mined"), "collect": (obs.collected, "collected")}.get(clause.verb, (None, ""))
-    owner, target = clause.player, clause.target
-    if counts is not None:
-        for other in obs.players:
-            taken = counts.get(other, {}).get(target, 0)
-            if other != owner and taken:
-                say(other, f"{other} {did} {taken} {target} assigned to {owner} (clause {n}).")
-        if not counts.get(owner, {}).get(target, 0):
-            say(owner, f"{owner} {did} no {target} although clause {n} assigns it to him.")
-        return
-    takers = [op.player for op in obs.chest_ops if op.item == target and op.delta < 0]
-    for other in dict.fromkeys(takers):
-        if other != owner:
-            say(other, f"{other} took the {target} that clause {n} gives to {owner}.")
-    if owner not in takers:
-        say(owner, f"{owner} never took the {target} (clause {n}).")
-
-
-def _turn_critiques(n: int, clause: TurnTaking, obs: EpisodeObservables, say: Callable[[str, str], None]) -> None:
-    first, item, then = clause.first, clause.item, clause.then
-    ops = [op for op in obs.chest_ops if op.item == item]
-    took = next((i for i, op in enumerate(ops) if op.player == first and op.delta < 0), None)
-    returned = next((i for i, op in enumerate(ops) if took is not None and i > took and op.player == first and op.delta > 0), None)
-    then_took = next((i for i, op in enumerate(ops) if op.player == then and op.delta < 0), None)
-    if then_took is not None and (returned is None or then_took < returned):
-        say(then, f"{then} took the {item} before {first} had used and returned it (clause {n}).")
-    if took is None:
-        say(first, f"{first} did not take the {item} first (clause {n}).")
-    elif returned is None:
-        say(first, f"{first} did not return the {item} to the chest (clause {n}).")
-    elif clause.signal:
-        returned_at = ops[returned].time
-        signalled = [t for t, sender, _ in obs.signals if sender == first and t >= returned_at]
-        if not signalled:
-            say(first, f"{first} returned the {item} but never signalled {then} (clause {n}).")
-        elif then_took is not None and then_took > returned and ops[then_took].time < signalled[0]:
-            say(then, f"{then} took the {item} without waiting for {first}'s signal (clause {n}).")
+def all_breaches(contract: Contract, obs: EpisodeObservables) -> list[Breach]:
+    return [b for n, c in enumerate(contract.clauses, 1) for b in clause_breaches(n, c, obs)]
 
 
 def contract_critiques(contract: Contract, obs: EpisodeObservables) -> dict[str, str]:
-    """Per player, the assignment and turn-taking violations the events show ("" when none)."""
+    """Per player, the breaches the events show ("" when none)."""
     notes: dict[str, list[str]] = defaultdict(list)
-
-    def say(player: str, text: str) -> None:
-        notes[player].append(text)
-
-    for n, clause in enumerate(contract.clauses, 1):
-        if isinstance(clause, Assignment):
-            _assignment_critiques(n, clause, obs, say)
-        elif isinstance(clause, TurnTaking):
-            _turn_critiques(n, clause, obs, say)
+    for breach in all_breaches(contract, obs):
+        notes[breach.player].append(breach.text)
     return {p: " ".join(notes[p]) for p in obs.players}
 
 
-def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
-    transfers = no_transfers(obs.players)
-    lines: list[str] = []
+class _Ledger:
+    def __init__(self, obs: EpisodeObservables) -> None:
+        self.obs = obs
+        self.transfers = no_transfers(obs.players)
+        self.lines: list[str] = []
+        self.held = {p: dict(inv) for p, inv in obs.inventories.items()}  # after gifts so far
+
+    def pay(self, n: int, payer: str, payee: str, amount: float, how: str) -> None:
+        self.transfers[payer] -= amount
+        self.transfers[payee] += amount
+        self.lines.append(f"Clause {n}: {payer} pays {payee} {number(amount)} emeralds ({how}).")
+
+    def give(self, n: int, clause: Give) -> Breach | None:
+        held = self.held.get(clause.giver, {}).get(clause.item, 0)
+        wanted = held if clause.count is None else clause.count
+        moved = min(held, wanted)
+        self.held.setdefault(clause.giver, {})[clause.item] = held - moved
+        lost, gained = self.obs.value(clause.giver, clause.item) * moved, self.obs.value(clause.receiver, clause.item) * moved
+        self.transfers[clause.giver] -= lost
+        self.transfers[clause.receiver] += gained
+        self.lines.append(
+            f"Clause {n}: {clause.giver} gives {clause.receiver} {moved} {clause.item} "
+            f"(worth {number(lost)} to {clause.giver}, {number(gained)} to {clause.receiver})."
+        )
+        if moved < wanted:
+            return Breach(n, clause.giver, f"{clause.giver} held {held} {clause.item}, fewer than the {wanted} clause {n} gives.")
+        return None
+
+    def penalise(self, n: int, clause: Penalty, breaches: list[Breach]) -> None:
+        broken = {(b.clause, b.player) for b in breaches if clause.clause in (None, b.clause) and b.clause != n}
+        for ref, player in sorted(broken):
+            if clause.breakers and player not in clause.breakers:
+                continue
+            payees = clause.payees or tuple(p for p in self.obs.players if p != player)
+            for payee in payees:
+                if payee != player:
+                    self.pay(n, player, payee, clause.amount, f"penalty for breaking clause {ref}")
+
+    def share(self, n: int, clause: Pool) -> None:
+        members = [p for p in clause.players if p in self.transfers]
+        totals = {p: self.obs.inventory_value(p) + self.obs.group_sharing.get(p, 0.0) + self.transfers[p] for p in members}
+        mean = sum(totals.values()) / len(members)
+        for p in members:
+            self.transfers[p] += mean - totals[p]
+        self.lines.append(f"Clause {n}: {', '.join(members)} share their rewards: {number(round(mean, 6))} emeralds each.")
+
+
+def clause_scores(contract: Contract, breaches: list[Breach]) -> list[dict[str, object]]:
+    """Per clause: kind, formal or not and why, and whether it was kept, broken (by whom), or settled."""
+    scores = []
     for n, clause in enumerate(contract.clauses, 1):
-        settled = transfer_amount(clause, obs)
-        if settled is not None:
-            payer, payee, amount, how = settled
-            transfers[payer] -= amount
-            transfers[payee] += amount
-            lines.append(f"Clause {n}: {payer} pays {payee} {number(amount)} emeralds ({how}).")
-        elif isinstance(clause, FreeText):
-            lines.append(f"Clause {n} is free text, not judged formally ({clause.reason}).")
+        broken = [b for b in breaches if b.clause == n]
+        if isinstance(clause, FreeText):
+            status = "free text"
+        elif broken:
+            status = "broken"
+        else:
+            status = "kept" if breakable(clause) else "settled"
+        scores.append({
+            "clause": n, "kind": clause.kind, "formal": clause.formal, "why": clause.why, "status": status,
+            "broken_by": sorted({b.player for b in broken}), "breaches": [b.text for b in broken],
+        })
+    return scores
+
+
+def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
+    ledger = _Ledger(obs)
+    breaches = all_breaches(contract, obs)
+    numbered = list(enumerate(contract.clauses, 1))
+    for n, clause in numbered:  # transfers and gifts first, penalties next, sharing last
+        for part in clause.parts if isinstance(clause, ForEach) else (clause,):
+            settled = transfer_amount(part, obs)
+            if settled is not None:
+                ledger.pay(n, *settled)
+            elif isinstance(part, Give) and (breach := ledger.give(n, part)) is not None:
+                breaches.append(breach)
+        if isinstance(clause, FreeText):
+            ledger.lines.append(f"Clause {n} is free text, not judged formally ({clause.reason}).")
+    for n, clause in numbered:
+        if isinstance(clause, Penalty):
+            ledger.penalise(n, clause, breaches)
+    for n, clause in numbered:
+        if isinstance(clause, Pool):
+            ledger.share(n, clause)
     if not contract.clauses:
-        lines.append("No contract: no transfers.")
+        ledger.lines.append("No contract: no transfers.")
+    notes: dict[str, list[str]] = defaultdict(list)
+    for breach in breaches:
+        notes[breach.player].append(breach.text)
     return Judgment(
-        transfers={p: v + 0.0 for p, v in transfers.items()},  # no -0.0 in reports
-        critiques=contract_critiques(contract, obs),
+        transfers={p: v + 0.0 for p, v in ledger.transfers.items()},  # no -0.0 in reports
+        critiques={p: " ".join(notes[p]) for p in obs.players},
         source="formal",
-        reasoning=" ".join(lines),
+        reasoning=" ".join(ledger.lines),
+        clauses=clause_scores(contract, breaches),
     )

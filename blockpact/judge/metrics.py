@@ -74,12 +74,22 @@ def reward_curves(events: Sequence[Event], values: Mapping[str, Mapping[str, flo
     """
     start, events = _episode(events)
     inventories = {p: dict(inv) for p, inv in start.data["inventories"].items()}
+    owners = start.data.get("chest_owners", {})  # chests whose contents count for a player or all
+    chests = {pos: dict(start.data.get("chests", {}).get(pos, {})) for pos in owners}
 
     def reward(p: str) -> float:
-        return sum(_value(values, p, item) * n for item, n in inventories[p].items())
+        held = sum(_value(values, p, item) * n for item, n in inventories[p].items())
+        for pos, owner in owners.items():
+            share = 1.0 / len(inventories) if owner == "shared" else float(owner == p)
+            held += share * sum(_value(values, p, item) * n for item, n in chests[pos].items())
+        return held
 
     curves = {p: Curve([start.time], [reward(p)]) for p in inventories}
     for e in events:
+        if e.kind == "chest" and (pos := ",".join(str(c) for c in e.data["pos"])) in owners:
+            chests[pos][e.data["item"]] = e.data["count"]
+            for p in inventories if owners[pos] == "shared" else [owners[pos]] if owners[pos] in inventories else []:
+                _append(curves[p], e.time, reward(p))
         if e.kind != "inventory" or e.agent not in inventories:
             continue
         inventories[e.agent][e.data["item"]] = e.data["count"]

@@ -42,6 +42,14 @@ class EpisodeObservables:
     tasks: dict[str, str]
     chest_ops: list[ChestOp] = field(default_factory=list)
     signals: list[tuple[float, str, str]] = field(default_factory=list)  # (time, sender, task)
+    gains: list[tuple[float, str, str, int]] = field(default_factory=list)  # (time, player, item, n) collected
+    digs: list[tuple[float, str, str]] = field(default_factory=list)  # (time, player, block) dug
+    crafted: dict[str, dict[str, int]] = field(default_factory=dict)  # per player: item -> count crafted
+    acts: list[tuple[float, str, str]] = field(default_factory=list)  # (time, player, what): dig, chest, craft, place
+    chest_names: dict[str, str] = field(default_factory=dict)  # "x,y,z" -> the chest's name in the world file
+    chest_owners: dict[str, str] = field(default_factory=dict)  # "x,y,z" -> a player or "shared"
+    group_sharing: dict[str, float] = field(default_factory=dict)  # what the world's groups move (judge.groups)
+    start_time: float = 0.0
     end_time: float = 0.0
     finished: bool = False  # the log holds the episode_end snapshot
     description: str = ""  # the world's description, as the players read it
@@ -50,8 +58,14 @@ class EpisodeObservables:
         return 1.0 if item == "emerald" else float(self.values.get(player, {}).get(item, 0.0))
 
     def inventory_value(self, player: str) -> float:
-        """Emeralds the player's final inventory is worth to the player (the reward before transfers)."""
-        return sum(self.value(player, item) * n for item, n in self.inventories.get(player, {}).items())
+        """Emeralds the player's final inventory is worth to the player, plus its share of the chests a
+        world gives an owner (the reward before transfers)."""
+        held = sum(self.value(player, item) * n for item, n in self.inventories.get(player, {}).items())
+        for chest, owner in self.chest_owners.items():
+            share = 1.0 / len(self.players) if owner == "shared" else float(owner == player)
+            if share:
+                held += share * sum(self.value(player, item) * n for item, n in self.chests.get(chest, {}).items())
+        return held
 
 
 def _episode(events: Sequence[Event]) -> Sequence[Event]:
@@ -81,20 +95,33 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
         mined={},
         tasks={},
         description=spec.description.strip(),
+        chest_names={",".join(str(c) for c in pos): chest.name for pos, chest in spec.chests.items()},
+        chest_owners={",".join(str(c) for c in pos): chest.owner for pos, chest in spec.chests.items() if chest.owner},
+        start_time=episode[0].time,
     )
+    crafted: dict[str, Counter[str]] = {p: Counter() for p in players}
     final = None
     for e in episode:
         obs.end_time = max(obs.end_time, e.time)
         if e.kind == "inventory" and e.agent in inventories:
             inventories[e.agent][e.data["item"]] = e.data["count"]
-            if e.data["delta"] > 0 and str(e.data.get("cause", "")).startswith(COLLECT_CAUSES):
+            cause = str(e.data.get("cause", ""))
+            if e.data["delta"] > 0 and cause.startswith(COLLECT_CAUSES):
                 collected[e.agent][e.data["item"]] += e.data["delta"]
-        elif e.kind == "block" and e.agent in mined and e.data.get("cause") == "dig":
-            mined[e.agent][e.data["old"]] += 1
+                obs.gains.append((e.time, e.agent, e.data["item"], int(e.data["delta"])))
+            elif e.data["delta"] > 0 and cause == "craft":
+                crafted[e.agent][e.data["item"]] += e.data["delta"]
+                obs.acts.append((e.time, e.agent, "craft"))
+        elif e.kind == "block" and e.agent in mined and e.data.get("cause") in ("dig", "place"):
+            if e.data["cause"] == "dig":
+                mined[e.agent][e.data["old"]] += 1
+                obs.digs.append((e.time, e.agent, e.data["old"]))
+            obs.acts.append((e.time, e.agent, e.data["cause"]))
         elif e.kind == "chest" and e.agent is not None:
             chest = ",".join(str(c) for c in e.data["pos"])
             chests.setdefault(chest, Counter())[e.data["item"]] = e.data["count"]
             obs.chest_ops.append(ChestOp(e.time, e.agent, chest, e.data["item"], int(e.data["delta"])))
+            obs.acts.append((e.time, e.agent, "chest"))
         elif e.kind == "chat" and e.agent is not None:
             obs.chat.append((e.time, e.agent, str(e.data.get("message", ""))))
         elif e.kind == "signal" and e.agent is not None:
@@ -111,4 +138,9 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
     obs.chests = {pos: {i: n for i, n in sorted(c.items()) if n} for pos, c in sorted(chests.items())}
     obs.collected = {p: dict(sorted(c.items())) for p, c in collected.items()}
     obs.mined = {p: dict(sorted(c.items())) for p, c in mined.items()}
+    obs.crafted = {p: dict(sorted(c.items())) for p, c in crafted.items()}
+    if spec.groups:
+        from blockpact.judge.groups import group_sharing
+
+        obs.group_sharing = group_sharing(spec, events)
     return obs

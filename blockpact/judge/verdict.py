@@ -13,7 +13,8 @@ from blockpact.judge.observables import EpisodeObservables
 class Judgment:
     """Emeralds each player receives (negative: pays) and what each did against the contract.
 
-    Transfers are zero-sum and uncapped: a player may end with a negative emerald balance, as in the
+    Emerald transfers are zero-sum and uncapped (a gift of items moves what the items are worth to
+    each side, which need not be): a player may end with a negative emerald balance, as in the
     contracting paper. An invalid judgment (the LLM judge gave no usable answer) transfers nothing.
     """
 
@@ -25,6 +26,7 @@ class Judgment:
     error: str | None = None
     attempts: int = 0  # LLM replies asked for (0 for the formal judge)
     problems: list[str] = field(default_factory=list)  # why earlier LLM replies were rejected
+    clauses: list[dict[str, Any]] = field(default_factory=list)  # the formal judge's score of each clause
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

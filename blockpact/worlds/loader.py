@@ -16,11 +16,13 @@ from blockpact.config import default_mc_version, defaults
 from blockpact.errors import UserError
 from blockpact.worlds import mcdata
 from blockpact.worlds.grid import within_reach
+from blockpact.worlds.rule_blocks import impossible_rule_blocks
 from blockpact.worlds.spec import (
     COMPARISONS,
     ChestSpec,
     Condition,
     Drop,
+    GroupSpec,
     GrowRule,
     PlayerSpec,
     ProbabilityFrom,
@@ -37,17 +39,18 @@ BUILTIN_DIR = Path(__file__).parent / "builtin"
 AIR_CHARS = {".", " "}
 CONDITION = re.compile(r"^\s*([a-z0-9_]+)\s+in\s+([A-Za-z0-9_-]+)\s*(<=|>=|==|!=|<|>)\s*(\d+)\s*$")
 
-TOP_KEYS = {"world", "map", "regions", "blocks", "chests", "players", "harvest", "drops", "dynamics", "episode"}
+TOP_KEYS = {"world", "map", "regions", "blocks", "chests", "players", "harvest", "drops", "dynamics", "episode", "groups"}
+GROUP_KEYS = {"name", "members", "share", "from", "until"}
 WORLD_KEYS = {"name", "title", "description", "minecraft_version"}
 MAP_KEYS = {"origin", "size", "legend", "layers"}
 LAYER_KEYS = {"y", "rows", "fill"}
 REGION_KEYS = {"from", "to"}
 BLOCKS_KEYS = {"block", "region", "positions"}
-CHEST_KEYS = {"name", "position", "items"}
-PLAYER_KEYS = {"spawn", "inventory", "values"}
+CHEST_KEYS = {"name", "position", "items", "owner"}
+PLAYER_KEYS = {"spawn", "inventory", "values", "briefing"}
 HARVEST_KEYS = {"tools"}
 DROP_KEYS = {"item", "counts", "weights"}
-EPISODE_KEYS = {"seconds", "length_known"}
+EPISODE_KEYS = {"seconds", "length_known", "reference_welfare", "reference_method"}
 PROBABILITY_FROM_KEYS = {"block", "region", "full_at", "zero_at"}
 RULE_KEYS = {
     "regrow": {"rule", "block", "region", "probability", "probability_from", "when"},
@@ -113,6 +116,11 @@ class _Builder:
         self.problems: list[Problem] = []
         self.chest_paths: dict[Vec, str] = {}
         self.mc_version_override = mc_version
+        # One root cause, one line: no "outside the map" errors without a map, one per placement,
+        # none for a region already reported; no "unknown region" for a region that failed to read.
+        self.map_ok = True
+        self.outside_reported: set[str] = set()
+        self.broken_regions: set[str] = set()
 
     # -- reporting ---------------------------------------------------------------------------
     def err(self, path: str, message: str) -> None:
@@ -153,6 +161,9 @@ class _Builder:
         return float(value)
 
     def integer(self, value: Any, path: str, lo: int | None = None, what: str = "an integer") -> int | None:
+        if isinstance(value, float) and not value.is_integer():
+            self.err(path, f"got {value!r}, which is not a whole number (expected {what})")
+            return None
         if isinstance(value, bool) or not isinstance(value, int) or (lo is not None and value < lo):
             self.err(path, f"got {value!r} (expected {what})")
             return None
@@ -184,7 +195,7 @@ class _Builder:
         for name, count in (table or {}).items():
             if self.item_name(name, f"{path}.{name}") is None:
                 continue
-            n = self.integer(count, f"{path}.{name}", lo=0, what="a count >= 0")
+            n = self.integer(count, f"{path}.{name}", lo=0, what="a whole number of items >= 0")
             if n:
                 items[name] = n
         return items
@@ -231,36 +242,94 @@ class _Builder:
         known = episode.get("length_known", True)
         if not isinstance(known, bool):
             self.err("episode.length_known", f"got {known!r} (expected true or false)")
+        extra: dict[str, object] = {}
+        if "reference_welfare" in episode:  # the world's own reference optimum, for GovSim's efficiency
+            welfare = self.number(episode["reference_welfare"], "episode.reference_welfare", lo=1e-9,
+                                  what="the best social welfare known for this world, in emeralds (> 0)")
+            method = self.string(episode.get("reference_method", ""), "episode.reference_method", "how it was found")
+            if welfare is not None and not (method or "").strip():
+                self.err("episode.reference_welfare", "has no reference_method (expected a sentence saying how it was found)")
+            extra["reference"] = {"welfare": welfare, "how": (method or "").strip()}
 
         blocks = {cell: block for cell, (block, _) in placements.items() if block != "air"}
         spec = WorldSpec(
             name=name, title=title, description=description.strip(), source=self.path,
             mc_version=self.data.version, origin=origin, size=size, blocks=blocks, regions=regions,
             chests=chests, players=players, harvest=harvest, drops=drops, rules=rules,
-            episode_seconds=seconds or 1.0, length_known=bool(known),
+            episode_seconds=seconds or 1.0, length_known=bool(known), extra=extra,
+            groups=self.read_groups(raw.get("groups"), players, seconds or 1.0),
         )
+        for i, chest in enumerate(spec.chests.values()):
+            if chest.owner not in (None, "shared", *players):
+                where = self.chest_paths.get(chest.position, f"chests[{i}].position").replace(".position", ".owner")
+                self.err(where, f"unknown owner {chest.owner!r} (expected a player, {', '.join(sorted(players))}, or \"shared\")")
+        if not self.problems:
+            for path, message in impossible_rule_blocks(spec, self.data):
+                self.err(path, message)
         if not self.problems:
             self.check_reachability(spec)
         if self.problems:
             raise WorldSpecError(self.problems)
         return spec
 
+    def read_groups(self, raw: Any, players: dict[str, PlayerSpec], seconds: float) -> tuple[GroupSpec, ...]:
+        """[[groups]]: name, members (players), share in [0, 1], from / until in seconds."""
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            self.err("groups", "expected an array of tables [[groups]]")
+            return ()
+        groups = []
+        for i, entry in enumerate(raw):
+            path = f"groups[{i}]"
+            if self.table(entry, path) is None:
+                continue
+            self.unknown_keys(entry, GROUP_KEYS, path)
+            name = self.string(entry.get("name", f"group{i}"), f"{path}.name") or f"group{i}"
+            members = entry.get("members")
+            if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+                self.err(f"{path}.members", f"got {members!r} (expected a list of at least two player names)")
+                continue
+            unknown = [m for m in members if m not in players]
+            if unknown and players:
+                self.err(f"{path}.members", f"unknown player {', '.join(map(repr, unknown))} (expected players: {', '.join(sorted(players))})")
+                continue
+            share = self.number(entry.get("share", 1.0), f"{path}.share", 0.0, 1.0, "a fraction of rewards in [0, 1]")
+            start = self.number(entry.get("from", 0.0), f"{path}.from", 0.0, seconds, f"a time in seconds in [0, {seconds:g}]")
+            end = self.number(entry["until"], f"{path}.until", 0.0, seconds, f"a time in seconds in [0, {seconds:g}]") if "until" in entry else None
+            if start is not None and end is not None and end <= start:
+                self.err(f"{path}.until", f"{end:g} is not after from = {start:g} (expected a later time)")
+                continue
+            if share is not None and start is not None:
+                groups.append(GroupSpec(name, tuple(dict.fromkeys(members)), share, start, end))
+        return tuple(groups)
+
     def read_map_frame(self, raw: Any) -> tuple[Vec, Vec]:
         table = self.table(raw, "map")
         if not table:
             self.err("map", "missing (expected [map] with origin, size and layers or [[blocks]])")
+            self.map_ok = False
             return (0, 0, 0), (1, 1, 1)
         self.unknown_keys(table, MAP_KEYS, "map")
-        origin = self.vec(table.get("origin"), "map.origin") or (0, 0, 0)
-        size = self.vec(table.get("size"), "map.size") or (1, 1, 1)
-        if any(s <= 0 for s in size):
+        origin = self.vec(table.get("origin"), "map.origin")
+        size = self.vec(table.get("size"), "map.size")
+        if size is not None and any(s <= 0 for s in size):
             self.err("map.size", f"got {list(size)} (expected positive extents along x, y, z)")
-            size = (1, 1, 1)
+            size = None
+        if origin is None or size is None:
+            self.map_ok = False
+        origin, size = origin or (0, 0, 0), size or (1, 1, 1)
         return origin, size
+
+    def outside(self, where: str, message: str) -> None:
+        """An "outside the map" problem, reported once per placement and never without a valid map."""
+        if self.map_ok and where not in self.outside_reported:
+            self.outside_reported.add(where)
+            self.err(where, message)
 
     def place(self, placements: dict[Vec, tuple[str, str]], cell: Vec, block: str, where: str, origin: Vec, size: Vec) -> None:
         if not all(origin[i] <= cell[i] < origin[i] + size[i] for i in range(3)):
-            self.err(where, f"cell {list(cell)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
+            self.outside(where, f"cell {list(cell)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
             return
         if cell in placements:
             other_block, other_where = placements[cell]
@@ -335,11 +404,13 @@ class _Builder:
             lo = self.vec(region.get("from"), f"{path}.from")
             hi = self.vec(region.get("to"), f"{path}.to")
             if lo is None or hi is None:
+                self.broken_regions.add(name)
                 continue
             lo, hi = tuple(map(min, lo, hi)), tuple(map(max, lo, hi))
             box = Region(name, lo, hi)  # type: ignore[arg-type]
             if not all(origin[i] <= box.lo[i] and box.hi[i] < origin[i] + size[i] for i in range(3)):
-                self.err(path, f"region {list(box.lo)}..{list(box.hi)} is not inside the map (expected within origin {list(origin)} and size {list(size)})")
+                self.outside(path, f"region {list(box.lo)}..{list(box.hi)} is not inside the map (expected within origin {list(origin)} and size {list(size)})")
+                self.outside_reported.add(f"region {name}")
             regions[name] = box
         return regions
 
@@ -362,6 +433,8 @@ class _Builder:
                 continue
             if "region" in entry:
                 region = self.region_ref(entry["region"], f"{path}.region", regions)
+                if region is not None and f"region {region.name}" in self.outside_reported:
+                    self.outside_reported.add(f"{path}.region")  # the region's own line says it all
                 for cell in region.cells() if region else ():
                     self.place(placements, cell, block, f"{path}.region", origin, size)
             else:
@@ -378,6 +451,8 @@ class _Builder:
         name = self.string(value, path, "a region name")
         if name is None:
             return None
+        if name in self.broken_regions:
+            return None  # already reported where the region is defined
         if name not in regions:
             self.err(path, f"unknown region {name!r} (expected one of: {', '.join(sorted(regions)) or 'none defined'})")
             return None
@@ -408,7 +483,8 @@ class _Builder:
                 self.err(f"{path}.position", f"overlapping placement: cell {list(pos)} already holds {existing[0]} from {existing[1]} (expected a chest or air there)")
                 continue
             name = self.string(entry.get("name", f"chest{i}"), f"{path}.name") or f"chest{i}"
-            chests[pos] = ChestSpec(name, pos, self.item_counts(entry.get("items"), f"{path}.items"))
+            owner = self.string(entry["owner"], f"{path}.owner", 'a player\'s name or "shared"') if "owner" in entry else None
+            chests[pos] = ChestSpec(name, pos, self.item_counts(entry.get("items"), f"{path}.items"), owner)
             self.chest_paths[pos] = f"{path}.position"
         for cell, (block, _) in placements.items():
             if block == "chest" and cell not in chests:
@@ -435,7 +511,7 @@ class _Builder:
             if spawn is None:
                 continue
             if not all(origin[i] <= spawn[i] < origin[i] + size[i] for i in range(3)):
-                self.err(f"{path}.spawn", f"spawn {list(spawn)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
+                self.outside(f"{path}.spawn", f"spawn {list(spawn)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
                 continue
             values: dict[str, float] = {}
             for item, v in (self.table(player.get("values"), f"{path}.values") or {}).items():
@@ -443,7 +519,9 @@ class _Builder:
                     value = self.number(v, f"{path}.values.{item}", what="a value in emeralds")
                     if value is not None:
                         values[item] = value
-            players[name] = PlayerSpec(name, spawn, self.item_counts(player.get("inventory"), f"{path}.inventory"), values)
+            briefing = self.string(player.get("briefing", ""), f"{path}.briefing", "the text only this player reads") or ""
+            players[name] = PlayerSpec(name, spawn, self.item_counts(player.get("inventory"), f"{path}.inventory"), values,
+                                       briefing.strip())
         return players
 
     def read_harvest(self, raw: Any) -> dict[str, frozenset[str]]:
@@ -535,7 +613,7 @@ class _Builder:
                 on_list = on_raw if isinstance(on_raw, list) else [on_raw]
                 on_paths = [f"{path}.on[{j}]" for j in range(len(on_list))] if isinstance(on_raw, list) else [f"{path}.on"]
                 on = tuple(n for b, where in zip(on_list, on_paths) if (n := self.block_name(b, where)))
-                cap = None if "cap" not in entry else self.integer(entry["cap"], f"{path}.cap", lo=0, what="a block count >= 0")
+                cap = None if "cap" not in entry else self.integer(entry["cap"], f"{path}.cap", lo=0, what="a whole number of blocks >= 0")
             if block is None or region is None:
                 continue
             if kind == "regrow" and prob is not None:

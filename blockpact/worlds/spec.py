@@ -138,6 +138,13 @@ class ChestSpec:
     name: str
     position: Vec
     items: dict[str, int]
+    owner: str | None = None  # whose the contents are at the end: a player, "shared" (all equally), or nobody
+
+    def share(self, player: str, players: int) -> float:
+        """The part of this chest's contents that counts for `player` at the end of an episode."""
+        if self.owner == "shared":
+            return 1.0 / players
+        return 1.0 if self.owner == player else 0.0
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,19 @@ class PlayerSpec:
     spawn: Vec
     inventory: dict[str, int]
     values: dict[str, float]  # emeralds per item; emeralds themselves are always worth 1
+    briefing: str = ""  # what only this player reads (role, goals, private knowledge)
+
+
+@dataclass(frozen=True)
+class GroupSpec:
+    """Players who pool `share` of what each earns while the group stands ([start, end) in seconds;
+    end None: the episode's end) and split it equally (AdaSociety's reward-sharing groups)."""
+
+    name: str
+    members: tuple[str, ...]
+    share: float = 1.0
+    start: float = 0.0
+    end: float | None = None
 
 
 @dataclass
@@ -167,9 +187,16 @@ class WorldSpec:
     episode_seconds: float
     length_known: bool
     extra: dict[str, object] = field(default_factory=dict)
+    groups: tuple[GroupSpec, ...] = ()
 
     def in_bounds(self, p: Vec) -> bool:
         return all(self.origin[i] <= p[i] < self.origin[i] + self.size[i] for i in range(3))
+
+    def description_for(self, player: str) -> str:
+        """The shared description, and the player's private briefing after it when it has one."""
+        briefing = self.players[player].briefing.strip() if player in self.players else ""
+        shared = self.description.strip()
+        return f"{shared}\n\nYour private briefing (only you read this): {briefing}" if briefing else shared
 
     def value(self, player: str, item: str) -> float:
         if item == "emerald":

@@ -98,7 +98,14 @@ class WorldState:
         return moved
 
     def reward(self, player: str) -> float:
-        return float(sum(self.spec.value(player, item) * n for item, n in self.inventories[player].items()))
+        """What the player's inventory is worth to it, plus its share of owned or shared chests."""
+        held = sum(self.spec.value(player, item) * n for item, n in self.inventories[player].items())
+        for pos, contents in self.chests.items():
+            chest = self.spec.chests.get(pos)
+            share = chest.share(player, len(self.spec.players)) if chest is not None else 0.0
+            if share:
+                held += share * sum(self.spec.value(player, item) * n for item, n in contents.items())
+        return float(held)
 
     # -- events --------------------------------------------------------------------------------
     def emit(self, agent: str | None, kind: str, **data: object) -> Event:
@@ -121,4 +128,5 @@ class WorldState:
             "rewards": {p: self.reward(p) for p in self.players},
             "region_counts": counts,
             "region_boxes": boxes,
+            "chest_owners": {",".join(map(str, pos)): c.owner for pos, c in sorted(self.spec.chests.items()) if c.owner},
         }

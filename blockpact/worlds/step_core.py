@@ -18,7 +18,7 @@ from blockpact.worlds.spec import WorldSpec
 from blockpact.worlds.step_dynamics import StepDynamics
 from blockpact.worlds.step_grid import PaddedGrids
 from blockpact.worlds.step_kernel import Observation, State, Static, observe_all, restart_all, step_all
-from blockpact.worlds.step_options import ACTION_KINDS, StepOptions
+from blockpact.worlds.step_options import ACTION_KINDS, CRAFT_PREFIX, StepOptions, action_kind, crafted_items
 from blockpact.worlds.step_tables import WALL, compile_tables
 
 EPS = 1e-9
@@ -31,7 +31,7 @@ class BatchedEnv:
 
     def __init__(self, spec: WorldSpec, num_envs: int, options: StepOptions, autoreset: bool = True) -> None:
         self.spec, self.options, self.num_envs, self.autoreset = spec, options, num_envs, autoreset
-        self.tables = t = compile_tables(spec)
+        self.tables = t = compile_tables(spec, crafted_items(options.actions))
         self.players = sorted(spec.players)
         self.action_names = options.actions
         self.tick_seconds = float(defaults()["simulator"]["tick_seconds"])
@@ -52,7 +52,11 @@ class BatchedEnv:
         for k, (x, y, z) in enumerate(chests):
             chest_index[((y - o[1] + below) * g.SZ + z - o[2] + g.pad) * g.SX + x - o[0] + g.pad] = k
         self.static = Static(
-            kinds=np.array([ACTION_KINDS.index(a) for a in options.actions], dtype=np.int64),
+            kinds=np.array([ACTION_KINDS.index(action_kind(a)) for a in options.actions], dtype=np.int64),
+            craft_recipe=np.array([crafted_items(options.actions).index(a[len(CRAFT_PREFIX):]) if action_kind(a) == "craft" else -1
+                                   for a in options.actions], dtype=np.int64),
+            recipe_in=t.recipe_in, recipe_out=t.recipe_out, recipe_count=t.recipe_count, recipe_table=t.recipe_table,
+            table_block=t.block("crafting_table") if "crafting_table" in t.palette else -1,
             solid=t.solid, diggable=t.diggable, replaceable=t.replaceable, harvest=t.harvest, dig_seconds=t.dig_seconds,
             tool_rank=t.tool_rank, tool_slot=t.tool_slot, fixed_drops=t.fixed_drops, drop_slot=t.drop_slot,
             drop_cdf=t.drop_cdf, drop_counts=t.drop_counts, place_block=t.place_block, values=t.values,

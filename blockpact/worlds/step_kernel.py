@@ -23,7 +23,7 @@ from blockpact.worlds.step_grid import DX, DZ, window_origin
 from blockpact.worlds.step_options import ACTION_KINDS
 from blockpact.worlds.step_rng import episode_key, spread, stream_base, unit, word
 
-NOOP, FORWARD, BACKWARD, LEFT, RIGHT, TURN_LEFT, TURN_RIGHT, DIG, DIG_DOWN, PLACE, USE = range(len(ACTION_KINDS))
+NOOP, FORWARD, BACKWARD, LEFT, RIGHT, TURN_LEFT, TURN_RIGHT, DIG, DIG_DOWN, PLACE, USE, CRAFT = range(len(ACTION_KINDS))
 RELATIVE = np.zeros(len(ACTION_KINDS), dtype=np.int64)  # quarter turns from facing to the move's direction
 RELATIVE[[FORWARD, RIGHT, BACKWARD, LEFT]] = [0, 1, 2, 3]
 DROP_STREAM = 1 << 20  # draw streams below this belong to the dynamics rules
@@ -34,6 +34,12 @@ class Static(NamedTuple):
     """What does not change during a run: the rule tables, the layout, the initial state, the options."""
 
     kinds: np.ndarray  # (A,) action index -> ACTION_KINDS index
+    craft_recipe: np.ndarray  # (A,) recipe of a "craft:ITEM" action, -1 for other actions
+    recipe_in: np.ndarray  # (R, I), see StepTables
+    recipe_out: np.ndarray
+    recipe_count: np.ndarray
+    recipe_table: np.ndarray
+    table_block: int  # palette index of crafting_table, -1 if the world has none
     solid: np.ndarray  # (P,) bool; the per-block and per-item tables: see StepTables
     diggable: np.ndarray
     replaceable: np.ndarray
@@ -394,6 +400,27 @@ def observe_all(st: State, tb: Static) -> Observation:
     return out
 
 
+@njit(cache=True, inline="always")
+def _craft(b: int, kind: np.ndarray, action: np.ndarray, fx: np.ndarray, fz: np.ndarray, st: State, tb: Static) -> None:
+    """Do the action's recipe once when the inventory holds its ingredients (rules.craft), facing a
+    crafting table (feet or head height) when the recipe needs one (the step API's "nearby")."""
+    copy = b * tb.Yp * tb.SZ * tb.SX
+    for n in range(kind.shape[0]):
+        if kind[n] != CRAFT:
+            continue
+        r = tb.craft_recipe[action[n]]
+        if tb.recipe_table[r]:
+            near = False
+            for dy in (1, 0):
+                near |= st.flat[copy + ((st.y[b, n] + dy) * tb.SZ + fz[n]) * tb.SX + fx[n]] == tb.table_block
+            if not near:
+                continue
+        own = st.inventory[b, n]
+        if np.all(own >= tb.recipe_in[r]):
+            own -= tb.recipe_in[r]
+            own[tb.recipe_out[r]] += tb.recipe_count[r]
+
+
 @njit(cache=True)
 def step_all(actions: np.ndarray, t: int, restart: bool, st: State, tb: Static, ru: Rules, sc: Schedule) -> tuple[Observation, np.ndarray, int]:
     """Step every copy by one step (number `t` of the episode); with `restart`, copies begin their
@@ -425,6 +452,7 @@ def step_all(actions: np.ndarray, t: int, restart: bool, st: State, tb: Static, 
         _dig(b, t, kind, fx, fz, st, tb, cell, block, tool, done)
         _place(b, kind, fx, fz, st, tb, slot, block, ok)
         _use(b, kind, fx, fz, st, tb, cell)
+        _craft(b, kind, actions[b], fx, fz, st, tb)
         if sc.start[t + 1] > sc.start[t]:
             for n in range(N):
                 feet = (st.y[b, n] * tb.SZ + st.z[b, n]) * tb.SX + st.x[b, n]

@@ -11,7 +11,18 @@ from blockpact.errors import UserError
 from blockpact.worlds.spec import WorldSpec
 
 OPTIONS_FILE = Path(__file__).parent / "data" / "step_env.toml"
-ACTION_KINDS = ("noop", "forward", "backward", "left", "right", "turn_left", "turn_right", "dig", "dig_down", "place", "use")
+ACTION_KINDS = ("noop", "forward", "backward", "left", "right", "turn_left", "turn_right", "dig", "dig_down", "place", "use", "craft")
+CRAFT_PREFIX = "craft:"  # an action "craft:ITEM" does ITEM's recipe once
+
+
+def action_kind(action: str) -> str:
+    """The kind of an action name: "craft:stick" is a "craft"."""
+    return "craft" if action.startswith(CRAFT_PREFIX) else action
+
+
+def crafted_items(actions: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The items the actions craft, in action order."""
+    return tuple(dict.fromkeys(a[len(CRAFT_PREFIX):] for a in actions if a.startswith(CRAFT_PREFIX)))
 
 
 @dataclass(frozen=True)
@@ -40,9 +51,10 @@ def load_options(spec: WorldSpec, overrides: dict[str, Any]) -> StepOptions:
     if unknown:
         raise UserError(f"unknown step-env option(s) {', '.join(unknown)} (expected: {', '.join(sorted(names))})")
     merged.update(overrides)
-    bad = [a for a in merged["actions"] if a not in ACTION_KINDS]
+    bad = [a for a in merged["actions"] if action_kind(a) not in ACTION_KINDS or a == "craft"]
     if bad:
-        raise UserError(f"unknown action(s) {', '.join(bad)} (expected some of: {', '.join(ACTION_KINDS)})")
+        raise UserError(f"unknown action(s) {', '.join(bad)} (expected some of: {', '.join(ACTION_KINDS[:-1])}, "
+                        f"or {CRAFT_PREFIX}ITEM)")
     if merged["step_seconds"] <= 0:
         raise UserError(f"step_seconds is {merged['step_seconds']} (expected > 0)")
     if min(merged["window_ahead"], merged["window_behind"], merged["window_sides"]) < 0:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from blockpact.errors import UserError
 from blockpact.worlds import rules
 from blockpact.worlds.spec import GrowRule, Vec, WorldSpec
 from blockpact.worlds.state import WorldState
@@ -39,6 +40,10 @@ class StepTables:
     drop_counts: np.ndarray  # (P, K) int
     place_block: np.ndarray  # (I,) int: palette index an item places, -1 if it cannot be placed
     values: np.ndarray  # (N, I) float: emeralds per item for each player (sorted names)
+    recipe_in: np.ndarray  # (R, I) int: what one run of each crafted item's recipe takes
+    recipe_out: np.ndarray  # (R,) int: slot of the item it makes
+    recipe_count: np.ndarray  # (R,) int: how many it makes
+    recipe_table: np.ndarray  # (R,) bool: it needs a crafting table
 
     def block(self, name: str) -> int:
         return self.palette.index(name)
@@ -68,9 +73,15 @@ def world_blocks(spec: WorldSpec) -> set[str]:
     return names
 
 
-def compile_tables(spec: WorldSpec) -> StepTables:
+def compile_tables(spec: WorldSpec, crafts: tuple[str, ...] = ()) -> StepTables:
+    """The tables of `spec`; `crafts`: the items the env's "craft:ITEM" actions make (their first
+    recipe in minecraft-data, the one rules.plan_craft tries first)."""
     state = _scratch(spec)
-    blocks, items = _closure(spec, state)
+    missing = [c for c in crafts if not state.data.recipes.get(c)]
+    if missing:
+        raise UserError(f"no crafting recipe for {', '.join(missing)} (expected craft:ITEM with a craftable item)")
+    recipes = [state.data.recipes[c][0] for c in crafts]
+    blocks, items = _closure(spec, state, {i for r in recipes for i in (r.result, *r.ingredients)})
     palette = ("air", *sorted(blocks - {"air"}))
     item_names = tuple(sorted(items))
     tools: tuple[str | None, ...] = (None, *sorted(i for i in item_names if i in state.data.tools()))
@@ -106,6 +117,10 @@ def compile_tables(spec: WorldSpec) -> StepTables:
         replaceable=np.array([_replaceable(state, b) for b in palette]),
         harvest=harvest, dig_seconds=seconds, tool_rank=rank, fixed_drops=fixed, drop_slot=drop_slot,
         drop_cdf=cdf, drop_counts=counts, place_block=place_block, values=values,
+        recipe_in=np.array([[r.ingredients.get(i, 0) for i in item_names] for r in recipes], dtype=np.int64).reshape(len(recipes), I),
+        recipe_out=np.array([item_names.index(r.result) for r in recipes], dtype=np.int64),
+        recipe_count=np.array([r.count for r in recipes], dtype=np.int64),
+        recipe_table=np.array([r.needs_table for r in recipes], dtype=bool),
     )
 
 
@@ -117,11 +132,11 @@ def _scratch(spec: WorldSpec) -> WorldState:
     return state
 
 
-def _closure(spec: WorldSpec, state: WorldState) -> tuple[set[str], set[str]]:
-    """Blocks and items reachable by digging and placing, starting from the world file's."""
+def _closure(spec: WorldSpec, state: WorldState, crafted: set[str] = frozenset()) -> tuple[set[str], set[str]]:  # type: ignore[assignment]
+    """Blocks and items reachable by digging, placing and the env's crafts, starting from the world file's."""
     data = state.data
     blocks = world_blocks(spec)
-    items = {"emerald"}
+    items = {"emerald", *crafted}
     for p in spec.players.values():
         items.update(p.inventory, p.values)
     for c in spec.chests.values():

@@ -1,19 +1,35 @@
-"""ScriptedCooperativeAgent: keeps the clauses of a contract in the controlled form.
+"""ScriptedCooperativeAgent: keeps every clause of a contract in the controlled form it is party to.
 
-Assignments say who mines (or collects) what; a turn-taking clause says who uses a shared tool
-first. A player the contract assigns no blocks mines what is worth something to it and is not
-assigned to anyone else. Free-text clauses cannot be followed by a script and are listed as such.
+Assignments say who mines (or collects) what; quotas cap (per period) what it mines, a total quota
+is split equally among its players; it crafts, deposits into named chests, waits for the signals it
+must wait for and signals when done; a turn-taking clause says who uses a shared tool first.
+Transfers, gifts, reward sharing and penalties are settled by the judge and need no action. A
+player the contract assigns no blocks mines what is worth something to it and is not assigned to
+anyone else. Free-text clauses cannot be followed by a script and are listed as such.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from blockpact.agents.action import ActionContext, Proposal
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.scripted.program import scripted_proposal, search_radius
 from blockpact.agents.scripted.world_facts import ChestTool, WorldFacts
-from blockpact.judge.contract import Assignment, Contract, FreeText, TurnTaking
+from blockpact.judge.contract import (
+    Assignment,
+    Contract,
+    Craft,
+    Deposit,
+    FreeText,
+    Quota,
+    Signal,
+    TotalQuota,
+    TurnTaking,
+    WaitFor,
+    parts,
+)
 from blockpact.worlds.spec import WorldSpec
 
 
@@ -25,14 +41,58 @@ class ContractPlan:
     tools: list[ChestTool] = field(default_factory=list)  # tools to take, best first
     turn: dict[str, object] | None = None  # the JS template's `turn`
     notes: list[str] = field(default_factory=list)  # clauses it cannot follow, and why
+    period: float | None = None  # quota period in seconds: mine in rounds of this length
+    per_round: dict[str, int] = field(default_factory=dict)  # block -> most blocks per period
+    totals: dict[str, int] = field(default_factory=dict)  # block -> most blocks over the episode
+    at_least: dict[str, int] = field(default_factory=dict)  # block -> fewest blocks to mine
+    crafts: list[tuple[str, int]] = field(default_factory=list)  # (item, recipe runs)
+    fetch: dict[str, list[tuple[tuple[int, int, int], str, int]]] = field(default_factory=dict)  # crafted item -> ingredients to take
+    deposits: list[tuple[tuple[int, int, int], str, int | None]] = field(default_factory=list)
+    wait_for: list[str] = field(default_factory=list)
+    signal: bool = False
 
 
-def _blocks_of(clause: Assignment, facts: WorldFacts) -> list[str]:
-    if clause.verb == "mine":
-        return [clause.target] if clause.target in facts.block_counts else []
-    if clause.verb == "collect":
-        return facts.blocks_dropping(clause.target)
+def _blocks_of(verb: str, target: str, facts: WorldFacts) -> list[str]:
+    if verb == "mine":
+        return [target] if target in facts.block_counts else []
+    if verb == "collect":
+        return facts.blocks_dropping(target)
     return []
+
+
+def _cap(plan: ContractPlan, block: str, blocks_allowed: int, period: float | None) -> None:
+    if period is None:
+        plan.totals[block] = min(plan.totals.get(block, blocks_allowed), blocks_allowed)
+        return
+    if plan.period is not None and plan.period != period:
+        plan.notes.append(f"quotas with different periods: rounds of {plan.period:g} s are used")
+        period = plan.period
+    plan.period = period
+    plan.per_round[block] = min(plan.per_round.get(block, blocks_allowed), blocks_allowed)
+
+
+def _quota(number: int, clause: Quota | TotalQuota, player: str, plan: ContractPlan, facts: WorldFacts) -> bool:
+    """Apply a quota to `player`'s plan; True when it concerns the player."""
+    share = clause.count if isinstance(clause, Quota) else clause.count // len(clause.players)
+    if isinstance(clause, Quota) and clause.player != player or isinstance(clause, TotalQuota) and player not in clause.players:
+        return False
+    if clause.verb == "take":
+        plan.notes.append(f"clause {number}: takes only the tools it needs, which keeps the quota on {clause.target}")
+        return True
+    blocks = _blocks_of(clause.verb, clause.target, facts)
+    if not blocks:
+        plan.notes.append(f"clause {number}: no block in this world yields {clause.target}")
+    for block in blocks:
+        per_block = facts.max_drop(block, clause.target) if clause.verb == "collect" else 1
+        if clause.bound == "at_most":
+            _cap(plan, block, share // per_block, clause.period)
+            if block not in plan.targets:
+                plan.targets.append(block)
+        else:
+            plan.at_least[block] = max(plan.at_least.get(block, 0), math.ceil(share / per_block))
+            if block not in plan.targets:
+                plan.targets.append(block)
+    return True
 
 
 def plan_for(contract: Contract, player: str, facts: WorldFacts) -> ContractPlan:
@@ -41,28 +101,46 @@ def plan_for(contract: Contract, player: str, facts: WorldFacts) -> ContractPlan
     taken_by_others: set[str] = set()
     own_takes: list[str] = []
     for number, clause in enumerate(contract.clauses, 1):
-        if isinstance(clause, Assignment):
-            blocks = _blocks_of(clause, facts)
-            if clause.verb in ("mine", "collect") and not blocks:
-                plan.notes.append(f"clause {number}: no block in this world yields {clause.target}")
-            if clause.player == player:
-                plan.targets.extend(b for b in blocks if b not in plan.targets)
-                if clause.verb == "take":
-                    own_takes.append(clause.target)
-            else:
-                assigned_to_others.update(blocks)
-                if clause.verb == "take":
-                    taken_by_others.add(clause.target)
-        elif isinstance(clause, TurnTaking) and plan.turn is None and player in (clause.first, clause.then):
-            chest = facts.chest_with(clause.item)
-            if chest is None:
-                plan.notes.append(f"clause {number}: no chest holds a {clause.item}")
-                continue
-            first = clause.first == player
-            plan.turn = {"role": "first" if first else "then", "item": clause.item, "chest": list(chest),
-                         "other": clause.then if first else clause.first}
-        elif isinstance(clause, FreeText):
-            plan.notes.append(f"clause {number} is free text a script cannot follow: {clause.text}")
+        for part in parts(clause):
+            if isinstance(part, Assignment):
+                blocks = _blocks_of(part.verb, part.target, facts)
+                if part.verb in ("mine", "collect") and not blocks:
+                    plan.notes.append(f"clause {number}: no block in this world yields {part.target}")
+                if part.player == player:
+                    plan.targets.extend(b for b in blocks if b not in plan.targets)
+                    if part.verb == "take":
+                        own_takes.append(part.target)
+                else:
+                    assigned_to_others.update(blocks)
+                    if part.verb == "take":
+                        taken_by_others.add(part.target)
+            elif isinstance(part, (Quota, TotalQuota)):
+                _quota(number, part, player, plan, facts)
+            elif isinstance(part, TurnTaking) and plan.turn is None and player in (part.first, part.then):
+                chest = facts.chest_with(part.item)
+                if chest is None:
+                    plan.notes.append(f"clause {number}: no chest holds a {part.item}")
+                    continue
+                first = part.first == player
+                plan.turn = {"role": "first" if first else "then", "item": part.item, "chest": list(chest),
+                             "other": part.then if first else part.first}
+            elif isinstance(part, Craft) and part.player == player:
+                plan.crafts.append((part.item, facts.recipe_runs(part.item, part.count)))
+            elif isinstance(part, Deposit) and part.player == player:
+                chest = facts.chest_named(part.chest)
+                if chest is None:
+                    plan.notes.append(f"clause {number}: the world has no chest named {part.chest!r}")
+                else:
+                    plan.deposits.append((chest, part.item, part.count))
+            elif isinstance(part, WaitFor):
+                if part.player == player and part.signaller not in plan.wait_for:
+                    plan.wait_for.append(part.signaller)
+                plan.signal |= part.signaller == player
+            elif isinstance(part, Signal):
+                plan.signal |= part.player == player
+            elif isinstance(part, FreeText):
+                plan.notes.append(f"clause {number} is free text a script cannot follow: {part.text}")
+    _plan_fetches(contract, player, plan, facts)
     if not plan.targets:
         values = facts.block_values(player)
         plan.targets = sorted((b for b in values if b not in assigned_to_others), key=lambda b: (-values[b], b))
@@ -76,6 +154,25 @@ def plan_for(contract: Contract, player: str, facts: WorldFacts) -> ContractPlan
         plan.tools.append(ChestTool(tuple(plan.turn["chest"]), str(plan.turn["item"])))  # type: ignore[arg-type]
     plan.tools.extend(t for t in facts.tool_options(plan.targets, prefer_weakest=True, exclude=reserved) if t not in plan.tools)
     return plan
+
+
+def _plan_fetches(contract: Contract, player: str, plan: ContractPlan, facts: WorldFacts) -> None:
+    """For each craft: the ingredients the player lacks, from the chest others deposit them into
+    (else a chest holding them)."""
+    deposited = {part.item: facts.chest_named(part.chest) for c in contract.clauses for part in parts(c)
+                 if isinstance(part, Deposit) and part.player != player}
+    own = facts.spec.players[player].inventory
+    for item, runs in plan.crafts:
+        for ingredient, n in facts.ingredients(item, runs).items():
+            lacking = n - own.get(ingredient, 0)
+            chest = deposited.get(ingredient) or facts.chest_with(ingredient)
+            if lacking > 0 and chest is not None:
+                plan.fetch.setdefault(item, []).append((chest, ingredient, lacking))
+
+
+def _target(plan: ContractPlan, block: str, present: int) -> dict[str, object]:
+    count = plan.per_round.get(block, max(present, plan.at_least.get(block, 0), 1))
+    return {"block": block, "count": count, "total": plan.totals.get(block)}
 
 
 class ScriptedCooperativeAgent:
@@ -93,31 +190,53 @@ class ScriptedCooperativeAgent:
     async def propose(self, ctx: ActionContext) -> Proposal:
         return self.proposal()
 
+    def _steps(self, tool_text: str, targets: str, renewing: bool) -> list[str]:
+        plan = self.plan
+        steps = [f"Wait for {other}'s signal." for other in plan.wait_for]
+        if plan.turn and plan.turn["role"] == "then":
+            steps.append(f"Wait for {plan.turn['other']}'s signal that the {plan.turn['item']} is back in the chest.")
+        steps += [f"Take {tool_text}."]
+        steps += [f"Craft {item} ({runs} times)." for item, runs in plan.crafts]
+        limits = [f"at most {n} {b} every {plan.period:g} s" for b, n in plan.per_round.items()]
+        limits += [f"at most {n} {b} in all" for b, n in plan.totals.items()]
+        steps.append(f"Mine {targets}" + (f" ({', '.join(limits)})." if limits else "."))
+        steps += [f"Deposit {'all' if n is None else n} {item} into the chest at {list(pos)}." for pos, item, n in plan.deposits]
+        if plan.turn and plan.turn["role"] == "first":
+            steps.append(f"Return the {plan.turn['item']} to the chest and signal {plan.turn['other']}.")
+        if plan.signal:
+            steps.append("Signal that its first round is done.")
+        if plan.period is not None:
+            steps.append(f"Repeat every {plan.period:g} seconds until the scenario ends.")
+        elif renewing:
+            steps.append("Keep mining what grows back until the scenario ends.")
+        return steps
+
     def proposal(self) -> Proposal:
         plan, facts = self.plan, self.facts
         renewing = any(b in facts.renewing_blocks for b in plan.targets)
         targets = ", ".join(plan.targets) or "nothing"
         tool_text = " or ".join(t.item for t in plan.tools) or "no tool"
-        steps = []
-        if plan.turn and plan.turn["role"] == "then":
-            steps.append(f"Wait for {plan.turn['other']}'s signal that the {plan.turn['item']} is back in the chest.")
-        steps += [f"Take {tool_text}.", f"Mine {targets}."]
-        if plan.turn and plan.turn["role"] == "first":
-            steps.append(f"Return the {plan.turn['item']} to the chest and signal {plan.turn['other']}.")
-        if renewing:
-            steps.append("Keep mining what grows back until the scenario ends.")
         notes = f" Not followed: {'; '.join(n.rstrip('.') for n in plan.notes)}." if plan.notes else ""
         return scripted_proposal(
             "cooperative.js",
             {
                 "TURN": plan.turn,
+                "PERIOD": plan.period,
+                "WAIT_FOR": plan.wait_for,
+                "SIGNAL": plan.signal,
+                "CRAFTS": [
+                    {"item": item, "count": runs,
+                     "fetch": [{"chest": list(c), "item": i, "count": n} for c, i, n in plan.fetch.get(item, [])]}
+                    for item, runs in plan.crafts
+                ],
+                "DEPOSITS": [{"chest": list(pos), "item": item, "count": n} for pos, item, n in plan.deposits],
                 "WAIT_SECONDS": self.spec.episode_seconds,
                 "TOOLS": [{"chest": list(t.chest), "item": t.item} for t in plan.tools],
-                "TARGETS": [{"block": b, "count": max(facts.block_counts[b], 1)} for b in plan.targets],
+                "TARGETS": [_target(plan, b, facts.block_counts[b]) for b in plan.targets],
                 "RENEWING": renewing,
                 "IDLE_SECONDS": action_settings().scripted_idle_seconds,
                 "SEARCH_RADIUS": search_radius(),
             },
             explain=f"Scripted cooperative player {self.player} keeping the contract: takes {tool_text} and mines {targets}.{notes}",
-            plan=steps,
+            plan=self._steps(tool_text, targets, renewing),
         )

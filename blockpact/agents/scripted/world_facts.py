@@ -6,6 +6,7 @@ players work on any world file, not only the built-in ones.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
@@ -48,9 +49,37 @@ class WorldFacts:
         """Block kinds in the world whose harvest yields `item`."""
         return [b for b in sorted(self.block_counts) if rules.expected_drops(self._state, b).get(item, 0) > 0]
 
+    def tools(self) -> set[str]:
+        """Every tool item of the Minecraft version."""
+        return self._state.data.tools()
+
     def chest_tools(self) -> list[ChestTool]:
         tools = self._state.data.tools()
         return [ChestTool(pos, item) for pos, chest in sorted(self.spec.chests.items()) for item in sorted(chest.items) if item in tools]
+
+    def chest_named(self, name: str) -> Vec | None:
+        """The chest a contract names ("" the first chest), by its name in the world file (any case)."""
+        for pos, chest in sorted(self.spec.chests.items()):
+            if not name or chest.name.lower() == name.lower():
+                return pos
+        return None
+
+    def max_drop(self, block: str, item: str) -> int:
+        """The most `item`s one harvest of `block` can yield (at least 1)."""
+        drop = self.spec.drops.get(block)
+        if drop is not None and drop.item == item:
+            return max(max(drop.counts), 1)
+        return max(1, math.ceil(rules.expected_drops(self._state, block).get(item, 1)))
+
+    def recipe_runs(self, item: str, count: int) -> int:
+        """How many times to do `item`'s recipe to make `count` of it."""
+        recipes = self._state.data.recipes.get(item)
+        return max(1, math.ceil(count / recipes[0].count)) if recipes else max(count, 1)
+
+    def ingredients(self, item: str, runs: int) -> dict[str, int]:
+        """What `runs` runs of `item`'s first recipe take (nothing for an item without a recipe)."""
+        recipes = self._state.data.recipes.get(item)
+        return {i: n * runs for i, n in recipes[0].ingredients.items()} if recipes else {}
 
     def chest_with(self, item: str) -> Vec | None:
         return next((pos for pos, chest in sorted(self.spec.chests.items()) if chest.items.get(item)), None)

@@ -1,0 +1,72 @@
+"""The contract language's parser and the scripted negotiator's contract search.
+
+    .venv/bin/python bench/contracts.py --clauses 2000 --worlds double_vein commons cleanup_mp tests/worlds/stag_hunt.toml
+
+(a) Parsing: the example clauses of docs/contracts.md, `--clauses` parses in all (Lark's Earley
+parser on the normalised tokens, then the tree to clause objects), first parses (cache cleared) and
+repeated ones (the per-clause cache).
+(b) Search: for each world, the candidates the search builds and the wall time to play them all on
+the simulator (one episode each, seed 0), with the best candidate's welfare and Gini.
+Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import time
+from pathlib import Path
+
+from blockpact.agents.contract_search import search
+from blockpact.judge.contract import parse_contract
+from blockpact.judge.contract_grammar import _parse_cached
+from blockpact.worlds.loader import load_world
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _timed(clauses: list[str], count: int, fresh: bool) -> dict:
+    start = time.perf_counter()
+    done = 0
+    while done < count:
+        for line in clauses[: count - done]:
+            if fresh:
+                _parse_cached.cache_clear()
+            parse_contract(line, ["Ada", "Ben", "Cy"])
+            done += 1
+    seconds = time.perf_counter() - start
+    return {"clauses": done, "seconds": round(seconds, 3), "clauses_per_second": round(done / seconds, 1),
+            "ms_per_clause": round(1000 * seconds / done, 3)}
+
+
+def parse_bench(count: int) -> dict:
+    blocks = re.findall(r"```contract\n(.*?)```", (ROOT / "docs" / "contracts.md").read_text(), flags=re.S)
+    clauses = [line for block in blocks for line in block.strip().splitlines()]
+    parse_contract(clauses[0], ["Ada", "Ben", "Cy"])  # build the parser once, outside the timing
+    return {"distinct_clauses": len(clauses), "first_parse": _timed(clauses, count, fresh=True),
+            "cached": _timed(clauses, count, fresh=False)}
+
+
+def search_bench(world: str) -> dict:
+    spec = load_world(world)
+    start = time.perf_counter()
+    result = asyncio.run(search(spec))
+    return {
+        "world": spec.name, "players": len(spec.players), "episode_seconds": spec.episode_seconds,
+        "candidates": len(result.evaluations), "wall_seconds": round(time.perf_counter() - start, 2),
+        "best": result.best.candidate.name, "welfare": result.best.welfare, "gini": round(result.best.gini or 0.0, 6),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clauses", type=int, default=2000)
+    parser.add_argument("--worlds", nargs="*", default=["double_vein", "commons", "cleanup_mp"])
+    args = parser.parse_args()
+    print(json.dumps({"parse": parse_bench(args.clauses), "search": [search_bench(w) for w in args.worlds]}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

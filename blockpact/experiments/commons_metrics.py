@@ -1,0 +1,138 @@
+"""GovSim's measures for every run in a world with dynamics, from events.jsonl alone.
+
+Per resource (a valued block some dynamics rule renews, in its region): survival time (when the
+stock first fell below its collapse threshold; the episode's end if never), whether it collapsed,
+over-usage (the fraction of harvests that left the stock below the level from which it regrows to
+capacity in one period) and the final stock. Per condition, over seeds: survival rate (seeds in
+which no resource collapsed), mean survival time, efficiency (welfare / the reference optimum)
+and equality (1 - Gini). Blocks that rules keep low (pollution) are no resource and are left out.
+
+Readings:
+- collapse threshold: a rule's `when = "B in R >= k"` on its own block and region (k; `> k` gives
+  k + 1); a grow rule without one collapses at 0 (nothing left to multiply); a regrow or spawn rule
+  without one cannot collapse;
+- sustainable level: for a grow rule with a cap and a factor f > 1, cap / f; otherwise none, and
+  over-usage is not defined;
+- the reference optimum is the world's own (`[episode] reference_welfare` with `reference_method`),
+  else none, and efficiency is not reported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from blockpact.experiments.records import EpisodeRecord, RunRecord
+from blockpact.judge.metrics import gini, mean_std, resource_curves, sustainability
+from blockpact.worlds.spec import GrowRule, WorldSpec
+
+MEASURED_ON = "last finished episode of each seed"
+
+
+@dataclass(frozen=True)
+class Resource:
+    key: str  # "block@region", as in resource_curves
+    threshold: float | None  # collapse when the stock falls below this; None: it cannot collapse
+    sustainable_level: float | None  # harvests leaving less are over-use; None: not defined
+
+
+def _threshold(rule: Any) -> float | None:
+    for c in rule.when:
+        if (c.block, c.region) == (rule.block, rule.region) and c.op in (">=", ">"):
+            return float(c.count + (c.op == ">"))
+    return 1.0 if isinstance(rule, GrowRule) else None
+
+
+def commons_resources(spec: WorldSpec) -> list[Resource]:
+    """The renewable resources of a world: blocks renewed by a rule and worth something to a player."""
+    from blockpact.agents.scripted.world_facts import WorldFacts
+
+    facts = WorldFacts(spec)
+    valued = {b for p in spec.players for b in facts.block_values(p)}
+    out: dict[str, Resource] = {}
+    for rule in spec.rules:
+        if rule.block not in valued:
+            continue
+        level = rule.cap / rule.factor if isinstance(rule, GrowRule) and rule.cap and rule.factor > 1 else None
+        key = f"{rule.block}@{rule.region}"
+        out.setdefault(key, Resource(key, _threshold(rule), level))
+    return list(out.values())
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def episode_measures(episode: EpisodeRecord, resources: list[Resource], end: float) -> dict[str, dict[str, Any]]:
+    curves = resource_curves(episode.events)
+    out = {}
+    for r in resources:
+        if r.key not in curves:
+            continue
+        s = sustainability(curves[r.key], r.threshold if r.threshold is not None else -math.inf,
+                           r.sustainable_level if r.sustainable_level is not None else -math.inf, end)
+        out[r.key] = {
+            "survival_time": s.survival_time, "collapsed": s.collapsed, "final_stock": s.final_stock,
+            "over_usage": s.over_usage if r.sustainable_level is not None else None,
+        }
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return _finite(mean_std(values)["mean"]) if values else None
+
+
+def commons_metrics(run: RunRecord, spec: WorldSpec) -> dict[str, Any] | None:
+    """The `commons` section of metrics.json; None for a world without renewable resources."""
+    resources = commons_resources(spec)
+    if not resources:
+        return None
+    reference = spec.extra.get("reference")
+    conditions: dict[str, Any] = {}
+    for condition in run.config.conditions:
+        finals = [(s.seed, s.final) for s in run.of_condition(condition.name) if s.final is not None and s.final.finished]
+        seeds = []
+        for seed, ep in finals:
+            rewards = ep.rewards or {}
+            welfare = sum(rewards.values())
+            seeds.append({
+                "seed": seed,
+                "resources": episode_measures(ep, resources, ep.sim_seconds or spec.episode_seconds),
+                "welfare": welfare,
+                "efficiency": welfare / reference["welfare"] if reference else None,
+                "equality": None if any(v < 0 for v in rewards.values()) else 1.0 - gini(rewards.values()),
+            })
+        per_resource = {}
+        for r in resources:
+            measured = [s["resources"][r.key] for s in seeds if r.key in s["resources"]]
+            per_resource[r.key] = {
+                "survival_rate": _mean([0.0 if m["collapsed"] else 1.0 for m in measured]),
+                "survival_time": _mean([m["survival_time"] for m in measured]),
+                "collapsed_seeds": [s["seed"] for s in seeds if s["resources"].get(r.key, {}).get("collapsed")],
+                "over_usage": _mean([m["over_usage"] for m in measured if m["over_usage"] is not None]),
+            }
+        conditions[condition.name] = {
+            "seeds": seeds,
+            "survival_rate": _mean([0.0 if any(m["collapsed"] for m in s["resources"].values()) else 1.0 for s in seeds]),
+            "resources": per_resource,
+            "efficiency": _mean([s["efficiency"] for s in seeds if s["efficiency"] is not None]),
+            "equality": _mean([s["equality"] for s in seeds if s["equality"] is not None]),
+        }
+    return {
+        "measured_on": MEASURED_ON,
+        "resources": [{"key": r.key, "collapse_below": r.threshold, "sustainable_level": r.sustainable_level} for r in resources],
+        "reference": reference or {"welfare": None, "how": "the world declares no reference optimum, so efficiency is not reported"},
+        "conditions": conditions,
+    }
+
+
+def commons_section(run: RunRecord) -> dict[str, Any] | None:
+    """`commons_metrics` for the world the run recorded; a failure to rebuild that world is reported, not hidden."""
+    from blockpact.experiments.resume import recorded_world
+
+    try:
+        spec = recorded_world(run)
+    except Exception as exc:  # an old log without the world's text, or a world that no longer validates
+        return {"error": f"cannot rebuild the run's world for GovSim's measures: {exc}"}
+    return commons_metrics(run, spec)

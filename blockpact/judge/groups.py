@@ -1,0 +1,69 @@
+"""Social structures (AdaSociety): groups that share rewards, as a weighted graph over the players.
+
+A world declares `[[groups]]` (members, a share, and the time the group stands); a contract can
+form one too ("Gizmo and Glitch share their rewards equally", settled by the judge). Here, from the
+events alone:
+- `social_graph(spec, t)`: the players and, for every group standing at time t, an edge between
+  each two members weighted by the group's share (networkx; parallel groups add their weights);
+- `group_sharing(spec, events)`: what each player receives (negative: gives) because of the
+  world's groups: every member hands over `share` of what it earned while the group stood and
+  gets an equal part of the pooled total (zero-sum within each group);
+- `group_outcomes(spec, rewards)`: welfare and Gini of every group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+
+from blockpact.judge.metrics import gini, reward_curves
+from blockpact.worlds.events import Event
+from blockpact.worlds.spec import GroupSpec, WorldSpec
+
+
+def standing(group: GroupSpec, time: float) -> bool:
+    return group.start <= time and (group.end is None or time < group.end)
+
+
+def social_graph(spec: WorldSpec, time: float) -> nx.Graph:
+    graph = nx.Graph()
+    graph.add_nodes_from(sorted(spec.players))
+    for group in spec.groups:
+        if not standing(group, time):
+            continue
+        for i, a in enumerate(group.members):
+            for b in group.members[i + 1 :]:
+                weight = graph.get_edge_data(a, b, {"weight": 0.0})["weight"] + group.share
+                graph.add_edge(a, b, weight=weight, groups=[*graph.get_edge_data(a, b, {"groups": []})["groups"], group.name])
+    return graph
+
+
+def group_sharing(spec: WorldSpec, events: Sequence[Event]) -> dict[str, float]:
+    """Per player, the emeralds the world's groups move (0 for all without groups)."""
+    out = {p: 0.0 for p in sorted(spec.players)}
+    if not spec.groups:
+        return out
+    curves = reward_curves(events, {p: dict(s.values) for p, s in spec.players.items()})
+    for group in spec.groups:
+        end = spec.episode_seconds if group.end is None else group.end
+        earned = {p: curves[p].at(end) - curves[p].at(group.start) for p in group.members if p in curves}
+        if not earned:
+            continue
+        pooled = group.share * sum(earned.values()) / len(earned)
+        for p, e in earned.items():
+            out[p] += pooled - group.share * e
+    return out
+
+
+def group_outcomes(spec: WorldSpec, rewards: Mapping[str, float]) -> dict[str, dict[str, Any]]:
+    """Welfare and Gini (None when a reward is negative) of every group of the world."""
+    out = {}
+    for group in spec.groups:
+        values = [rewards.get(p, 0.0) for p in group.members]
+        out[group.name] = {
+            "members": list(group.members), "share": group.share, "from": group.start, "until": group.end,
+            "welfare": sum(values), "gini": None if any(v < 0 for v in values) else gini(values),
+        }
+    return out

@@ -1,0 +1,53 @@
+"""The contract search's candidates come from the world file alone, for any number of players."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from blockpact.agents.contract_search import OBJECTIVE, candidates
+from blockpact.judge.contract import (
+    Assignment, Craft, Deposit, ForEach, Give, Pool, Quota, Signal, WaitFor, parse_contract, render_contract,
+)
+from blockpact.worlds.loader import load_world
+
+WORLDS = Path(__file__).parent / "worlds"
+
+
+def kinds(candidate) -> list[type]:
+    return [type(c.parts[0]) if isinstance(c, ForEach) else type(c) for c in candidate.clauses]
+
+
+def test_every_candidate_binds_every_player_and_renders_in_the_controlled_form() -> None:
+    for world in ("commons", "cleanup_mp", "double_vein", WORLDS / "stag_hunt.toml", WORLDS / "gold_key.toml"):
+        spec = load_world(world)
+        players = sorted(spec.players)
+        for candidate in candidates(spec):
+            assert candidate.clauses[-1] == Pool(tuple(players))
+            parsed = parse_contract(render_contract(candidate.clauses, world=spec.name), players, world=spec.name)
+            assert parsed.clauses == candidate.clauses and not parsed.free_text()
+
+
+def test_a_grow_rule_gives_a_quota_of_what_regrows_in_one_period() -> None:
+    names = [c.name for c in candidates(load_world(WORLDS / "pasture.toml"))]
+    assert names == ["no quota; equal shares", "at most 5 pumpkin each every 30 s; equal shares"]
+    quota = candidates(load_world(WORLDS / "pasture.toml"))[1].clauses[0]
+    assert isinstance(quota, ForEach) and quota.parts[0] == Quota("Ann", "mine", "pumpkin", 5, "at_most", 30.0)
+
+
+def test_pollution_gets_zero_to_two_cleaners() -> None:
+    names = [c.name for c in candidates(load_world("cleanup_mp"))]
+    assert [n.split(";")[0] for n in names[::2]] == ["0 cleaners", "1 cleaner (P7)", "2 cleaners (P6, P7)"]
+    assert all(Assignment("P7", "mine", "slime_block") in c.clauses for c in candidates(load_world("cleanup_mp"))[2:])
+
+
+def test_spread_ingredients_are_pooled_for_the_crafter() -> None:
+    crafting = candidates(load_world(WORLDS / "stag_hunt.toml"))[1]
+    assert crafting.clauses[:-1] == (
+        Deposit("Ben", "stick", None, "workshop"), Signal("Ben", "Ada"), WaitFor("Ada", "Ben"), Craft("Ada", "iron_pickaxe", 1),
+    )
+
+
+def test_items_go_to_whoever_values_them_most() -> None:
+    gifts = [c for c in candidates(load_world(WORLDS / "gold_key.toml")) if Give in kinds(c)]
+    assert gifts and Give("Ada", "Ben", "raw_gold", None) in gifts[0].clauses
+    assert "Gini <= 0.1" in OBJECTIVE
