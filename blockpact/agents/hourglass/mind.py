@@ -32,6 +32,8 @@ class Role:
     subordinates: tuple[str, ...]
     works: bool
     team: dict[str, tuple[str, ...]]
+    sequential: bool = False  # a chain link: its own share first, then the rest goes down the chain
+    overhears: bool = False  # a graph member: reads every message in the pool, not only its own
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,8 @@ class Mind:
         me = self.role.name
         self.inventories[me] = dict(inventory)
         for item in incoming:
+            if not item.message.is_for(me):
+                continue  # overheard: read (it costs its reader time), not acted on
             if item.problem:
                 self.problems.append(f"message from {item.sender}: {item.problem}")
                 continue
@@ -255,6 +259,11 @@ class Mind:
             if self.open or self.own is not None or not self.pending:
                 return []
             return [self.pending.popleft()]
+        me = self.role.name
+        if self.role.sequential and (self.own is not None or any(m == me for m, _ in self.pending)):
+            own = [(m, j) for m, j in self.pending if m == me]  # the rest goes down the chain once this is done
+            self.pending = deque((m, j) for m, j in self.pending if m != me)
+            return own
         out = list(self.pending)
         self.pending.clear()
         return out

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.hourglass.factory import make_agent
+from blockpact.agents.hourglass.latency import LatencyModel
+from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.org.roles import leader_of, roles
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.org.tasks import Task
@@ -20,7 +22,6 @@ from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.worlds.events import Event
 
 if TYPE_CHECKING:
-    from blockpact.agents.hourglass.latency import LatencyModel
     from blockpact.agents.llm.client import LLMClient
 
 
@@ -132,7 +133,8 @@ async def run_episode(
 
     def on_message(message: Message) -> None:
         messages.append(message)
-        world.wake(org.agents if ALL in message.recipients else list(message.recipients))
+        overhearing = [a for a in org.agents if role_of[a].overhears]
+        world.wake(org.agents if ALL in message.recipients else sorted({*message.recipients, *overhearing}))
         if emit is not None:
             emit("message", message.to_json())
 
@@ -145,17 +147,18 @@ async def run_episode(
     pool = InProcessPool(clock=lambda: world.sim.now)
     pool.listeners.append(on_message)
     known = task.start_inventories(workers)
+    model = LatencyModel.fixed(think_seconds) if think_seconds is not None else (latency or hourglass_settings().latency)
     started = time.monotonic()
     llm_before = llm.accounting.total() if llm is not None else None
     if emit is not None:
         emit("org_start", {"task": task.name, "description": task.description, "organization": org.to_json(),
                            "describe": org.describe(), "mode": mode, "leader": leader_of(org),
                            "agents": "scripted" if llm is None else "llm", "total": task.total, "item": task.item,
-                           "cells": [[list(c), p.block] for p in task.parts for c in p.cells]})
+                           "cells": [[list(c), p.block] for p in task.parts for c in p.cells], "latency": model.to_json()})
     try:
         async with pool:
             agents = {a: make_agent(role_of[a], org, mode, pool, spec, known, llm=llm, emit=emit, on_cycle=referee.check,
-                                 think_seconds=think_seconds)
+                                    think_seconds=think_seconds, latency=model, seed=seed)
                       for a in org.agents}
             leader = leader_of(org)
             agents[leader].mind.set_objective(task.description, task.stages(), None, None)
@@ -178,6 +181,7 @@ async def run_episode(
         violations=[v for a in org.agents for v in agents[a].violations],
         items_per_agent=referee.items_per_agent(org.agents),
         messages_per_agent={a: sum(1 for m in messages if m.sender == a) for a in org.agents},
+        think_seconds={a: round(agents[a].counter.clock.spent, 3) for a in org.agents},
     )
     if llm is not None and llm_before is not None:
         after = llm.accounting.total()
