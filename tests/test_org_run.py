@@ -154,3 +154,9 @@ def test_a_worker_in_its_own_process_is_commanded_through_a_broker() -> None:
     assert "Leader (leader, scripted): objective met" in lead_out
     assert worker.returncode == 0, err
     assert "W1 (worker, scripted): stopped by a stop message" in out and "'oak_log': 4" in out
+
+
+def test_a_solo_agent_builds_the_shelter_one_job_at_a_time() -> None:
+    # Stage 2 gives the one agent both the walls and the door: the second waits for the first.
+    result, _ = episode("shelter", None, structure="solo")
+    assert result.success and result.progress == [55, 55]

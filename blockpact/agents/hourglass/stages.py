@@ -198,11 +198,16 @@ class ScriptedActionPlanner:
                 + 20 * (len(perception.inventory) + len(perception.observation.get("nearby_blocks", {})))
             await self.counter.decide("action_planner", prompt, len(json.dumps({"todo": todo})) + 40 * len(todo))
         actions = []
+        own_begun = False
         for member, job in plan.assignments:
             if member != mind.role.name:
                 mind.sent(member, job)
                 actions.append(inform(member, job))
                 continue
+            if own_begun:  # one own job at a time: the next waits for a later cycle
+                mind.pending.append((member, job))
+                continue
+            own_begun = True
             try:
                 steps = self.steps(job, perception)
             except NoWayToMake as exc:
