@@ -111,3 +111,23 @@ def test_intervals() -> None:
     s = stat([1.0, 2.0, 3.0])
     assert s["mean"] == 2.0 and s["std"] == 1.0 and s["ci95"] == pytest.approx([2 - 4.303 / 3 ** 0.5, 2 + 4.303 / 3 ** 0.5], abs=1e-3)
     assert wilson(0, 0) is None and wilson(5, 5)[1] == 1.0 and 0.5 < wilson(5, 5)[0] < 0.6
+
+
+def test_ctrl_c_leaves_a_valid_log_and_the_outputs_of_what_finished(tmp_path: Path, monkeypatch, capsys) -> None:
+    from blockpact.experiments.org import run as org_run
+
+    real = org_run.run_episode
+
+    async def interrupted(task, org, mode, seed, **kw):
+        if seed == 1:
+            raise KeyboardInterrupt
+        return await real(task, org, mode, seed, **kw)
+
+    monkeypatch.setattr(org_run, "run_episode", interrupted)
+    out = tmp_path / "stopped"
+    assert main(["org", "run", "collect-logs", "--amount", "4", "--workers", "1", "--seeds", "3", "--out", str(out)]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    metrics = json.loads((out / "metrics.json").read_text())
+    c = metrics["conditions"]["toa-async"]
+    assert metrics["status"] == "interrupted" and c["seeds_completed"] == 1 and c["seeds_interrupted"] == 2
+    assert (out / "report.html").is_file()

@@ -99,9 +99,7 @@ def read_org_run(path: Path) -> OrgRun:
     for event in events[1:]:
         c = event.coords
         if event.kind == "run_end":
-            status = "complete"
-        elif event.kind == "run_interrupted":
-            status = "interrupted"
+            status = str(event.data.get("status", "complete"))
         if c.condition is None or c.seed is None:
             continue
         episode = episodes.setdefault((c.condition, c.seed), OrgEpisode(c.condition, c.seed))

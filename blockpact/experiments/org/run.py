@@ -103,9 +103,7 @@ def run_org(plan: OrgRunPlan) -> bool:
             asyncio.run(_run(plan, run_dir, writer))
         except KeyboardInterrupt:
             interrupted = True
-            writer.emit("run_interrupted", {"reason": "SIGINT"})
-        else:
-            writer.emit("run_end", {})
+        writer.emit("run_end", {"status": "interrupted" if interrupted else "complete"})
     return interrupted
 
 
