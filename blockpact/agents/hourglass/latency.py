@@ -71,8 +71,16 @@ class LatencyModel:
         data = {k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in asdict(self).items()}
         return {**data, "describe": self.describe()}
 
-    def with_overrides(self, **changes: Any) -> LatencyModel:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+    def scaled(self, k: float) -> LatencyModel:
+        """Every call `k` times as long (a slower model, longer replies); messages unchanged."""
+        if k <= 0:
+            raise UserError(f"a latency scale must be positive, got {k:g}")
+        if k == 1:
+            return self
+        return replace(self, first_token_seconds=self.first_token_seconds * k,
+                       prompt_tokens_per_second=self.prompt_tokens_per_second / k,
+                       completion_tokens_per_second=self.completion_tokens_per_second / k,
+                       source=f"{self.source}; every call x{k:g}")
 
 
 def latency_from_table(raw: Any, where: str) -> LatencyModel:

@@ -102,6 +102,7 @@ class Mind:
         self.problems: list[str] = []
         self.last_failure = ""
         self.orders: deque[Job] = deque()  # jobs commanded while busy with another
+        self.kept: Counter[str] = Counter()  # items delivered for own finished collect jobs: not to be used up
 
     # -- objective ------------------------------------------------------------------------------
     def child(self, job: Job, parent_id: str) -> Job:
@@ -196,6 +197,8 @@ class Mind:
     def _finished_job(self, member: str, job: Job, units: int) -> None:
         self.open.pop(job.id, None)
         self.successes[member] += 1
+        if member == self.role.name and job.verb == COLLECT:
+            self.kept[job.item] += units
         base = self.parent_of(job.id)
         self.stage_left[base] = max(0, self.stage_left.get(base, 0) - units)
 

@@ -209,7 +209,7 @@ class ScriptedActionPlanner:
                 continue
             own_begun = True
             try:
-                steps = self.steps(job, perception)
+                steps = self.steps(job, perception, mind.kept)
             except NoWayToMake as exc:
                 mind.begin_own(job, held(perception.inventory, job.item), [])
                 mind.record(ActionOutcome(Action("act", job.text()), False, str(exc), None))
@@ -217,8 +217,12 @@ class ScriptedActionPlanner:
             mind.begin_own(job, held(perception.inventory, job.item), [Action("act", s.text(), step=s) for s in steps])
         return actions
 
-    def steps(self, job: Job, perception: Perception) -> list[Step]:
-        planner = PrerequisitePlanner(self.spec, self.data, perception.inventory, perception.observation.get("nearby_blocks", {}))
+    def steps(self, job: Job, perception: Perception, kept: dict[str, int] | None = None) -> list[Step]:
+        """The job's steps; `kept` items (delivered for earlier jobs) count as not held, so tools are
+        made from newly gathered material rather than from what the team already counts."""
+        kept = kept or {}
+        usable = {k: v - kept.get(k, 0) for k, v in perception.inventory.items() if v - kept.get(k, 0) > 0}
+        planner = PrerequisitePlanner(self.spec, self.data, usable, perception.observation.get("nearby_blocks", {}))
         if job.verb == COLLECT:
             return chunked(planner.chain(job.item, job.count, gain=True))
         return [*chunked(planner.chain(job.item, job.count, gain=False)), Step("place", job.item, job.count, positions=job.positions)]

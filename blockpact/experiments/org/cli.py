@@ -33,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--agents", choices=("scripted", "llm"), default="scripted", help="(default scripted)")
     run.add_argument("--amount", type=int, help="items to collect (collect tasks)")
     run.add_argument("--seeds", type=int, default=1, help="number of seeds (default 1)")
+    run.add_argument("--latency-scale", type=float, default=1.0, metavar="K",
+                     help="every LLM call takes K times the latency model's time (hourglass.toml [latency]; default 1)")
     run.add_argument("--out", type=Path, help="run directory (default runs/org-<task>-<time>/)")
     add_llm_arguments(run)
     run.set_defaults(handler=run_org_command)
@@ -99,7 +101,10 @@ def run_org_command(args: argparse.Namespace) -> int:
             raise UserError(f"--agents llm needs an LLM endpoint: {problem} (see `blockpact llm check`), "
                             "or run the scripted agents (--agents scripted)")
     out = args.out or default_run_root(f"org-{task.name}")
-    plan = OrgRunPlan(task, conditions_of(structures, args.mode), args.agents, args.seeds, out, llm)
+    from blockpact.agents.hourglass.settings import hourglass_settings
+
+    latency = hourglass_settings().latency.scaled(args.latency_scale)
+    plan = OrgRunPlan(task, conditions_of(structures, args.mode), args.agents, args.seeds, out, llm, latency)
     interrupted = run_org(plan)
     metrics = build_org_outputs(RunDir.existing(out))
     print(summary_table(metrics))

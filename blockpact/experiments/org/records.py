@@ -68,16 +68,17 @@ class _Progress:
     held by anyone; build: task cells holding their block)."""
 
     def __init__(self, start: dict[str, Any]) -> None:
-        self.item = start.get("item")
+        items = start.get("items") or ({start["item"]: start.get("total", 0)} if start.get("item") else {})
+        self.items: dict[str, int] = {str(k): int(v) for k, v in items.items()}
         self.targets = {tuple(c): b for c, b in start.get("cells", [])}
-        self.held: dict[str, int] = {}
+        self.held: dict[tuple[str, str], int] = {}  # (agent, item) -> count
         self.built: set[tuple[int, ...]] = set()
 
     def see(self, event: dict[str, Any]) -> int | None:
         kind, data = event.get("kind"), event.get("data", {})
-        if kind == "inventory" and self.item is not None and data.get("item") == self.item:
-            self.held[str(event.get("agent"))] = int(data.get("count", 0))
-            return sum(self.held.values())
+        if kind == "inventory" and data.get("item") in self.items:
+            self.held[(str(event.get("agent")), str(data["item"]))] = int(data.get("count", 0))
+            return sum(min(n, sum(c for (_, i), c in self.held.items() if i == item)) for item, n in self.items.items())
         if kind == "block" and self.targets:
             cell = tuple(data.get("pos", ()))
             if cell in self.targets:

@@ -49,7 +49,7 @@ class Referee:
         their block that it placed (build)."""
         state = self.world.sim.state
         if self.task.kind == "collect":
-            return {a: int(state.inventories.get(a, {}).get(self.task.item, 0)) for a in agents}  # type: ignore[arg-type]
+            return {a: self.task.counted(state.inventories.get(a, {})) for a in agents}
         placed = {a: 0 for a in agents}
         for cell, agent in self.built_by.items():
             if state.block_at(cell) == self.targets[cell] and agent in placed:
@@ -154,6 +154,7 @@ async def run_episode(
         emit("org_start", {"task": task.name, "description": task.description, "organization": org.to_json(),
                            "describe": org.describe(), "mode": mode, "leader": leader_of(org),
                            "agents": "scripted" if llm is None else "llm", "total": task.total, "item": task.item,
+                           "items": dict(task.items),
                            "cells": [[list(c), p.block] for p in task.parts for c in p.cells], "latency": model.to_json()})
     try:
         async with pool:
