@@ -131,3 +131,31 @@ def test_ctrl_c_leaves_a_valid_log_and_the_outputs_of_what_finished(tmp_path: Pa
     c = metrics["conditions"]["toa-async"]
     assert metrics["status"] == "interrupted" and c["seeds_completed"] == 1 and c["seeds_interrupted"] == 2
     assert (out / "report.html").is_file()
+
+
+def test_sigterm_stops_an_org_run_like_ctrl_c(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "terminated"
+    process = subprocess.Popen([sys.executable, "-m", "blockpact.cli", "org", "run", "collect-logs", "--amount", "4",
+                                "--workers", "1", "--seeds", "400", "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if (out / "events.jsonl").is_file() and '"org_end"' in (out / "events.jsonl").read_text():
+                break
+            time.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 143 and "interrupted (SIGTERM)" in err
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["status"] == "interrupted" and metrics["conditions"]["toa-async"]["seeds_completed"] >= 1
+    assert (out / "report.html").is_file()

@@ -105,13 +105,13 @@ def run_org_command(args: argparse.Namespace) -> int:
 
     latency = hourglass_settings().latency.scaled(args.latency_scale)
     plan = OrgRunPlan(task, conditions_of(structures, args.mode), args.agents, args.seeds, out, llm, latency)
-    interrupted = run_org(plan)
+    stopped_by = run_org(plan)
     metrics = build_org_outputs(RunDir.existing(out))
     print(summary_table(metrics))
     print(f"report: {out / 'report.html'}")
-    if interrupted:
-        print("blockpact: interrupted; the report covers what finished", file=sys.stderr)
-        return 130
+    if stopped_by is not None:
+        print(f"blockpact: interrupted ({stopped_by}); the report covers what finished", file=sys.stderr)
+        return 143 if stopped_by == "SIGTERM" else 130
     failed = {cause for c in metrics["conditions"].values() for cause in c["failures"]}
     if failed:
         print(f"blockpact: some seeds failed ({', '.join(sorted(failed))}); see the report", file=sys.stderr)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,24 +88,43 @@ async def _run(plan: OrgRunPlan, run_dir: RunDir, writer: EventWriter) -> None:
             await client.aclose()
 
 
-def run_org(plan: OrgRunPlan) -> bool:
-    """Run the plan; True when it was interrupted (Ctrl-C). The run directory then holds the log."""
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived (timeout, a scheduler): stop as on Ctrl-C."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+def run_org(plan: OrgRunPlan) -> str | None:
+    """Run the plan; returns None when it ran to its end, else what stopped it ("SIGINT" or
+    "SIGTERM"). The log stays valid either way."""
     run_dir = RunDir.create(plan.out)
-    interrupted = False
-    with EventWriter(run_dir.events) as writer:
-        writer.emit("run_start", {
-            "kind": "org", "task": plan.task.name, "task_kind": plan.task.kind, "total": plan.task.total,
-            "agents": plan.agents, "seeds": plan.seeds,
-            "conditions": [{"name": c.name, "structure": c.structure, "mode": c.mode, "organization": c.org.to_json()}
-                           for c in plan.conditions],
-            "llm": _llm_record(plan.llm),
-        })
-        try:
-            asyncio.run(_run(plan, run_dir, writer))
-        except KeyboardInterrupt:
-            interrupted = True
-        writer.emit("run_end", {"status": "interrupted" if interrupted else "complete"})
-    return interrupted
+    stopped_by: str | None = None
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        with EventWriter(run_dir.events) as writer:
+            stopped_by = _write(plan, run_dir, writer)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return stopped_by
+
+
+def _write(plan: OrgRunPlan, run_dir: RunDir, writer: EventWriter) -> str | None:
+    writer.emit("run_start", {
+        "kind": "org", "task": plan.task.name, "task_kind": plan.task.kind, "total": plan.task.total,
+        "agents": plan.agents, "seeds": plan.seeds,
+        "conditions": [{"name": c.name, "structure": c.structure, "mode": c.mode, "organization": c.org.to_json()}
+                       for c in plan.conditions],
+        "llm": _llm_record(plan.llm),
+    })
+    stopped_by: str | None = None
+    try:
+        asyncio.run(_run(plan, run_dir, writer))
+    except KeyboardInterrupt as exc:
+        stopped_by = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
+    writer.emit("run_end", {"status": "interrupted" if stopped_by else "complete", **({"signal": stopped_by} if stopped_by else {})})
+    return stopped_by
 
 
 def _llm_record(settings: Any) -> dict[str, Any] | None:
