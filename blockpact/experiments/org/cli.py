@@ -19,7 +19,7 @@ from blockpact.experiments.rundir import default_run_root
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     org = subparsers.add_parser("org", help="organizations of hourglass agents (S-Agents)",
-                                description="Organizations of hourglass agents on the simulator.")
+                                description="Organizations of hourglass agents on the simulator or a live server.")
     org_sub = org.add_subparsers(dest="org_command", metavar="COMMAND", required=True)
     run = org_sub.add_parser("run", help="run an organization on a task and print S-Agents metrics",
                              description="Run an organization on a task (built-in: " + ", ".join(task_names()) + ").")
@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--mode", default="async", type=_modes,
                      help=f"collaboration mode: {', '.join(MODES)}, or a comma-separated list (default async)")
     run.add_argument("--agents", choices=("scripted", "llm"), default="scripted", help="(default scripted)")
+    run.add_argument("--backend", choices=("sim", "minecraft"), default="sim",
+                     help="the simulator, or bots on the embedded Minecraft server started for the run (default sim)")
     run.add_argument("--amount", type=int, help="items to collect (collect tasks)")
     run.add_argument("--seeds", type=int, default=1, help="number of seeds (default 1)")
     run.add_argument("--latency-scale", type=float, default=1.0, metavar="K",
@@ -104,7 +106,7 @@ def run_org_command(args: argparse.Namespace) -> int:
     from blockpact.agents.hourglass.settings import hourglass_settings
 
     latency = hourglass_settings().latency.scaled(args.latency_scale)
-    plan = OrgRunPlan(task, conditions_of(structures, args.mode), args.agents, args.seeds, out, llm, latency)
+    plan = OrgRunPlan(task, conditions_of(structures, args.mode), args.agents, args.seeds, out, llm, latency, args.backend)
     stopped_by = run_org(plan)
     metrics = build_org_outputs(RunDir.existing(out))
     print(summary_table(metrics))

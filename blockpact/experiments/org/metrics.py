@@ -95,6 +95,8 @@ def org_metrics(run: OrgRun) -> dict[str, Any]:
         "kind": "org",
         "task": run.config.get("task"),
         "agents": run.config.get("agents"),
+        "backend": run.config.get("backend", "sim"),
+        "clock": "wall" if run.config.get("backend") == "minecraft" else "simulated",
         "llm": run.config.get("llm"),
         "seeds": seeds,
         "status": run.status,

@@ -36,9 +36,11 @@ def build_org_outputs(run_dir: RunDir) -> dict[str, Any]:
 def summary_table(metrics: dict[str, Any]) -> str:
     """What `blockpact org run` and `blockpact report` print for an organization run."""
     label = "scripted agents (no LLM)" if metrics["agents"] == "scripted" else "LLM agents"
-    lines = [f"{metrics['task']}: {len(metrics['conditions'])} condition(s) x {metrics['seeds']} seed(s), {label}, "
+    backend = " on the embedded Minecraft server" if metrics.get("backend") == "minecraft" else ""
+    lines = [f"{metrics['task']}{backend}: {len(metrics['conditions'])} condition(s) x {metrics['seeds']} seed(s), {label}, "
              f"run {metrics['status']}",
-             f"  {'condition':<16} {'success':<16} {'time to completion (sim. min)':<40} {'LLM calls':<28} {'messages':<28} seeds"]
+             f"  {'condition':<16} {'success':<16} {'time to completion (' + ('wall' if metrics.get('clock') == 'wall' else 'sim.') + ' min)':<40} "
+             f"{'LLM calls':<28} {'messages':<28} seeds"]
     for name, c in metrics["conditions"].items():
         seeds = f"{c['seeds_completed']}/{c['seeds_planned']}" + (f" ({c['seeds_failed']} failed)" if c["seeds_failed"] else "")
         lines.append(f"  {name:<16} {success_text(c):<16} {stat_text(c['time_cost_min']):<40} "

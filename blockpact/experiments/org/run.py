@@ -46,6 +46,7 @@ class OrgRunPlan:
     out: Path
     llm: LLMSettings | None = None
     latency: LatencyModel | None = None  # None: hourglass.toml's [latency]
+    backend: str = "sim"  # sim | minecraft (the embedded server, started for the run)
 
 
 def conditions_of(structures: list[tuple[str, Organization]], modes: list[str]) -> tuple[Condition, ...]:
@@ -66,7 +67,27 @@ def failure_cause(exc: BaseException) -> str:
     return "internal"
 
 
+def _live_worlds() -> tuple[Any, Any]:
+    """The embedded server's worlds, each wrapped for asynchronous agents; and the backend to stop."""
+    import sys
+
+    from blockpact.bridge.live_agents import LiveAgents
+    from blockpact.bridge.live_world import LiveWorlds
+
+    live = LiveWorlds(announce=lambda line: print(line, file=sys.stderr, flush=True))
+    return (lambda spec, seed: LiveAgents(live(spec, seed))), live
+
+
 async def _run(plan: OrgRunPlan, run_dir: RunDir, writer: EventWriter) -> None:
+    worlds, live = _live_worlds() if plan.backend == "minecraft" else (None, None)
+    try:
+        await _run_conditions(plan, run_dir, writer, worlds)
+    finally:
+        if live is not None:
+            await live.aclose()
+
+
+async def _run_conditions(plan: OrgRunPlan, run_dir: RunDir, writer: EventWriter, worlds: Any) -> None:
     client = None
     if plan.llm is not None:
         from blockpact.agents.llm.client import LLMClient
@@ -78,7 +99,7 @@ async def _run(plan: OrgRunPlan, run_dir: RunDir, writer: EventWriter) -> None:
                 coords = Coords(condition=condition.name, seed=seed)
                 try:
                     await run_episode(plan.task, condition.org, condition.mode, seed, llm=client, writer=writer,
-                                      coords=coords, latency=plan.latency)
+                                      coords=coords, latency=plan.latency, worlds=worlds)
                 except (KeyboardInterrupt, asyncio.CancelledError):
                     raise
                 except Exception as exc:  # noqa: BLE001 - recorded with its cause; the run goes on
@@ -113,7 +134,7 @@ def run_org(plan: OrgRunPlan) -> str | None:
 def _write(plan: OrgRunPlan, run_dir: RunDir, writer: EventWriter) -> str | None:
     writer.emit("run_start", {
         "kind": "org", "task": plan.task.name, "task_kind": plan.task.kind, "total": plan.task.total,
-        "agents": plan.agents, "seeds": plan.seeds,
+        "agents": plan.agents, "seeds": plan.seeds, "backend": plan.backend,
         "conditions": [{"name": c.name, "structure": c.structure, "mode": c.mode, "organization": c.org.to_json()}
                        for c in plan.conditions],
         "llm": _llm_record(plan.llm),

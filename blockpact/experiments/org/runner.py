@@ -6,6 +6,7 @@ the world for success (or a stall) and records time cost.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from blockpact.bridge.sim_body import SimWorld
 from blockpact.experiments.org.settings import org_settings
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.worlds.events import Event
+from blockpact.worlds.spec import WorldSpec
 
 if TYPE_CHECKING:
     from blockpact.agents.llm.client import LLMClient
@@ -122,11 +124,14 @@ async def run_episode(
     coords: Coords = Coords(),
     think_seconds: float | None = None,
     latency: LatencyModel | None = None,
+    worlds: Callable[[WorldSpec, int], Any] | None = None,
 ) -> EpisodeResult:
+    """One episode; `worlds(spec, seed)` makes the world (default the simulator's `SimWorld`; a live
+    server's through `blockpact.bridge.live_agents.LiveAgents`)."""
     role_of = roles(org)
     workers = [a for a in org.agents if role_of[a].works]
     spec = task.world_for(org.agents, workers)
-    world = SimWorld(spec, seed=seed)
+    world = (worlds or SimWorld)(spec, seed)
     referee = Referee(task, world)
     emit = (lambda kind, data: writer.emit(kind, data, coords)) if writer is not None else None
     messages: list[Message] = []
