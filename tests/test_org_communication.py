@@ -124,3 +124,17 @@ def test_a_seed_is_one_trajectory_and_seeds_differ_by_the_models_jitter() -> Non
     c, _ = episode("toa", seed=4, latency=jittery)
     assert a.time_cost_min == b.time_cost_min and a.think_seconds == b.think_seconds
     assert c.think_seconds != a.think_seconds
+
+
+def test_an_overhearing_subscription_reads_messages_for_others() -> None:
+    from blockpact.agents.pool import InProcessPool
+
+    async def scenario() -> tuple[int, int]:
+        async with InProcessPool() as pool:
+            plain = pool.subscribe("W2")
+            overhearing = pool.subscribe("W3", overhear=True)
+            await pool.publish("Leader", "W1", "command", {"text": "collect 3 oak_log"})
+            await pool.publish("W3", "Leader", "report", {"text": "mine"})  # its own message is not read back
+            return plain.pending(), overhearing.pending()
+
+    assert asyncio.run(scenario()) == (0, 1)
