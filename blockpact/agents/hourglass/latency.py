@@ -73,8 +73,10 @@ class LatencyModel:
 
     def scaled(self, k: float) -> LatencyModel:
         """Every call `k` times as long (a slower model, longer replies); messages unchanged."""
-        if k <= 0:
-            raise UserError(f"a latency scale must be positive, got {k:g}")
+        if k < 0 or math.isnan(k):
+            raise UserError(f"a latency scale must be 0 or more, got {k:g}")
+        if k == 0:
+            return replace(LatencyModel.fixed(0.0, self.message_seconds), source=f"{self.source}; calls x0 (no time)")
         if k == 1:
             return self
         return replace(self, first_token_seconds=self.first_token_seconds * k,
