@@ -33,3 +33,52 @@ def test_a_tree_collects_logs_on_the_embedded_server(tmp_path: Path, capsys) -> 
         pass
     else:
         raise AssertionError(f"the embedded server (pid {pid}) outlived the run")
+
+
+def test_agents_in_separate_processes_share_a_live_server_through_a_broker(tmp_path: Path) -> None:
+    """`blockpact agent --server`: a leader and two workers, each its own process with its own bot on
+    one server (`blockpact server --world forest`), talking only through the MQTT pool."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from blockpact.agents.broker import LocalBroker
+
+    blockpact = [sys.executable, "-m", "blockpact.cli"]
+    server = subprocess.Popen([*blockpact, "server", "--world", "forest", "--port", "0"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    agents: list[subprocess.Popen] = []
+    try:
+        address = None
+        deadline = time.monotonic() + 90
+        while address is None and time.monotonic() < deadline:
+            line = server.stdout.readline()  # type: ignore[union-attr]
+            if not line:
+                break
+            found = re.search(r"server \(flying-squid\) at (127\.0\.0\.1:\d+)", line)
+            address = found.group(1) if found else None
+        assert address is not None, "the server did not come up"
+        with LocalBroker() as broker:
+            url = f"{broker.url}/live-org"
+            common = ["--world", "collect-logs", "--broker", url, "--server", address, "--latency-scale", "0.1",
+                      "--idle-timeout", "60"]
+            agents = [subprocess.Popen([*blockpact, "agent", "--role", "leader", "--name", "Leader", "--amount", "4",
+                                        "--workers", "W1,W2", *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+            agents += [subprocess.Popen([*blockpact, "agent", "--role", "worker", "--name", w, *common],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in ("W1", "W2")]
+            outputs = [a.communicate(timeout=180) for a in agents]
+    finally:
+        for process in [*agents, server]:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT if process is server else signal.SIGKILL)
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+    assert [a.returncode for a in agents] == [0, 0, 0], outputs
+    leader, w1, w2 = (out for out, _ in outputs)
+    assert "Leader (leader, scripted, bot on" in leader and "objective met" in leader
+    for worker in (w1, w2):
+        assert "stopped by a stop message" in worker and "'oak_log': 2" in worker

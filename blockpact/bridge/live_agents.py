@@ -139,3 +139,54 @@ class LiveAgents:
 
     async def close(self) -> None:
         await self.world.close()
+
+
+class BotSession:
+    """One agent's own bot on a server it shares with agents in other processes (`blockpact agent
+    --server`): wall-clock time from the session's start, live.toml's program budget; `stop` ends
+    it (later calls raise `EpisodeOver`)."""
+
+    def __init__(self, body: Any, player: str) -> None:
+        self.body = body
+        self.player = player
+        self.stopped: str | None = None
+        self._start = asyncio.get_running_loop().time()
+        self._woken = asyncio.Event()
+
+    @property
+    def now(self) -> float:
+        return asyncio.get_running_loop().time() - self._start
+
+    def observe(self) -> dict[str, Any]:
+        return self.body.observe()
+
+    def _check(self) -> None:
+        if self.stopped is not None:
+            raise EpisodeOver()
+
+    def stop(self, reason: str) -> None:
+        if self.stopped is None:
+            self.stopped = reason
+            with contextlib.suppress(Exception):
+                self.body.cancel(reason)
+            self._woken.set()
+
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
+        self._check()
+        limit = float(live_settings()["bots"]["program_budget"]) if budget is None else float(budget)
+        return await self.body.run(source, skills=skills, budget=limit)
+
+    async def sleep(self, seconds: float) -> None:
+        self._check()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._woken.wait(), timeout=max(0.0, seconds))
+        self._check()
+
+    async def wait_message(self, inbox: Any, timeout: float, *, simulated: bool = True) -> Any | None:
+        self._check()
+        try:
+            return await inbox.get(timeout)
+        except TimeoutError:
+            return None
+        finally:
+            self._check()

@@ -54,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     agent.add_argument("--mode", choices=MODES, default="async")
     agent.add_argument("--seed", type=int, default=0)
     agent.add_argument("--idle-timeout", type=float, default=60.0, help="wall seconds without a message before giving up (default 60)")
+    agent.add_argument("--latency-scale", type=float, default=1.0, metavar="K",
+                       help="every LLM call takes K times the latency model's time (default 1)")
+    agent.add_argument("--server", metavar="HOST:PORT",
+                       help="play with a mineflayer bot on this server (its world built, e.g. by `blockpact server --world forest`) "
+                            "instead of a simulated copy of the task world")
     agent.set_defaults(handler=run_agent_command)
 
 
@@ -129,6 +134,7 @@ def run_agent_command(args: argparse.Namespace) -> int:
     if args.role == "leader" and not workers:
         raise UserError("a leader needs --workers NAME,NAME,...")
     summary = run_remote_agent(task, args.role, args.name, args.broker, leader=args.leader, workers=workers,
-                               mode=args.mode, seed=args.seed, idle_timeout=args.idle_timeout)
+                               mode=args.mode, seed=args.seed, idle_timeout=args.idle_timeout, server=args.server,
+                               latency_scale=args.latency_scale)
     print(summary)
     return 0
