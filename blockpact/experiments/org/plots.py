@@ -36,7 +36,7 @@ def _time_to_completion(metrics: dict[str, Any], path: Path) -> None:
         top = max([*times, t["ci95"][1] if t["ci95"] else 0.0, 0.0])
         ax.annotate(f"{ok}/{c['seeds_planned']}", (i, top), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=7)
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("simulated minutes to completion")
+    ax.set_ylabel(f"{metrics.get('clock', 'simulated')} minutes to completion")
     ax.set_title("time to completion (mean, 95% CI, seeds; n/N succeeded)", fontsize=9)
     _save(fig, path)
 
@@ -45,11 +45,13 @@ def _per_agent(metrics: dict[str, Any], key: str, ylabel: str, path: Path) -> No
     plt = _pyplot()
     names = list(metrics["conditions"])
     agents = sorted({a for c in metrics["conditions"].values() for a in c[key]})
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.5 * len(agents) * len(names) / 2 + 2), 3.6))
+    fig, ax = plt.subplots(figsize=(min(12.0, max(5.0, 0.25 * len(agents) * len(names) + 2)), 3.6))
     width = 0.8 / max(1, len(names))
+    colours = plt.get_cmap("tab20" if len(names) > 10 else "tab10").colors
     for k, name in enumerate(names):
         values = metrics["conditions"][name][key]
-        ax.bar([i + k * width for i in range(len(agents))], [values.get(a, 0) for a in agents], width, label=name)
+        ax.bar([i + k * width for i in range(len(agents))], [values.get(a, 0) for a in agents], width, label=name,
+               color=colours[k % len(colours)])
     ax.set_xticks([i + width * (len(names) - 1) / 2 for i in range(len(agents))], agents)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=7, ncol=2)
@@ -59,7 +61,7 @@ def _per_agent(metrics: dict[str, Any], key: str, ylabel: str, path: Path) -> No
 def _progress(run: OrgRun, metrics: dict[str, Any], path: Path) -> None:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colours = plt.get_cmap("tab20" if len(metrics["conditions"]) > 10 else "tab10").colors
     for k, name in enumerate(metrics["conditions"]):
         for j, episode in enumerate(run.of_condition(name)):
             if len(episode.progress) < 2:
@@ -67,7 +69,7 @@ def _progress(run: OrgRun, metrics: dict[str, Any], path: Path) -> None:
             times = [t / 60 for t, _ in episode.progress]
             ax.step(times, [u for _, u in episode.progress], where="post", color=colours[k % len(colours)],
                     alpha=0.7, linewidth=1, label=name if j == 0 else None)
-    ax.set_xlabel("simulated minutes")
+    ax.set_xlabel(f"{metrics.get('clock', 'simulated')} minutes")
     ax.set_ylabel("task units done")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7, ncol=2)
