@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--slow-attempts", type=int, default=3, help="tries a slow action needs")
     parser.add_argument("--modes", nargs="+", default=["async", "rounds", "relay"])
     parser.add_argument("--think", type=float, nargs="+", default=[0.0, 2.0, 30.0],
-                        help="simulated seconds an LLM call takes (hourglass.toml llm.think_seconds)")
+                        help="simulated seconds every LLM call takes (a fixed latency model instead of hourglass.toml [latency])")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     bound_calls, chains = critical_path(args.amount, args.weights, args.slow_attempts)

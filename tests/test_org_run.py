@@ -94,12 +94,14 @@ def test_cli_writes_the_run_directory(tmp_path: Path, capsys) -> None:
     out = tmp_path / "run"
     assert main(["org", "run", "collect-logs", "--amount", "9", "--workers", "3", "--mode", "async", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "time cost" in printed and "mean prompt times" in printed and "scripted" in printed
+    assert "time to completion" in printed and "LLM calls" in printed and "scripted" in printed
     metrics = json.loads((out / "metrics.json").read_text())
-    assert metrics["success"] is True and isinstance(metrics["time_cost_min"], float)
-    assert isinstance(metrics["mean_prompt_times"], float) and metrics["agents"] == "scripted"
+    condition = metrics["conditions"]["toa-async"]
+    assert metrics["success"] is True and isinstance(condition["time_cost_min"]["mean"], float)
+    assert isinstance(condition["mean_prompt_times"]["mean"], float) and metrics["agents"] == "scripted"
     kinds = [e.kind for e in read_events(out / "events.jsonl").events]
-    assert kinds.count("message") == metrics["runs"][0]["messages"] and "world" in kinds and "hourglass" in kinds
+    assert kinds.count("message") == condition["runs"][0]["messages"] and "world" in kinds and "hourglass" in kinds
+    assert (out / "report.html").is_file() and (out / "plots" / "time_to_completion.png").is_file()
 
 
 def test_cli_reports_in_degree_violations_and_command_cycles(tmp_path: Path, capsys) -> None:
@@ -111,7 +113,7 @@ def test_cli_reports_in_degree_violations_and_command_cycles(tmp_path: Path, cap
     cyclic.write_text('structure = "graph"\nagents = ["Lead", "A", "B"]\n[commands]\nLead = ["A", "B"]\nA = ["B"]\nB = ["A"]\n')
     assert main(["org", "run", "collect-logs", "--amount", "4", "--org", str(cyclic), "--out", str(tmp_path / "y")]) == 0
     printed = capsys.readouterr().out
-    assert "Command cycles: A -> B -> A" in printed and "success            True" in printed
+    assert "Command cycles: A -> B -> A" in printed and "cyclic-async     100%" in printed
 
 
 def test_llm_agents_complete_an_org_run_against_the_local_stub(tmp_path: Path, capsys) -> None:
@@ -122,9 +124,10 @@ def test_llm_agents_complete_an_org_run_against_the_local_stub(tmp_path: Path, c
     assert code == 0, capsys.readouterr()
     metrics = json.loads((tmp_path / "llm" / "metrics.json").read_text())
     assert metrics["agents"] == "llm" and metrics["success"] is True
-    answered = metrics["llm_tokens"]["calls"]  # a call still thinking when the task was done is cancelled
-    assert 0 < answered <= calls and metrics["llm_tokens"]["prompt"] > 0
-    assert metrics["mean_prompt_times"] == pytest.approx(answered / 4)  # each answered call counted for its agent
+    condition = metrics["conditions"]["toa-async"]
+    answered = condition["llm_tokens"]["calls"]  # a call still thinking when the task was done is cancelled
+    assert 0 < answered <= calls and condition["llm_tokens"]["prompt_tokens"] > 0
+    assert condition["mean_prompt_times"]["mean"] == pytest.approx(answered / 4)  # each answered call counted for its agent
     transcript = (tmp_path / "llm" / "transcripts" / "llm.jsonl").read_text().splitlines()
     assert len(transcript) == answered
 
@@ -151,3 +154,9 @@ def test_a_worker_in_its_own_process_is_commanded_through_a_broker() -> None:
     assert "Leader (leader, scripted): objective met" in lead_out
     assert worker.returncode == 0, err
     assert "W1 (worker, scripted): stopped by a stop message" in out and "'oak_log': 4" in out
+
+
+def test_a_solo_agent_builds_the_shelter_one_job_at_a_time() -> None:
+    # Stage 2 gives the one agent both the walls and the door: the second waits for the first.
+    result, _ = episode("shelter", None, structure="solo")
+    assert result.success and result.progress == [55, 55]

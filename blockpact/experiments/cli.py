@@ -161,6 +161,14 @@ def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: E
 
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = RunDir.existing(args.dir)
+    from blockpact.experiments.org.outputs import is_org_run
+
+    if is_org_run(run_dir):  # `blockpact org run` directories have their own outputs
+        from blockpact.experiments.org.outputs import build_org_outputs, summary_table
+
+        print(summary_table(build_org_outputs(run_dir)))
+        print(f"report: {run_dir.report}")
+        return 0
     outputs = build_outputs(run_dir)
     print_summary(Console(), outputs, run_dir)
     return 0

@@ -58,7 +58,8 @@ class HourglassAgent:
         self.label = label  # "scripted" | "llm"
         self.emit = emit or (lambda kind, data: None)
         self.remote = remote  # the commander is in another process: wait in wall time
-        self.inbox: Subscription = pool.subscribe(self.name)
+        self.inbox: Subscription = pool.subscribe(self.name, overhear=mind.role.overhears)
+        self.heard: list[str] = []  # every message perceived, as "sender: text"
         self.on_cycle = on_cycle or (lambda now: None)  # e.g. the referee's stall check
         self._held: list[Incoming] = []
         self._seen: set[str] = set()  # ids of messages already perceived
@@ -91,11 +92,12 @@ class HourglassAgent:
     async def run(self, session: Any) -> dict[str, Any]:
         """The controller: cycles until the objective is met (root) or a stop message (others)."""
         settings = hourglass_settings()
-        if self.counter.thinker is not None:
-            self.counter.thinker.session = session
+        self.counter.clock.session = session
         while not (self.mind.finished or self.mind.stopped):
             self.on_cycle(session.now)
-            perception = Perception(session.now, session.observe(), tuple(await self._read_inbox()))
+            incoming = tuple(await self._read_inbox())
+            self.heard += [f"{m.sender}: {m.text}" for m in incoming]
+            perception = Perception(session.now, session.observe(), incoming, tuple(self.heard[-settings.message_lines:]))
             own_acted = self.mind.own is not None and not self.mind.own.judged
             progress = UNKNOWN
             if own_acted:
@@ -114,6 +116,7 @@ class HourglassAgent:
             self.mind.maybe_start_round()
             await self._send_outbox()
             if self.mind.finished:
+                await self.counter.clock.message("system", ALL)
                 await self.pool.publish(self.name, ALL, "system", msg.stop("the objective is met"))
                 break
             if self.mind.stopped:
@@ -155,4 +158,5 @@ class HourglassAgent:
                 self._event("violation", text=violation)
                 self.mind.withdraw(action.body.get("job"))
                 continue
+            await self.counter.clock.message(action.message_kind or "chat", to)
             await self.pool.publish(self.name, to, action.message_kind or "chat", action.body or action.text)

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.hourglass.agent import Emit, HourglassAgent
 from blockpact.agents.hourglass.execution import ScriptedExecutor
+from blockpact.agents.hourglass.latency import LatencyModel, Thinker
 from blockpact.agents.hourglass.mind import Mind, Role
+from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.hourglass.stages import PromptCounter, ScriptedActionPlanner, ScriptedMonitor, ScriptedTaskPlanner
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.pool import MessagePool
@@ -31,17 +33,23 @@ def make_agent(
     remote: bool = False,
     on_cycle: Callable[[float], None] | None = None,
     think_seconds: float | None = None,
+    latency: LatencyModel | None = None,
+    seed: int = 0,
 ) -> HourglassAgent:
+    """`latency`: how long LLM calls and messages take (default hourglass.toml [latency]);
+    `think_seconds`: instead, every call takes exactly that long and messages nothing."""
     data = mcdata.load(spec.mc_version)
-    counter = PromptCounter()
+    if think_seconds is not None:
+        latency = LatencyModel.fixed(think_seconds)
+    counter = PromptCounter(Thinker(latency or hourglass_settings().latency, role.name, seed, emit))
     mind = Mind(role, mode, known_inventories)
     stages: tuple[Any, Any, Any, Any]
     if llm is None:
-        stages = (ScriptedMonitor(counter), ScriptedTaskPlanner(data, counter),
+        stages = (ScriptedMonitor(counter), ScriptedTaskPlanner(data, counter, spec.description),
                   ScriptedActionPlanner(spec, data, counter), ScriptedExecutor())
     else:
         from blockpact.agents.hourglass.llm_stages import llm_stages
 
-        stages = llm_stages(llm, counter, role, org, spec, data, think_seconds)
+        stages = llm_stages(llm, counter, role, org, spec, data)
     return HourglassAgent(mind, org, pool, *stages, counter, label="scripted" if llm is None else "llm",
                           emit=emit, remote=remote, on_cycle=on_cycle)

@@ -37,28 +37,31 @@ STATUSES = ("success", "fail", "unknown")
 
 
 class CountingLLM:
-    """The run's client as one agent uses it: counts the agent's calls (its prompt times), and makes
-    each call take `think_seconds` of simulated time. The request is sent at once and the agent
-    sleeps on the clock meanwhile, so other agents act and their own calls overlap in wall time;
-    a reply still missing when the agent wakes is awaited with the clock stopped, so the simulated
-    trajectory does not depend on how fast the endpoint answers."""
+    """The run's client as one agent uses it: counts the agent's calls (its prompt times) and spends
+    the latency model's time on them (`Thinker`). The request goes out at once and the agent sleeps
+    the prompt part on the clock meanwhile, so other agents act and their calls overlap in wall time;
+    the reply is then awaited with the clock stopped (the trajectory does not depend on how fast the
+    endpoint answers), and the completion part is slept on its real token count."""
 
-    def __init__(self, client: LLMClient, counter: PromptCounter, think_seconds: float | None = None) -> None:
+    def __init__(self, client: LLMClient, counter: PromptCounter) -> None:
         self.client = client
         self.counter = counter
-        self.session: Any = None  # set by the agent when its controller starts
-        self.think_seconds = hourglass_settings().think_seconds if think_seconds is None else think_seconds
 
     async def complete(self, role: str, messages: Any, **overrides: Any) -> Completion:
+        clock = self.counter.clock
+        estimate = clock.model.tokens(sum(len(str(m.get("content", ""))) for m in messages))
+        factor = clock.factor()
         request = asyncio.ensure_future(self.client.complete(role, messages, **overrides))
         request.add_done_callback(lambda done: None if done.cancelled() or done.exception() else self.counter.count())
-        if self.session is not None and self.think_seconds > 0:
-            try:
-                await self.session.sleep(self.think_seconds)
-            except BaseException:  # the episode ended while thinking: the reply is not wanted
-                request.cancel()
-                raise
-        return await request
+        try:
+            before = await clock.before_reply(role, estimate, factor)
+        except BaseException:  # the episode ended while thinking: the reply is not wanted
+            request.cancel()
+            raise
+        completion = await request
+        await clock.after_reply(role, completion.usage.prompt_tokens or estimate, completion.usage.completion_tokens,
+                                factor, before)
+        return completion
 
 
 class StageError(Exception):
@@ -258,9 +261,8 @@ class LLMActionPlanner:
 
 
 def llm_stages(client: LLMClient, counter: PromptCounter, role: Role, org: Organization, spec: WorldSpec,
-               data: MinecraftData, think_seconds: float | None = None) -> tuple[Any, Any, Any, Any]:
-    llm = CountingLLM(client, counter, think_seconds)
-    counter.thinker = llm
+               data: MinecraftData) -> tuple[Any, Any, Any, Any]:
+    llm = CountingLLM(client, counter)
     loop = VoyagerLoop(LLMActionAgent(llm, role.name, spec), Critic(llm),  # type: ignore[arg-type]
                        attempts=hourglass_settings().action_attempts)
     executor = VoyagerExecutor(loop, ActionContext(player=role.name, world=spec, task=""))

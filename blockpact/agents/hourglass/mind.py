@@ -32,6 +32,8 @@ class Role:
     subordinates: tuple[str, ...]
     works: bool
     team: dict[str, tuple[str, ...]]
+    sequential: bool = False  # a chain link: its own share first, then the rest goes down the chain
+    overhears: bool = False  # a graph member: reads every message in the pool, not only its own
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class Mind:
         self.problems: list[str] = []
         self.last_failure = ""
         self.orders: deque[Job] = deque()  # jobs commanded while busy with another
+        self.kept: Counter[str] = Counter()  # items delivered for own finished collect jobs: not to be used up
 
     # -- objective ------------------------------------------------------------------------------
     def child(self, job: Job, parent_id: str) -> Job:
@@ -147,6 +150,8 @@ class Mind:
         me = self.role.name
         self.inventories[me] = dict(inventory)
         for item in incoming:
+            if not item.message.is_for(me):
+                continue  # overheard: read (it costs its reader time), not acted on
             if item.problem:
                 self.problems.append(f"message from {item.sender}: {item.problem}")
                 continue
@@ -192,6 +197,8 @@ class Mind:
     def _finished_job(self, member: str, job: Job, units: int) -> None:
         self.open.pop(job.id, None)
         self.successes[member] += 1
+        if member == self.role.name and job.verb == COLLECT:
+            self.kept[job.item] += units
         base = self.parent_of(job.id)
         self.stage_left[base] = max(0, self.stage_left.get(base, 0) - units)
 
@@ -255,6 +262,11 @@ class Mind:
             if self.open or self.own is not None or not self.pending:
                 return []
             return [self.pending.popleft()]
+        me = self.role.name
+        if self.role.sequential and (self.own is not None or any(m == me for m, _ in self.pending)):
+            own = [(m, j) for m, j in self.pending if m == me]  # the rest goes down the chain once this is done
+            self.pending = deque((m, j) for m, j in self.pending if m != me)
+            return own
         out = list(self.pending)
         self.pending.clear()
         return out

@@ -9,14 +9,17 @@ commands; an own job becomes its prerequisite chain (see `prerequisites`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from blockpact.agents.hourglass import messages as msg
 from blockpact.agents.hourglass.execution import Action, ActionOutcome
+from blockpact.agents.hourglass.latency import LatencyModel, Thinker, system_prompt_chars
 from blockpact.agents.hourglass.messages import Incoming
 from blockpact.agents.hourglass.mind import UNKNOWN, Mind, Progress, TaskPlan
 from blockpact.agents.hourglass.prerequisites import NoWayToMake, PrerequisitePlanner, Step
+from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.org.jobs import COLLECT, Job, split
 from blockpact.worlds.mcdata import MinecraftData
 from blockpact.worlds.spec import WorldSpec
@@ -29,6 +32,7 @@ class Perception:
     time: float
     observation: dict[str, Any]
     messages: tuple[Incoming, ...]
+    context: tuple[str, ...] = ()  # the conversation the agent remembers (its last perceived messages)
 
     @property
     def inventory(self) -> dict[str, int]:
@@ -85,19 +89,37 @@ class ScriptedMonitor:
         self.counter = counter
 
     async def assess(self, mind: Mind, perception: Perception) -> Progress:
-        self.counter.count()
-        return own_progress(mind, perception)
+        progress = own_progress(mind, perception)
+        own = mind.own
+        facts = f"{own.job.text() if own else ''} {own.last.action.text if own and own.last else ''} {perception.inventory}"
+        await self.counter.decide("monitor", system_prompt_chars("monitor") + len(facts),
+                                  len(json.dumps({"status": progress.status, "reason": progress.reason})))
+        return progress
 
 
 class PromptCounter:
-    """Decisions an agent's stages took: one per scripted stage consulted, one per LLM call."""
+    """An agent's LLM calls (prompt times) and the simulated time they take: real calls for LLM
+    agents, modelled ones for scripted agents (one per stage decision an LLM stage would take)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Thinker | None = None) -> None:
         self.n = 0
-        self.thinker: Any = None  # an LLM agent's client, which needs the session to think on the clock
+        self.clock = clock or Thinker(LatencyModel.fixed(0.0), "?", 0)
 
     def count(self, k: int = 1) -> None:
         self.n += k
+
+    async def decide(self, stage: str, prompt_chars: int, completion_chars: int) -> None:
+        """A scripted stage's decision, as long as an LLM call of that size would take."""
+        self.count()
+        await self.clock.call(stage, prompt_chars, completion_chars)
+
+
+def context_chars(mind: Mind, perception: Perception, world: str) -> int:
+    """What a planner prompt holds besides its system prompt: the world, the objective and plan,
+    the team, and the conversation the agent remembers."""
+    team = sum(len(m) + 60 + 12 * len(agents) for m, agents in mind.role.team.items())
+    return (len(world) + len(mind.objective) + sum(len(j.text()) + 4 for stage in mind.stages for j in stage) + team
+            + sum(len(line) + 1 for line in perception.context) + 20 * len(perception.inventory))
 
 
 def share_out(mind: Mind, data: MinecraftData) -> list[tuple[str, Job]]:
@@ -134,15 +156,18 @@ def share_out(mind: Mind, data: MinecraftData) -> list[tuple[str, Job]]:
 
 
 class ScriptedTaskPlanner:
-    def __init__(self, data: MinecraftData, counter: PromptCounter) -> None:
+    def __init__(self, data: MinecraftData, counter: PromptCounter, world: str = "") -> None:
         self.data = data
         self.counter = counter
+        self.world = world
 
     async def plan(self, mind: Mind, perception: Perception, progress: Progress) -> TaskPlan:
-        self.counter.count()
+        prompt = system_prompt_chars("task_planner") + context_chars(mind, perception, self.world)
         mind.absorb(list(perception.messages), progress, perception.inventory)
         mind.assign(share_out(mind, self.data))
-        return plan_of(mind)
+        plan = plan_of(mind)
+        await self.counter.decide("task_planner", prompt, len(json.dumps(plan.to_json())))
+        return plan
 
 
 def plan_of(mind: Mind) -> TaskPlan:
@@ -167,15 +192,24 @@ class ScriptedActionPlanner:
         self.counter = counter
 
     async def todo(self, mind: Mind, perception: Perception, plan: TaskPlan) -> list[Action]:
-        self.counter.count()
+        if plan.assignments:  # an LLM action planner is asked only when there is something to plan
+            todo = [f"inform {m} to {j.text()}" if m != mind.role.name else j.text() for m, j in plan.assignments]
+            prompt = system_prompt_chars("action_planner") + len(plan.task_at_hand) + sum(map(len, todo)) \
+                + 20 * (len(perception.inventory) + len(perception.observation.get("nearby_blocks", {})))
+            await self.counter.decide("action_planner", prompt, len(json.dumps({"todo": todo})) + 40 * len(todo))
         actions = []
+        own_begun = False
         for member, job in plan.assignments:
             if member != mind.role.name:
                 mind.sent(member, job)
                 actions.append(inform(member, job))
                 continue
+            if own_begun:  # one own job at a time: the next waits for a later cycle
+                mind.pending.append((member, job))
+                continue
+            own_begun = True
             try:
-                steps = self.steps(job, perception)
+                steps = self.steps(job, perception, mind.kept)
             except NoWayToMake as exc:
                 mind.begin_own(job, held(perception.inventory, job.item), [])
                 mind.record(ActionOutcome(Action("act", job.text()), False, str(exc), None))
@@ -183,8 +217,27 @@ class ScriptedActionPlanner:
             mind.begin_own(job, held(perception.inventory, job.item), [Action("act", s.text(), step=s) for s in steps])
         return actions
 
-    def steps(self, job: Job, perception: Perception) -> list[Step]:
-        planner = PrerequisitePlanner(self.spec, self.data, perception.inventory, perception.observation.get("nearby_blocks", {}))
+    def steps(self, job: Job, perception: Perception, kept: dict[str, int] | None = None) -> list[Step]:
+        """The job's steps; `kept` items (delivered for earlier jobs) count as not held, so tools are
+        made from newly gathered material rather than from what the team already counts."""
+        kept = kept or {}
+        usable = {k: v - kept.get(k, 0) for k, v in perception.inventory.items() if v - kept.get(k, 0) > 0}
+        planner = PrerequisitePlanner(self.spec, self.data, usable, perception.observation.get("nearby_blocks", {}))
         if job.verb == COLLECT:
-            return planner.chain(job.item, job.count, gain=True)
-        return [*planner.chain(job.item, job.count, gain=False), Step("place", job.item, job.count, positions=job.positions)]
+            return chunked(planner.chain(job.item, job.count, gain=True))
+        return [*chunked(planner.chain(job.item, job.count, gain=False)), Step("place", job.item, job.count, positions=job.positions)]
+
+
+def chunked(steps: list[Step]) -> list[Step]:
+    """Mine steps cut into todo items of at most `scripted.mine_chunk` blocks."""
+    chunk = hourglass_settings().mine_chunk
+    out: list[Step] = []
+    for step in steps:
+        if step.action != "mine" or step.count <= chunk:
+            out.append(step)
+            continue
+        left = step.count
+        while left > 0:
+            out.append(replace(step, count=min(chunk, left)))
+            left -= chunk
+    return out

@@ -1,9 +1,11 @@
 """Who leads, who works: an organization's command graph read as hourglass roles.
 
-Tree and chain: an agent commands its successors; an agent with a commander works itself (a chain's
-middle agents do their share and pass the rest on); the root of a tree or chain only leads. Graph:
+Tree and chain: an agent commands its successors; an agent with a commander works itself; the root
+of a tree or chain only leads. A chain's middle agents do their share first and then pass the rest
+on (S-Agents' chain: work proceeds link after link, and plans and reports travel hop by hop). Graph:
 everyone may command everyone, but only the designated leader (the first agent) delegates; the
-others are workers, who never delegate. Solo: the one agent does everything.
+others are workers, who never delegate; every member reads every message in the pool. Solo: the
+one agent does everything.
 """
 
 from __future__ import annotations
@@ -48,5 +50,6 @@ def roles(org: Organization) -> dict[str, Role]:
         commanders = list(graph.predecessors(agent))
         members = ([agent] if works[agent] else []) + list(subordinates)
         team = {m: tuple(a for a in [m, *sorted(nx.descendants(graph, m) if m != agent else ())] if works[a]) for m in members}
-        result[agent] = Role(agent, commanders[0] if commanders else None, subordinates, works[agent], team)
+        result[agent] = Role(agent, commanders[0] if commanders else None, subordinates, works[agent], team,
+                             sequential=org.kind == "chain", overhears=org.kind == "graph")
     return result

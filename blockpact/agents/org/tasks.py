@@ -1,8 +1,10 @@
 """Built-in organization tasks (S-Agents), written as data files in `tasks/`: what to achieve, on
 which world, what the agents start with, and how success is checked on the world state.
 
-A collect task succeeds when the agents' inventories hold `amount` of the item in total; a build
-task when every cell of every part holds its block. Parts are built stage by stage.
+A collect task succeeds when the agents' inventories hold `amount` of the item in total (or, with an
+`[task.items]` table, that many of every listed item: sub-tasks of uneven size that may depend on
+each other through tools, e.g. iron needs a stone pickaxe); a build task when every cell of every
+part holds its block. Parts are built stage by stage.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ class Task:
     world: str  # a built-in world name or a world file path
     kind: str  # collect | build
     description: str
-    item: str | None = None  # collect
-    amount: int = 0  # collect
+    item: str | None = None  # collect: the first (or only) item
+    amount: int = 0  # collect: items in all
+    items: tuple[tuple[str, int], ...] = ()  # collect: (item, amount) of every item
     parts: tuple[Part, ...] = ()  # build
     start: tuple[dict[str, int], ...] = ()  # starting items of the working agents, in turn
 
@@ -52,15 +55,16 @@ class Task:
     def stages(self) -> list[list[Job]]:
         """The long-term plan: jobs per stage, in order (one job per part)."""
         if self.kind == "collect":
-            assert self.item is not None
-            return [[Job(f"{self.name}", COLLECT, self.item, self.amount)]]
+            if len(self.items) == 1:
+                return [[Job(f"{self.name}", COLLECT, self.items[0][0], self.items[0][1])]]
+            return [[Job(f"{self.name}:{item}", COLLECT, item, n) for item, n in self.items]]
         numbers = sorted({p.stage for p in self.parts})
         return [[Job(p.name, PLACE, p.block, len(p.cells), p.cells) for p in self.parts if p.stage == n] for n in numbers]
 
     def progress(self, state: WorldState) -> int:
         """Units done: items held (collect) or cells built (build)."""
         if self.kind == "collect":
-            return min(self.amount, sum(inv.get(self.item, 0) for inv in state.inventories.values()))  # type: ignore[arg-type]
+            return self.held_total(state.inventories)
         return sum(1 for p in self.parts for c in p.cells if state.block_at(c) == p.block)
 
     @property
@@ -71,8 +75,12 @@ class Task:
         return self.progress(state) >= self.total
 
     def held_total(self, inventories: dict[str, dict[str, int]]) -> int:
-        """What reported inventories say about a collect task (for agents that see no shared world)."""
-        return sum(inv.get(self.item or "", 0) for inv in inventories.values())
+        """Units of a collect task the inventories hold (each item counted up to its amount)."""
+        return sum(min(n, sum(inv.get(item, 0) for inv in inventories.values())) for item, n in self.items)
+
+    def counted(self, inventory: dict[str, int]) -> int:
+        """The task items one inventory holds (collect tasks)."""
+        return sum(int(inventory.get(item, 0)) for item, _ in self.items)
 
     # -- the world ------------------------------------------------------------------------------
     def start_inventories(self, workers: list[str]) -> dict[str, dict[str, int]]:
@@ -134,7 +142,7 @@ def _task_from(raw: dict[str, Any], source: str, amount: int | None) -> Task:
     if not isinstance(table, dict):
         raise TaskError(f"{source}: missing [task] table")
     where = f"{source}: task"
-    unknown = sorted(set(table) - {"name", "world", "kind", "item", "amount", "description", "parts", "start"})
+    unknown = sorted(set(table) - {"name", "world", "kind", "item", "amount", "items", "description", "parts", "start"})
     if unknown:
         raise TaskError(f"{where}: unknown keys {', '.join(unknown)}")
     kind = _want(table, "kind", str, where)
@@ -149,12 +157,23 @@ def _task_from(raw: dict[str, Any], source: str, amount: int | None) -> Task:
         "kind": kind,
         "start": tuple(dict(s) for s in start),
     }
+    if kind == "collect" and "items" in table:
+        items = table["items"]
+        if "item" in table or "amount" in table or not isinstance(items, dict) or not items or not all(
+                isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in items.values()):
+            raise TaskError(f"{where}.items: expected a table of item = positive count (and no item/amount next to it)")
+        if amount is not None:
+            raise TaskError(f"--amount applies to one-item collect tasks only, not to {common['name']} ({', '.join(items)})")
+        pairs = tuple((str(k), int(v)) for k, v in items.items())
+        return Task(**common, description=_want(table, "description", str, where), item=pairs[0][0],
+                    amount=sum(n for _, n in pairs), items=pairs)
     if kind == "collect":
         n = amount if amount is not None else _want(table, "amount", int, where)
         if n < 1:
             raise TaskError(f"amount must be a positive number of items, got {n}")
         text = Template(_want(table, "description", str, where)).safe_substitute(amount=n)
-        return Task(**common, description=text, item=_want(table, "item", str, where), amount=n)
+        item = _want(table, "item", str, where)
+        return Task(**common, description=text, item=item, amount=n, items=((item, n),))
     if amount is not None:
         raise TaskError(f"--amount applies to collect tasks only, not to {common['name']}")
     parts = table.get("parts")

@@ -30,17 +30,18 @@ class PoolError(UserError):
 class Subscription:
     """Messages for one agent (and its teams) from the moment it subscribed; `async for` over it."""
 
-    def __init__(self, agent: str, teams: frozenset[str], include_own: bool) -> None:
+    def __init__(self, agent: str, teams: frozenset[str], include_own: bool, overhear: bool = False) -> None:
         self.agent = agent
         self.teams = teams
         self.include_own = include_own
+        self.overhear = overhear  # every message, whoever it is for (a graph of agents reads everything)
         self._queue: asyncio.Queue[Message | None] = asyncio.Queue()
         self._closed = False
 
     def wants(self, message: Message) -> bool:
         if message.sender == self.agent and not self.include_own:
             return False
-        return message.is_for(self.agent, self.teams)
+        return self.overhear or message.is_for(self.agent, self.teams)
 
     def _put(self, message: Message | None) -> None:
         if not self._closed:
@@ -105,12 +106,13 @@ class MessagePool:
         self._check_usable()
         return message
 
-    def subscribe(self, agent: str, teams: Iterable[str] = (), *, include_own: bool = False) -> Subscription:
-        """Messages addressed to `agent` (by name, through one of `teams`, or to all) from now on."""
+    def subscribe(self, agent: str, teams: Iterable[str] = (), *, include_own: bool = False, overhear: bool = False) -> Subscription:
+        """Messages addressed to `agent` (by name, through one of `teams`, or to all) from now on;
+        with `overhear`, every message in the pool."""
         self._check_usable()
         check_name(agent, "agent")
         team_set = frozenset(check_name(t, "team") for t in teams)
-        subscription = Subscription(agent, team_set, include_own)
+        subscription = Subscription(agent, team_set, include_own, overhear)
         self._subscriptions.append(subscription)
         self._set_member(agent, team_set)
         self._announce_member(agent, team_set)

@@ -4,6 +4,7 @@ hourglass agent as its own process, talking through a broker)."""
 from __future__ import annotations
 
 import argparse
+import sys
 import tomllib
 from pathlib import Path
 
@@ -18,18 +19,24 @@ from blockpact.experiments.rundir import default_run_root
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     org = subparsers.add_parser("org", help="organizations of hourglass agents (S-Agents)",
-                                description="Organizations of hourglass agents on the simulator.")
+                                description="Organizations of hourglass agents on the simulator or a live server.")
     org_sub = org.add_subparsers(dest="org_command", metavar="COMMAND", required=True)
     run = org_sub.add_parser("run", help="run an organization on a task and print S-Agents metrics",
                              description="Run an organization on a task (built-in: " + ", ".join(task_names()) + ").")
     run.add_argument("task", help="built-in task name or a task .toml file")
-    run.add_argument("--structure", default="toa", choices=sorted(KINDS), help="toa (tree), coa (chain), goa (graph) or solo (default toa)")
+    run.add_argument("--structure", default="toa", type=_structures,
+                     help="toa (tree), coa (chain), goa (graph), solo, or a comma-separated list of them (default toa)")
     run.add_argument("--org", type=Path, metavar="FILE", help="organization TOML (structure, agents, [commands]) instead of --structure/--workers")
     run.add_argument("--workers", type=int, default=3, help="workers under the leader (default 3)")
-    run.add_argument("--mode", choices=MODES, default="async", help="collaboration mode (default async)")
+    run.add_argument("--mode", default="async", type=_modes,
+                     help=f"collaboration mode: {', '.join(MODES)}, or a comma-separated list (default async)")
     run.add_argument("--agents", choices=("scripted", "llm"), default="scripted", help="(default scripted)")
+    run.add_argument("--backend", choices=("sim", "minecraft"), default="sim",
+                     help="the simulator, or bots on the embedded Minecraft server started for the run (default sim)")
     run.add_argument("--amount", type=int, help="items to collect (collect tasks)")
     run.add_argument("--seeds", type=int, default=1, help="number of seeds (default 1)")
+    run.add_argument("--latency-scale", type=float, default=1.0, metavar="K",
+                     help="every LLM call takes K times the latency model's time (hourglass.toml [latency]; default 1)")
     run.add_argument("--out", type=Path, help="run directory (default runs/org-<task>-<time>/)")
     add_llm_arguments(run)
     run.set_defaults(handler=run_org_command)
@@ -47,27 +54,53 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     agent.add_argument("--mode", choices=MODES, default="async")
     agent.add_argument("--seed", type=int, default=0)
     agent.add_argument("--idle-timeout", type=float, default=60.0, help="wall seconds without a message before giving up (default 60)")
+    agent.add_argument("--latency-scale", type=float, default=1.0, metavar="K",
+                       help="every LLM call takes K times the latency model's time (default 1)")
+    agent.add_argument("--server", metavar="HOST:PORT",
+                       help="play with a mineflayer bot on this server (its world built, e.g. by `blockpact server --world forest`) "
+                            "instead of a simulated copy of the task world")
     agent.set_defaults(handler=run_agent_command)
 
 
-def _organization(args: argparse.Namespace) -> tuple[Organization, str]:
+def _listed(text: str, allowed: list[str], what: str) -> list[str]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    bad = [t for t in items if t not in allowed]
+    if not items or bad:
+        raise argparse.ArgumentTypeError(f"unknown {what} {', '.join(bad) or repr(text)}: use {', '.join(allowed)} (comma-separated)")
+    if len(set(items)) != len(items):
+        raise argparse.ArgumentTypeError(f"{what} listed twice in {text!r}")
+    return items
+
+
+def _structures(text: str) -> list[str]:
+    return _listed(text, sorted(KINDS), "structure")
+
+
+def _modes(text: str) -> list[str]:
+    return _listed(text, list(MODES), "mode")
+
+
+def _organizations(args: argparse.Namespace) -> list[tuple[str, Organization]]:
     if args.org is None:
-        return organization(args.structure, args.workers), args.structure
+        return [(s, organization(s, args.workers)) for s in args.structure]
     try:
         spec = tomllib.loads(args.org.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise UserError(f"{args.org}: {exc}") from None
-    return structure_from_spec(spec, str(args.org)), args.org.stem
+    return [(args.org.stem, structure_from_spec(spec, str(args.org)))]
 
 
 def run_org_command(args: argparse.Namespace) -> int:
-    from blockpact.experiments.org.run import OrgRunPlan, metrics_table, run_org
+    from blockpact.experiments.org.outputs import build_org_outputs, summary_table
+    from blockpact.experiments.org.run import OrgRunPlan, conditions_of, run_org
+    from blockpact.experiments.rundir import RunDir
 
     if args.seeds < 1:
         raise UserError("--seeds must be at least 1")
     task = load_task(args.task, args.amount)
-    org, structure = _organization(args)
-    print(f"organization: {org.describe()}")
+    structures = _organizations(args)
+    for name, org in structures:
+        print(f"organization {name}: {org.describe()}")
     llm = None
     if args.agents == "llm":
         llm = settings_from_args(args)
@@ -75,10 +108,21 @@ def run_org_command(args: argparse.Namespace) -> int:
             raise UserError(f"--agents llm needs an LLM endpoint: {problem} (see `blockpact llm check`), "
                             "or run the scripted agents (--agents scripted)")
     out = args.out or default_run_root(f"org-{task.name}")
-    plan = OrgRunPlan(task, org, structure, args.mode, args.agents, args.seeds, out, llm)
-    metrics = run_org(plan)
-    print(metrics_table(metrics))
-    print(f"run directory: {out}")
+    from blockpact.agents.hourglass.settings import hourglass_settings
+
+    latency = hourglass_settings().latency.scaled(args.latency_scale)
+    plan = OrgRunPlan(task, conditions_of(structures, args.mode), args.agents, args.seeds, out, llm, latency, args.backend)
+    stopped_by = run_org(plan)
+    metrics = build_org_outputs(RunDir.existing(out))
+    print(summary_table(metrics))
+    print(f"report: {out / 'report.html'}")
+    if stopped_by is not None:
+        print(f"blockpact: interrupted ({stopped_by}); the report covers what finished", file=sys.stderr)
+        return 143 if stopped_by == "SIGTERM" else 130
+    failed = {cause for c in metrics["conditions"].values() for cause in c["failures"]}
+    if failed:
+        print(f"blockpact: some seeds failed ({', '.join(sorted(failed))}); see the report", file=sys.stderr)
+        return 4
     return 0 if metrics["success"] else 3
 
 
@@ -90,6 +134,7 @@ def run_agent_command(args: argparse.Namespace) -> int:
     if args.role == "leader" and not workers:
         raise UserError("a leader needs --workers NAME,NAME,...")
     summary = run_remote_agent(task, args.role, args.name, args.broker, leader=args.leader, workers=workers,
-                               mode=args.mode, seed=args.seed, idle_timeout=args.idle_timeout)
+                               mode=args.mode, seed=args.seed, idle_timeout=args.idle_timeout, server=args.server,
+                               latency_scale=args.latency_scale)
     print(summary)
     return 0

@@ -6,10 +6,13 @@ the world for success (or a stall) and records time cost.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.hourglass.factory import make_agent
+from blockpact.agents.hourglass.latency import LatencyModel
+from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.org.roles import leader_of, roles
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.org.tasks import Task
@@ -18,6 +21,7 @@ from blockpact.bridge.sim_body import SimWorld
 from blockpact.experiments.org.settings import org_settings
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.worlds.events import Event
+from blockpact.worlds.spec import WorldSpec
 
 if TYPE_CHECKING:
     from blockpact.agents.llm.client import LLMClient
@@ -39,10 +43,28 @@ class Referee:
         self.failed_attempts = 0
         self.success_time: float | None = None
         self.stalled = False
+        self.targets = {c: p.block for p in task.parts for c in p.cells}  # build tasks: cell -> block
+        self.built_by: dict[tuple[int, int, int], str] = {}  # cell -> who placed its block last
+
+    def items_per_agent(self, agents: list[str]) -> dict[str, int]:
+        """What each agent contributed: the task's item it holds (collect) or the task cells holding
+        their block that it placed (build)."""
+        state = self.world.sim.state
+        if self.task.kind == "collect":
+            return {a: self.task.counted(state.inventories.get(a, {})) for a in agents}
+        placed = {a: 0 for a in agents}
+        for cell, agent in self.built_by.items():
+            if state.block_at(cell) == self.targets[cell] and agent in placed:
+                placed[agent] += 1
+        return placed
 
     def on_event(self, event: Event) -> None:
         if event.kind == "program_end" and not event.data.get("success") and self.world.stopped is None:
             self.failed_attempts += 1
+        if event.kind == "block" and event.agent is not None:
+            cell = tuple(event.data.get("pos", ()))
+            if self.targets.get(cell) == event.data.get("new"):  # type: ignore[call-overload]
+                self.built_by[cell] = event.agent  # type: ignore[index]
         if event.kind in ("block", "inventory", "give", "craft") or event.kind.startswith("program"):
             progress = self.task.progress(self.world.sim.state)
             if progress > self.best:
@@ -74,6 +96,9 @@ class EpisodeResult:
     progress: list[int]
     violations: list[str] = field(default_factory=list)
     llm: dict[str, Any] = field(default_factory=dict)
+    items_per_agent: dict[str, int] = field(default_factory=dict)
+    messages_per_agent: dict[str, int] = field(default_factory=dict)
+    think_seconds: dict[str, float] = field(default_factory=dict)  # simulated seconds each agent spent on LLM calls
 
     @property
     def mean_prompt_times(self) -> float:
@@ -84,7 +109,8 @@ class EpisodeResult:
                 "mean_prompt_times": self.mean_prompt_times, "prompt_times": self.prompt_times,
                 "messages": self.messages, "failed_attempts": self.failed_attempts, "stalled": self.stalled,
                 "sim_minutes": self.sim_minutes, "wall_seconds": self.wall_seconds, "progress": self.progress,
-                "violations": self.violations, "llm": self.llm}
+                "violations": self.violations, "llm": self.llm, "items_per_agent": self.items_per_agent,
+                "messages_per_agent": self.messages_per_agent, "think_seconds": self.think_seconds}
 
 
 async def run_episode(
@@ -97,18 +123,23 @@ async def run_episode(
     writer: EventWriter | None = None,
     coords: Coords = Coords(),
     think_seconds: float | None = None,
+    latency: LatencyModel | None = None,
+    worlds: Callable[[WorldSpec, int], Any] | None = None,
 ) -> EpisodeResult:
+    """One episode; `worlds(spec, seed)` makes the world (default the simulator's `SimWorld`; a live
+    server's through `blockpact.bridge.live_agents.LiveAgents`)."""
     role_of = roles(org)
     workers = [a for a in org.agents if role_of[a].works]
     spec = task.world_for(org.agents, workers)
-    world = SimWorld(spec, seed=seed)
+    world = (worlds or SimWorld)(spec, seed)
     referee = Referee(task, world)
     emit = (lambda kind, data: writer.emit(kind, data, coords)) if writer is not None else None
     messages: list[Message] = []
 
     def on_message(message: Message) -> None:
         messages.append(message)
-        world.wake(org.agents if ALL in message.recipients else list(message.recipients))
+        overhearing = [a for a in org.agents if role_of[a].overhears]
+        world.wake(org.agents if ALL in message.recipients else sorted({*message.recipients, *overhearing}))
         if emit is not None:
             emit("message", message.to_json())
 
@@ -121,15 +152,19 @@ async def run_episode(
     pool = InProcessPool(clock=lambda: world.sim.now)
     pool.listeners.append(on_message)
     known = task.start_inventories(workers)
+    model = LatencyModel.fixed(think_seconds) if think_seconds is not None else (latency or hourglass_settings().latency)
     started = time.monotonic()
+    llm_before = llm.accounting.total() if llm is not None else None
     if emit is not None:
         emit("org_start", {"task": task.name, "description": task.description, "organization": org.to_json(),
                            "describe": org.describe(), "mode": mode, "leader": leader_of(org),
-                           "agents": "scripted" if llm is None else "llm", "total": task.total})
+                           "agents": "scripted" if llm is None else "llm", "total": task.total, "item": task.item,
+                           "items": dict(task.items),
+                           "cells": [[list(c), p.block] for p in task.parts for c in p.cells], "latency": model.to_json()})
     try:
         async with pool:
             agents = {a: make_agent(role_of[a], org, mode, pool, spec, known, llm=llm, emit=emit, on_cycle=referee.check,
-                                 think_seconds=think_seconds)
+                                    think_seconds=think_seconds, latency=model, seed=seed)
                       for a in org.agents}
             leader = leader_of(org)
             agents[leader].mind.set_objective(task.description, task.stages(), None, None)
@@ -150,7 +185,14 @@ async def run_episode(
         wall_seconds=round(time.monotonic() - started, 3),
         progress=[task.progress(world.sim.state), task.total],
         violations=[v for a in org.agents for v in agents[a].violations],
+        items_per_agent=referee.items_per_agent(org.agents),
+        messages_per_agent={a: sum(1 for m in messages if m.sender == a) for a in org.agents},
+        think_seconds={a: round(agents[a].counter.clock.spent, 3) for a in org.agents},
     )
+    if llm is not None and llm_before is not None:
+        after = llm.accounting.total()
+        result.llm = {"calls": after.calls - llm_before.calls, "prompt_tokens": after.prompt_tokens - llm_before.prompt_tokens,
+                      "completion_tokens": after.completion_tokens - llm_before.completion_tokens}
     if emit is not None:
         emit("org_end", result.to_json())
     return result

@@ -1,0 +1,92 @@
+"""PNG figures of an organization run, drawn from its metrics and records: time to completion per
+condition (mean, 95% interval, every seed), items and messages per agent per condition, and task
+progress over simulated time (every seed of every condition)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from blockpact.experiments.org.records import OrgRun
+from blockpact.experiments.plots import Plot, _pyplot
+from blockpact.experiments.settings import run_settings
+
+
+def _save(fig: Any, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=run_settings()["plots"]["dpi"], metadata={"Software": None})
+    _pyplot().close(fig)
+
+
+def _time_to_completion(metrics: dict[str, Any], path: Path) -> None:
+    plt = _pyplot()
+    names = list(metrics["conditions"])
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(names) + 2), 3.6))
+    for i, name in enumerate(names):
+        c = metrics["conditions"][name]
+        t = c["time_cost_min"]
+        if t["mean"] is not None:
+            ax.bar(i, t["mean"], color="#8fb3d9", width=0.6)
+            if t["ci95"] is not None:
+                ax.errorbar(i, t["mean"], yerr=[[t["mean"] - t["ci95"][0]], [t["ci95"][1] - t["mean"]]], color="black", capsize=4)
+        times = [r["time_cost_min"] for r in c["runs"] if r.get("success")]
+        ax.plot([i] * len(times), times, "o", color="#1f4e79", markersize=3)
+        ok = sum(1 for r in c["runs"] if r.get("success"))
+        top = max([*times, t["ci95"][1] if t["ci95"] else 0.0, 0.0])
+        ax.annotate(f"{ok}/{c['seeds_planned']}", (i, top), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=7)
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(f"{metrics.get('clock', 'simulated')} minutes to completion")
+    ax.set_title("time to completion (mean, 95% CI, seeds; n/N succeeded)", fontsize=9)
+    _save(fig, path)
+
+
+def _per_agent(metrics: dict[str, Any], key: str, ylabel: str, path: Path) -> None:
+    plt = _pyplot()
+    names = list(metrics["conditions"])
+    agents = sorted({a for c in metrics["conditions"].values() for a in c[key]})
+    fig, ax = plt.subplots(figsize=(min(12.0, max(5.0, 0.25 * len(agents) * len(names) + 2)), 3.6))
+    width = 0.8 / max(1, len(names))
+    colours = plt.get_cmap("tab20" if len(names) > 10 else "tab10").colors
+    for k, name in enumerate(names):
+        values = metrics["conditions"][name][key]
+        ax.bar([i + k * width for i in range(len(agents))], [values.get(a, 0) for a in agents], width, label=name,
+               color=colours[k % len(colours)])
+    ax.set_xticks([i + width * (len(names) - 1) / 2 for i in range(len(agents))], agents)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7, ncol=2)
+    _save(fig, path)
+
+
+def _progress(run: OrgRun, metrics: dict[str, Any], path: Path) -> None:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    colours = plt.get_cmap("tab20" if len(metrics["conditions"]) > 10 else "tab10").colors
+    for k, name in enumerate(metrics["conditions"]):
+        for j, episode in enumerate(run.of_condition(name)):
+            if len(episode.progress) < 2:
+                continue
+            times = [t / 60 for t, _ in episode.progress]
+            ax.step(times, [u for _, u in episode.progress], where="post", color=colours[k % len(colours)],
+                    alpha=0.7, linewidth=1, label=name if j == 0 else None)
+    ax.set_xlabel(f"{metrics.get('clock', 'simulated')} minutes")
+    ax.set_ylabel("task units done")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, ncol=2)
+    else:
+        ax.text(0.5, 0.5, "no progress recorded", transform=ax.transAxes, ha="center")
+    _save(fig, path)
+
+
+def write_org_plots(run: OrgRun, metrics: dict[str, Any], directory: Path) -> list[Plot]:
+    plots = [
+        Plot("time_to_completion", "Time to completion per condition", directory / "time_to_completion.png"),
+        Plot("items_per_agent", "Items (collect) or blocks placed (build) per agent, mean over seeds", directory / "items_per_agent.png"),
+        Plot("messages_per_agent", "Messages sent per agent, mean over seeds", directory / "messages_per_agent.png"),
+        Plot("progress", "Task progress over simulated time (every seed)", directory / "progress.png"),
+    ]
+    _time_to_completion(metrics, plots[0].path)
+    _per_agent(metrics, "items_per_agent", "items / blocks", plots[1].path)
+    _per_agent(metrics, "messages_per_agent", "messages sent", plots[2].path)
+    _progress(run, metrics, plots[3].path)
+    return plots
