@@ -51,6 +51,8 @@ class Runner {
 
   // options: { budgetMs, entry, skills: [source], runId }
   async run(source, options = {}) {
+    // A run already ended (cancelled) may still be stopping its body: wait for that, not fail.
+    while (this.#active?.done) await this.#active.result;
     if (this.#closed) throw new Error('runner is closed');
     if (this.#active) throw new Error(`runner is busy with run ${this.#active.id}`);
     if (typeof source !== 'string') throw new TypeError('source must be a string');
