@@ -35,12 +35,13 @@ EXPECTED = {
     "4_unawaited_calls.js": ("limit", "maxPendingCalls", r"^too many primitive calls in flight: 64 started and not finished \(limit maxPendingCalls = 64"),
     "5_chat_flood.js": ("limit", "maxChatMessages", r"^too many chat messages: over 200 in one program \(limit maxChatMessages\)$"),
     "6_typed_array.js": ("limit", "maxMessageBytes", r"arguments too large: over 1048576 bytes as JSON \(limit maxMessageBytes\)"),
-    "7_array_buffers.js": ("limit", "processMemoryMb", r"^out of memory: the Node process reached \d+ MB while this program ran \(limit processMemoryMb = 768\)$"),
+    "7_array_buffers.js": ("limit", "busyGrowthMb", r"^out of memory: the Node process grew by \d+ MB while this program computed without pausing \(limit busyGrowthMb = 256\)$"),
     "8_busy_loop.js": ("budget", "compute_budget_seconds", r"^timed out after 3 s of computing time"),
     "9_async_recursion.js": ("program", None, r"RangeError: Maximum call stack size exceeded"),
     "10_heap_growth.js": ("limit", "memoryMb", r"^out of memory: the program exceeded the sandbox heap limit of 128 MB \(limit memoryMb\)$"),
     "11_stepwise_buffers.js": ("limit", "memoryMb", r"^out of memory: the program holds over 128 MB of ArrayBuffer memory \(limit memoryMb\)$"),
     "12_unawaited_chat.js": ("limit", "maxChatMessages", r"^too many chat messages: over 200"),
+    "13_one_huge_buffer.js": ("limit", "busyGrowthMb", r"^out of memory: the Node process grew by \d+ MB"),
 }
 
 
@@ -183,3 +184,15 @@ def _node_pids() -> list[int]:
         if re.search(r"^Name:\s+node$", text, re.M) and re.search(rf"^PPid:\s+{me}$", text, re.M):
             pids.append(int(status.parent.name))
     return pids
+
+
+def test_the_documented_limits_are_the_runner_s_own_defaults() -> None:
+    """primitives.toml [limits] is what the bodies configure; the runner's defaults (for Node callers) agree."""
+    from blockpact.bridge.runtime import JS_DIR
+    from blockpact.skills.reference import sandbox_limits
+
+    config_js = JS_DIR / "sandbox" / "config.js"
+    done = subprocess.run(["node", "-e", f"console.log(JSON.stringify(require({str(config_js)!r}).DEFAULTS))"],
+                          capture_output=True, text=True, timeout=30, check=True)
+    defaults = __import__("json").loads(done.stdout)
+    assert {k: defaults[k] for k in sandbox_limits()} == sandbox_limits()

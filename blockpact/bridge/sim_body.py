@@ -45,7 +45,7 @@ from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.runtime import BridgeBroken, NodeRuntime, runtime
 from blockpact.config import defaults
 from blockpact.errors import UserError
-from blockpact.skills.reference import SKILLS_DIR, primitives, runner_bot_calls, runner_queries
+from blockpact.skills.reference import SKILLS_DIR, primitives, runner_bot_calls, runner_queries, sandbox_limits
 from blockpact.worlds.clock import EpisodeOver
 from blockpact.worlds.events import Event
 from blockpact.worlds.primitives import AgentAPI, PrimitiveError
@@ -570,7 +570,6 @@ class SimBody:
         if self._node is not None and not self._node.alive:
             self._host = None  # it lived in a runtime that is gone
         if self._host is None:
-            programs = defaults()["programs"]
             config = {
                 "mcVersion": self.world.spec.mc_version,
                 "primitives": list(primitives()),
@@ -579,8 +578,7 @@ class SimBody:
                 "botCalls": runner_bot_calls(),
                 "budgetClock": "compute",  # see the module docstring: budgets independent of load
                 "prelude": SIM_PRELUDE_JS.read_text(),
-                "memoryMb": int(programs["sandbox_memory_mb"]),
-                "processMemoryMb": int(programs["node_memory_mb"]),
+                **sandbox_limits(),
                 "defaultBudgetMs": int(round(self.world.compute_budget * 1000)),
                 "stallCheck": True,  # nothing but a primitive can wake a program here: none pending = stalled
             }

@@ -25,7 +25,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const DEFAULTS = Object.freeze({
   memoryMb: 128, // worker old-generation heap cap; also the cap on its ArrayBuffer (external) memory
   youngMemoryMb: 16, // worker young-generation (semi-space) cap
-  processMemoryMb: 768, // the whole Node process (resident set): past it, the worker that is filling it is ended
+  busyGrowthMb: 256, // the Node process may grow this much while a program computes without pausing
   memoryCheckMs: 25, // how often memory is checked (worker reports and the process's resident set)
   maxMessageBytes: 1_048_576, // one primitive's arguments, one answer, the return value: bytes of JSON
   maxReturnDepth: 32, // nesting of the return value (Python's JSON reader stops near 1000)
@@ -118,4 +118,4 @@ function normalizeConfig(config = {}) {
   return out;
 }
 
-module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES };
+module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES, DEFAULTS };

@@ -1,35 +1,40 @@
 'use strict';
 // The Node process's own memory, watched from the main thread. A worker's heap is capped by
-// resourceLimits, and the worker measures its ArrayBuffer memory itself (worker.js), but a worker
+// resourceLimits and the worker measures its ArrayBuffer memory itself (worker.js), but a worker
 // filling ArrayBuffers in a loop that never yields cannot measure anything: only the process's
-// resident set shows it. Past `processMemoryMb`, the running workers that have not reported for a
-// while (busy, so possibly the one allocating) are ended; if every worker is reporting, the one
-// that reported the most memory is. One watcher per process, shared by all runners.
+// resident set shows it. Each running worker reports every `checkMs` while its loop is free; one
+// that has stopped reporting is computing without pause, and if the process grew by more than
+// `growthMb` since its last report, it is ended. A limit on growth, not on the total, so a process
+// holding many bots is not mistaken for a hostile one. One watcher per process, shared by all runners.
+//
+// What no watcher can stop: one native operation that fills gigabytes at once
+// (`new Uint8Array(4e9).fill(1)`) runs to its end before the worker can be terminated; the memory
+// is returned when the worker is ended right after.
 
-const workers = new Set(); // { lastAlive, outsideBytes, running, limitMb, checkMs, kill(reason) }
+const workers = new Set(); // { lastAlive, rssAtAlive, running, growthMb, checkMs, kill(reason) }
 let timer = null;
-let quietUntil = 0; // after ending a worker, its memory takes a moment to be returned
 
-function rssMb() {
-  return process.memoryUsage.rss() / 1_048_576;
-}
+const rssMb = () => process.memoryUsage.rss() / 1_048_576;
 
 function check() {
-  const running = [...workers].filter((w) => w.running);
-  if (running.length === 0) return;
-  const limitMb = Math.min(...running.map((w) => w.limitMb));
-  const used = rssMb();
-  if (used <= limitMb) return;
   const now = performance.now();
-  if (now < quietUntil) return;
-  const busy = running.filter((w) => now - w.lastAlive > 3 * w.checkMs);
-  const suspects = busy.length > 0 ? busy
-    : [running.reduce((a, b) => (b.outsideBytes > a.outsideBytes ? b : a))];
-  quietUntil = now + 500;
-  for (const w of suspects) {
-    w.kill(`out of memory: the Node process reached ${Math.round(used)} MB while this program ran `
-      + `(limit processMemoryMb = ${limitMb})`);
+  let used = null;
+  for (const w of workers) {
+    if (!w.running || now - w.lastAlive <= 3 * w.checkMs) continue;
+    used ??= rssMb();
+    const grown = used - w.rssAtAlive;
+    if (grown > w.growthMb) {
+      w.running = false;
+      w.kill(`out of memory: the Node process grew by ${Math.round(grown)} MB while this program computed without `
+        + `pausing (limit busyGrowthMb = ${w.growthMb})`);
+    }
   }
+}
+
+// A worker reported (its loop is free): growth is counted from here.
+function alive(entry) {
+  entry.lastAlive = performance.now();
+  entry.rssAtAlive = rssMb();
 }
 
 // entry: see `workers`; returns a function that stops watching it.
@@ -48,4 +53,4 @@ function watchWorker(entry) {
   };
 }
 
-module.exports = { watchWorker, rssMb };
+module.exports = { watchWorker, alive };

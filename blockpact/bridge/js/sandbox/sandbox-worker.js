@@ -5,7 +5,7 @@
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 const { openSyncChannel } = require('./sync-channel');
-const { watchWorker } = require('./memory-watch');
+const { watchWorker, alive } = require('./memory-watch');
 
 const WORKER_FILE = path.join(__dirname, 'worker.js');
 
@@ -59,8 +59,8 @@ class SandboxWorker {
   constructor(worker, sync, config) {
     this.#worker = worker;
     this.#sync = sync;
-    this.#watch = { lastAlive: performance.now(), outsideBytes: 0, running: false,
-      limitMb: config.processMemoryMb, checkMs: config.memoryCheckMs, kill: () => {} };
+    this.#watch = { lastAlive: 0, rssAtAlive: 0, running: false,
+      growthMb: config.busyGrowthMb, checkMs: config.memoryCheckMs, kill: () => {} };
     // Errors thrown after lockdown arrive as empty objects; the exit code and
     // Node's own ERR_WORKER_OUT_OF_MEMORY are what we can rely on.
     worker.on('error', (err) => { this.#lastError = err; });
@@ -72,14 +72,12 @@ class SandboxWorker {
   }
 
   #listen(handlers) {
-    this.#watch.kill = (error) => handlers.limit({ limit: 'processMemoryMb', error });
+    this.#watch.kill = (error) => handlers.limit({ limit: 'busyGrowthMb', error });
     this.#unwatch = watchWorker(this.#watch);
     this.#worker.on('message', (msg) => {
       if (msg.t === 'pong') this.#pongs.shift()?.();
-      else if (msg.t === 'alive') {
-        this.#watch.lastAlive = performance.now();
-        this.#watch.outsideBytes = msg.bytes;
-      } else handlers.message(msg);
+      else if (msg.t === 'alive') alive(this.#watch);
+      else handlers.message(msg);
     });
     this.#exited.then((code) => handlers.exit({ code, error: this.#lastError }));
   }
@@ -92,8 +90,8 @@ class SandboxWorker {
 
   // Whether a program runs in it now (the process memory watch only ends running workers).
   set running(value) {
+    alive(this.#watch);
     this.#watch.running = value;
-    this.#watch.lastAlive = performance.now();
   }
 
   get outOfMemory() {

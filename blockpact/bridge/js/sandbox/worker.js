@@ -188,7 +188,7 @@ function checkMemory() {
     parentPort.postMessage({ t: 'limit', run: run.id, limit: 'memoryMb',
       error: `out of memory: the program holds over ${config.memoryMb} MB of ArrayBuffer memory (limit memoryMb)` });
   }
-  parentPort.postMessage({ t: 'alive', bytes: outside });
+  parentPort.postMessage({ t: 'alive' });
 }
 setInterval(checkMemory, config.memoryCheckMs);
 
