@@ -127,6 +127,41 @@ def test_a_dead_node_runtime_fails_the_program_within_seconds_and_is_replaced() 
         runtime().close()
 
 
+def test_a_wedged_node_runtime_fails_the_program_and_is_replaced() -> None:
+    """Node's main thread stops answering (blocked): the run ends as a bridge failure within the compute
+    budget plus the grace period, and the next program runs on a new runtime."""
+    world = SimWorld(load_world(PARITY_WORLD), compute_budget=1)
+    body = world.body("Gizmo")
+
+    def block_node() -> None:
+        try:  # blocks Node's main thread for 40 s; this bridge call itself times out after 10 s
+            runtime().require("node:vm").runInThisContext("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40000)")
+        except Exception:
+            pass
+
+    async def scenario():
+        try:
+            await body.run(NORMAL)
+            pid = runtime().pid
+            threading.Timer(0.5, block_node).start()
+            started = time.monotonic()
+            wedged = await body.run("async function main(bot) {\n  for (;;) await bot.waitForTicks(1);\n}\n", budget=1e6)
+            took = time.monotonic() - started
+            return pid, wedged, took, await body.run(NORMAL)
+        finally:
+            await world.close()
+
+    pid, wedged, took, after = asyncio.run(scenario())
+    try:
+        assert wedged.failure == "bridge", (wedged.failure, wedged.error)
+        assert "did not report the end of program run" in wedged.error and "restarted" in wedged.error
+        assert took < 1 + 15, took
+        assert _gone(pid)
+        assert after.success, after.error
+    finally:
+        runtime().close()
+
+
 def test_cancelling_a_run_from_python_frees_the_body_in_node() -> None:
     world = SimWorld(load_world(PARITY_WORLD))
     body = world.body("Gizmo")

@@ -62,6 +62,8 @@ TICKS_PER_DAY = 24000
 QUERY_TIMEOUT_SECONDS = 30.0
 NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
 LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
+NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
+HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
 MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
 
 
@@ -315,10 +317,24 @@ class SimBody:
                 if node is None or not node.alive:
                     raise BridgeBroken(f"the Node runtime died during program run {run.id}") from None
                 owes_answer = bool(self._queue) or self._current is not None
-                if not owes_answer and loop.time() - run.last_exchange >= window:
-                    node.close()  # wedged: the next program gets a new runtime
-                    raise BridgeBroken(f"the Node runtime did not report the end of program run {run.id} within "
-                                       f"{window:g} s; it was restarted") from None
+                if owes_answer or loop.time() - run.last_exchange < window:
+                    continue
+                if loop.time() - run.last_exchange < HARD_WINDOW_FACTOR * window and await self._node_answers():
+                    continue  # a loaded machine: the program still computes inside its compute budget
+                node.close()  # wedged: the next program gets a new runtime
+                raise BridgeBroken(f"the Node runtime did not report the end of program run {run.id} within "
+                                   f"{loop.time() - run.last_exchange:.0f} s; it was restarted") from None
+
+    async def _node_answers(self) -> bool:
+        """Whether Node's main thread answers a ping within NODE_PING_SECONDS (asked from a worker thread:
+        the loop thread never blocks on a wedged runtime)."""
+        host = self._host
+        if host is None:
+            return False
+        try:
+            return bool(await asyncio.to_thread(host.ping, timeout=NODE_PING_SECONDS))
+        except Exception:  # timed out, or the bridge is gone
+            return False
 
     def _node_call(self, what: str, fn: Any, *args: Any) -> Any:
         node = self._node
@@ -638,7 +654,7 @@ class SimWorld:
             result = bodies[player].last_result
             if result is None:  # the body itself failed (e.g. the Node runtime died): say so
                 result = ProgramResult(player, False, outcome.error, None, None, observation=bodies[player].observe(),
-                                       duration=outcome.ended - outcome.started)
+                                       duration=outcome.ended - outcome.started, failure="bridge")
             results[player] = result
         return results
 
