@@ -231,3 +231,34 @@ def test_the_documented_limits_are_the_runner_s_own_defaults() -> None:
                           capture_output=True, text=True, timeout=30, check=True)
     defaults = __import__("json").loads(done.stdout)
     assert {k: defaults[k] for k in sandbox_limits()} == sandbox_limits()
+
+
+def test_a_live_world_notices_a_dead_runtime_within_seconds() -> None:
+    """A bot joining a server that never answers waits for its spawn timeout; if Node dies meanwhile, the wait
+    ends within seconds with BridgeBroken (no server needed: a socket that accepts and stays silent)."""
+    import socket
+
+    from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
+    from blockpact.bridge.runtime import BridgeBroken
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+
+    async def scenario():
+        world = MineflayerWorld(ServerAddress("127.0.0.1", silent.getsockname()[1]))
+        pid = runtime().pid
+        threading.Timer(1.0, os.kill, (pid, signal.SIGKILL)).start()
+        started = time.monotonic()
+        with pytest.raises(BridgeBroken, match="the Node runtime died while waiting for connect"):
+            await world.connect("Bot")
+        return pid, time.monotonic() - started
+
+    try:
+        pid, took = asyncio.run(scenario())
+    finally:
+        silent.close()
+    assert took < 4, took
+    assert _gone(pid)
+    assert runtime().pid != pid  # the next user gets a new runtime
+    runtime().close()

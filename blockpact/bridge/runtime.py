@@ -16,7 +16,9 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
+import time
 from functools import cache
 from pathlib import Path
 from types import FrameType
@@ -67,19 +69,17 @@ class _NodeDiagnostics:
         self.lines = 0
 
     def __call__(self, *parts: Any, **_: Any) -> None:
-        import sys
-        import time
-
+        text = " ".join(str(p) for p in parts).rstrip()
+        if not text.replace("[JSE]", "").strip():
+            return  # the blank lines between the bridge's messages
         now = time.monotonic()
         if now - self.window > 60:
             self.window, self.lines = now, 0
         self.lines += 1
         if self.lines <= NODE_LINES_PER_MINUTE:
-            text = " ".join(str(p) for p in parts).rstrip()
-            if text.replace("[JSE]", "").strip():
-                print(text, file=sys.stderr)
+            print(text, file=sys.stderr)
         elif self.lines == NODE_LINES_PER_MINUTE + 1:
-            print(f"[JSE] (more Node diagnostics this minute dropped)", file=sys.stderr)
+            print("[JSE] (more Node diagnostics this minute dropped)", file=sys.stderr)
 
 
 def _restart_bridge(javascript: Any) -> None:

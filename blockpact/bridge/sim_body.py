@@ -62,6 +62,7 @@ TICKS_PER_DAY = 24000
 QUERY_TIMEOUT_SECONDS = 30.0
 NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
 LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
+NODE_CALL_SECONDS = 5.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
 NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
 HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
 MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
@@ -211,6 +212,7 @@ class SimBody:
         self.api = world.sim.api(player)
         self._host: Any = None
         self._node: NodeRuntime | None = None  # the runtime self._host lives in
+        self._methods: dict[str, Any] = {}  # self._host's methods, as bridge proxies
         self._loop: asyncio.AbstractEventLoop | None = None
         self._run: _Run | None = None
         self._queue: deque[_Request] = deque()
@@ -284,7 +286,7 @@ class SimBody:
         run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
         try:
             options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms})
-            self._node_call("starting the program", host.start, run.id, source, options)
+            self._node_call("starting the program", "start", run.id, source, options)
             raw = await self._reported(run)
         except BridgeBroken as exc:
             raw = {"success": False, "error": str(exc), "kind": "bridge", "logs": []}
@@ -332,21 +334,24 @@ class SimBody:
         if host is None:
             return False
         try:
-            return bool(await asyncio.to_thread(host.ping, timeout=NODE_PING_SECONDS))
+            return bool(await asyncio.to_thread(self._methods["ping"], timeout=NODE_PING_SECONDS))
         except Exception:  # timed out, or the bridge is gone
             return False
 
-    def _node_call(self, what: str, fn: Any, *args: Any) -> Any:
+    def _node_call(self, what: str, method: str, *args: Any) -> Any:
+        """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS: the loop thread never waits longer
+        on a wedged runtime (the method proxies are fetched once, so no attribute lookup crosses the bridge)."""
         node = self._node
-        if node is None:
+        if node is None or self._host is None:
             raise BridgeBroken(f"no Node runtime ({what})")
-        return node.call(what, fn, *args)
+        fn = self._methods[method]
+        return node.call(what, lambda: fn(*args, timeout=NODE_CALL_SECONDS))
 
     def _cancel_in_node(self, run: _Run, reason: str) -> None:
         if self._host is None:
             return
         try:
-            self._node_call("cancelling the program", self._host.cancel, run.id, reason)
+            self._node_call("cancelling the program", "cancel", run.id, reason)
         except BridgeBroken:
             self._host = None
 
@@ -505,7 +510,7 @@ class SimBody:
         self._exchanged()
         if self._host is not None:
             try:
-                self._node_call("answering a primitive", self._host.settle, call_id, ok, payload)
+                self._node_call("answering a primitive", "settle", call_id, ok, payload)
             except BridgeBroken:
                 self._host = None  # the run's watch (_reported) reports it
 
@@ -601,6 +606,7 @@ class SimBody:
             node = runtime()
             module = node.require(SIM_HOST_JS)
             self._host = module.createSimHost(json.dumps(config), self._request, self._done)
+            self._methods = {name: getattr(self._host, name) for name in ("start", "settle", "cancel", "ping")}
             self._node = node
         return self._host
 
