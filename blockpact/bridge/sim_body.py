@@ -62,9 +62,10 @@ TICKS_PER_DAY = 24000
 QUERY_TIMEOUT_SECONDS = 30.0
 NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
 LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
-NODE_CALL_SECONDS = 5.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
+NODE_CALL_SECONDS = 10.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
 NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
 HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
+MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback) kept in a ProgramResult
 MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
 
 
@@ -194,6 +195,8 @@ class _Run:
     cancel_limit: str | None = None
     finished: bool = False
     last_exchange: float = 0.0  # loop time of the last request from Node or answer to it
+    instant: float = -1.0  # simulated time of the last primitive call, and how many calls were made at it
+    calls_at_instant: int = 0
 
 
 @dataclass
@@ -213,6 +216,7 @@ class SimBody:
         self._host: Any = None
         self._node: NodeRuntime | None = None  # the runtime self._host lives in
         self._methods: dict[str, Any] = {}  # self._host's methods, as bridge proxies
+        self._broken: str | None = None  # why the bridge failed while answering, for the run's watch
         self._loop: asyncio.AbstractEventLoop | None = None
         self._run: _Run | None = None
         self._queue: deque[_Request] = deque()
@@ -318,6 +322,10 @@ class SimBody:
             except TimeoutError:
                 if node is None or not node.alive:
                     raise BridgeBroken(f"the Node runtime died during program run {run.id}") from None
+                if self._broken is not None:
+                    broken, self._broken = self._broken, None
+                    node.close()  # its answers no longer arrive: the next program gets a new runtime
+                    raise BridgeBroken(f"{broken}; the runtime was restarted") from None
                 owes_answer = bool(self._queue) or self._current is not None
                 if owes_answer or loop.time() - run.last_exchange < window:
                     continue
@@ -373,6 +381,8 @@ class SimBody:
         elif error and line is not None and not error.startswith("SyntaxError"):
             error = f"{error} (program line {line})"
         chat = [e.data["message"] for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
+        if len(chat) > MAX_RESULT_CHAT:  # the event log keeps every line
+            chat = [*chat[:MAX_RESULT_CHAT], f"[{len(chat) - MAX_RESULT_CHAT} more chat lines in the event log]"]
         return ProgramResult(
             player=self.player,
             success=bool(raw.get("success")) and run.cancel_reason is None,
@@ -455,6 +465,7 @@ class SimBody:
     async def _execute(self, request: _Request) -> None:
         try:
             await self.world.sim.clock.sleep(self.player, 0)
+            self._count_call(request)
             value = await self._dispatch(request)
         except PrimitiveError as exc:
             self._settle(request.call_id, False, str(exc))
@@ -469,6 +480,21 @@ class SimBody:
             self._settle(request.call_id, False, f"internal error in {request.name}: {type(exc).__name__}: {exc}")
         else:
             self._settle(request.call_id, True, json.dumps(encode(value)))
+
+    def _count_call(self, request: _Request) -> None:
+        """Simulated time that never moves is no progress: a program repeating primitives that take no time
+        (e.g. mining a block that is not there) is stopped after max_calls_per_instant of them."""
+        run, now = self._run, self.world.sim.now
+        if run is None or request.name == "chat":  # chat has its own cap in the sandbox
+            return
+        if now != run.instant:
+            run.instant, run.calls_at_instant = now, 0
+        run.calls_at_instant += 1
+        if run.calls_at_instant > self.world.max_calls_per_instant:
+            reason = (f"stalled: {self.world.max_calls_per_instant} primitive calls without simulated time passing "
+                      f"(limit max_calls_per_instant; is the program retrying something that cannot succeed?)")
+            self._cancel(run, reason, "stalled", "max_calls_per_instant")
+            raise PrimitiveError(reason)
 
     async def _dispatch(self, request: _Request) -> Any:
         name = request.name
@@ -511,8 +537,9 @@ class SimBody:
         if self._host is not None:
             try:
                 self._node_call("answering a primitive", "settle", call_id, ok, payload)
-            except BridgeBroken:
-                self._host = None  # the run's watch (_reported) reports it
+            except BridgeBroken as exc:
+                self._host = None
+                self._broken = str(exc)  # the run's watch (_reported) reports it
 
     async def _answer_query(self, name: str, args_json: str) -> str:
         self._exchanged()
@@ -620,6 +647,7 @@ class SimWorld:
         programs = defaults()["programs"]
         self.sim_budget = float(programs["sim_budget_seconds"])
         self.compute_budget = float(programs["compute_budget_seconds"] if compute_budget is None else compute_budget)
+        self.max_calls_per_instant = int(programs["max_calls_per_instant"])
         if not self.compute_budget > 0:
             raise UserError(f"the compute budget must be a positive number of seconds, got {compute_budget}")
         self._bodies: dict[str, SimBody] = {}
