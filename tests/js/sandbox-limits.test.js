@@ -184,3 +184,16 @@ test('more: a host answer too large to send fails the call, not the process', as
   const ok = await runner.run('async function main(bot) { return 2; }', { budgetMs: 3000 });
   assert.equal(ok.returnValue, 2);
 });
+
+test('more: a huge error message is cut, a huge program is refused', async () => {
+  const thrown = await sim.run('async function main(bot) {\n  throw new Error("e".repeat(1e8));\n}', { budgetMs: 5000 });
+  assert.equal(thrown.success, false);
+  assert.equal(thrown.kind, 'program');
+  assert.ok(thrown.error.length < 2100, `${thrown.error.length} characters`);
+  assert.match(thrown.error, /^Error: e+…$/);
+  const big = await sim.run(`async function main(bot) {\n  return 1;\n}\n//${'c'.repeat(5e6)}`, { budgetMs: 5000 });
+  assert.equal(big.kind, 'limit');
+  assert.equal(big.limit, 'maxSourceBytes');
+  assert.match(big.error, /^program too large: its source and skills are \d+ bytes \(limit maxSourceBytes = 4194304\)$/);
+  assert.equal((await sim.run('async function main(bot) { return 3; }', { budgetMs: 5000 })).returnValue, 3);
+});

@@ -8,7 +8,7 @@ const { Vec3 } = require('vec3');
 const { normalizeConfig, isIdentifier } = require('./config');
 const { SandboxWorker } = require('./sandbox-worker');
 const { startBudget, computeTimer } = require('./budget');
-const { encode, decode } = require('./codec');
+const { encode, decode, utf8Bytes } = require('./codec');
 
 const makeVec3 = (x, y, z) => new Vec3(x, y, z);
 const dropFunction = () => undefined; // host data may carry methods; programs get the data
@@ -65,6 +65,12 @@ class Runner {
     }
     const budgetMs = options.budgetMs ?? this.#config.defaultBudgetMs;
     if (!(budgetMs > 0)) throw new TypeError('budgetMs must be a positive number');
+    const sourceBytes = [source, ...skills].reduce((sum, text) => sum + utf8Bytes(text), 0);
+    if (sourceBytes > this.#config.maxSourceBytes) {
+      const error = `program too large: its source and skills are ${sourceBytes} bytes (limit maxSourceBytes = ${this.#config.maxSourceBytes})`;
+      return { success: false, error, stack: null, errorLine: null, kind: 'limit', limit: 'maxSourceBytes',
+        chat: [], logs: [], returnValue: null, durationMs: 0, computeMs: 0 };
+    }
 
     const run = {
       id: options.runId ?? `run-${++this.#runCount}`,
