@@ -43,6 +43,7 @@ EXPECTED = {
     "12_unawaited_chat.js": ("limit", "maxChatMessages", r"^too many chat messages: over 200"),
     "13_one_huge_buffer.js": ("limit", "busyGrowthMb", r"^out of memory: the Node process grew by \d+ MB"),
     "14_zero_time_calls.js": ("stalled", "max_calls_per_instant", r"^stalled: 1000 primitive calls without simulated time passing"),
+    "15_long_text_arguments.js": ("stalled", "max_calls_per_instant", r"^stalled: 1000 primitive calls"),
 }
 
 
@@ -96,6 +97,9 @@ def test_every_hostile_program_is_stopped_by_the_limit_it_breaks_and_the_body_ru
     assert outcomes["2_never_settles.js"][1] < 2  # stalled at once, not after a budget
     assert all(len(line) <= 256 for line in outcomes["5_chat_flood.js"][0].chat)
     assert len(outcomes["5_chat_flood.js"][0].chat) == 200
+    long_text = outcomes["15_long_text_arguments.js"][0]
+    assert long_text.logs[0] == "sendSignal: a text argument is longer than 1000 characters (names, tasks and messages are short; limit MAX_ARG_STRING)"
+    assert long_text.chat == []
     assert peak < GB, f"the Node process reached {peak / 2**20:.0f} MB"
     assert _gone(node.pid)
 

@@ -66,7 +66,8 @@ NODE_CALL_SECONDS = 10.0  # one Python->Node call (answers take about a millisec
 NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
 HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
 MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback) kept in a ProgramResult
-MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
+MAX_CHAT_LENGTH = 256
+MAX_ARG_STRING = 1000  # characters of a text argument of a primitive: it may reappear in feedback and the event log  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
 
 
 class ProgramFailed(PrimitiveError):
@@ -97,6 +98,16 @@ def encode(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [encode(v) for v in value]
     return value
+
+
+def _longest_string(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return max((max(len(str(k)), _longest_string(v)) for k, v in value.items()), default=0)
+    if isinstance(value, list | tuple):
+        return max((_longest_string(v) for v in value), default=0)
+    return 0
 
 
 def _vec(value: Any, message: str) -> Vec:
@@ -501,6 +512,9 @@ class SimBody:
         if name == "chat":
             self.api.say((str(request.args[0]) if request.args else "")[:MAX_CHAT_LENGTH])
             return None
+        if _longest_string(request.args) > MAX_ARG_STRING:
+            raise PrimitiveError(f"{name}: a text argument is longer than {MAX_ARG_STRING} characters (names, tasks and "
+                                 f"messages are short; limit MAX_ARG_STRING)")
         if name in HOST_CALLS:
             return await HOST_CALLS[name](self.api, request.args)
         if name in BOT_CALLS:
