@@ -45,6 +45,8 @@ EXPECTED = {
     "14_zero_time_calls.js": ("stalled", "max_calls_per_instant", r"^stalled: 1000 primitive calls without simulated time passing"),
     "15_long_text_arguments.js": ("stalled", "max_calls_per_instant", r"^stalled: 1000 primitive calls"),
 }
+# Encoding a megabyte per call is computing: on a loaded machine the compute budget may come first.
+ALSO_ACCEPTED = {"15_long_text_arguments.js": ("budget", "compute_budget_seconds", r"^timed out after 3 s of computing time")}
 
 
 def _peak_rss(pid: int) -> int:
@@ -86,8 +88,9 @@ def test_every_hostile_program_is_stopped_by_the_limit_it_breaks_and_the_body_ru
         peak = _peak_rss(node.pid)
     finally:
         node.close()
-    for name, (kind, limit, error) in EXPECTED.items():
+    for name, expected in EXPECTED.items():
         result, seconds, after = outcomes[name]
+        kind, limit, error = ALSO_ACCEPTED[name] if name in ALSO_ACCEPTED and result.failure == "budget" else expected
         assert not result.success, name
         assert re.search(error, result.error), (name, result.error)
         assert (result.failure, result.limit) == (kind, limit), (name, result.failure, result.limit, result.error)

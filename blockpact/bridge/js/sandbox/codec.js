@@ -27,14 +27,7 @@ function isVec3(value) {
     value.constructor.name === 'Vec3';
 }
 
-function utf8Bytes(text) {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : 3; // a surrogate pair counts 3 + 3 >= its 4 bytes
-  }
-  return bytes;
-}
+const utf8Bytes = (text) => Buffer.byteLength(text, 'utf8');
 
 function primitiveBytes(value) {
   if (typeof value === 'string') return utf8Bytes(value) + 2;
