@@ -55,8 +55,7 @@ function breakLimit(run, limit, message) {
     run.limitBroken = true;
     parentPort.postMessage({ t: 'limit', run: run.id, limit, error: message });
   }
-  const err = new RangeError(message);
-  return err;
+  return new RangeError(message);
 }
 
 function callHost(run, name, args) {
