@@ -130,7 +130,7 @@ def test_soft_failures_are_chat_not_errors(parity_spec) -> None:
 
 
 def test_runaway_and_overlong_programs_are_stopped_and_the_body_runs_on(parity_spec) -> None:
-    world = SimWorld(parity_spec, wall_budget=1.5)
+    world = SimWorld(parity_spec, compute_budget=1.5)
     body = world.body("Gizmo")
 
     async def scenario():
@@ -154,12 +154,12 @@ def test_runaway_and_overlong_programs_are_stopped_and_the_body_runs_on(parity_s
     assert after.logs == ["(5, 64, 6)"]
 
 
-def test_the_wall_budget_counts_only_a_programs_own_computing(parity_spec) -> None:
+def test_the_compute_budget_counts_only_a_programs_own_computing(parity_spec) -> None:
     """Gizmo makes thousands of quick primitive calls, waiting for its turn while Glitch spins: far more
     real time than the wall budget passes, yet neither computes for long, so neither is cut off (a
     budget counting real time from the start would kill Gizmo)."""
     budget, calls = 1.5, 3000
-    world = SimWorld(parity_spec, wall_budget=budget)
+    world = SimWorld(parity_spec, compute_budget=budget)
     many_calls = f"async function main(bot) {{\n  for (let i = 0; i < {calls}; i++) await bot.waitForTicks(1);\n  return 0;\n}}\n"
     spins = """async function main(bot) {
   let sum = 0;

@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--player", required=True, help="which player of the world (or the bot's name on a server)")
     p.add_argument("--seed", type=int, default=0, help="simulator seed (default 0)")
     p.add_argument("--budget", type=float, help="seconds the program may run (simulated on the simulator, wall on a server)")
+    p.add_argument("--compute-budget", type=float, metavar="SECONDS",
+                   help="simulator: seconds the program may spend computing (not waiting for primitives); default from defaults.toml")
     p.add_argument("--skills", type=Path, help="skill library directory: its skills are callable from the program")
     p.add_argument("--server", metavar="HOST:PORT", help="run on a Minecraft server instead of the simulator")
     p.add_argument("--mc-version", help="Minecraft version (default from defaults.toml)")
@@ -33,7 +35,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"no program file {args.file}")
     source = args.file.read_text()
     skills = _skill_sources(args.skills)
+    for option in ("budget", "compute_budget"):
+        value = getattr(args, option)
+        if value is not None and not value > 0:
+            raise UserError(f"--{option.replace('_', '-')} must be a positive number of seconds, got {value:g}")
     if args.server:
+        if args.compute_budget is not None:
+            raise UserError("--compute-budget is for the simulator; on a server --budget is wall-clock seconds")
         result = asyncio.run(_run_on_server(source, args, skills))
     else:
         if not args.world:
@@ -63,7 +71,7 @@ async def _run_on_simulator(source: str, args: argparse.Namespace, skills: list[
     spec = load_world(args.world, args.mc_version)
     if args.player not in spec.players:
         raise UserError(f"no player {args.player!r} in world {spec.name} (players: {', '.join(sorted(spec.players))})")
-    world = SimWorld(spec, seed=args.seed)
+    world = SimWorld(spec, seed=args.seed, compute_budget=args.compute_budget)
     try:
         return await world.body(args.player).run(source, skills=skills, budget=args.budget)
     finally:
@@ -88,7 +96,8 @@ def _print_result(result: ProgramResult) -> None:
     status = "[green]success[/green]" if result.success else "[red]failed[/red]"
     console.print(f"[bold]{escape(result.player)}[/bold]: {status} after {result.duration:g} s")
     if result.error:
-        console.print(f"[red]{escape(result.error)}[/red]")
+        cause = f" [dim]({result.failure}{': ' + result.limit if result.limit else ''})[/dim]" if result.failure else ""
+        console.print(f"[red]{escape(result.error)}[/red]{cause}")
     for line in result.chat:
         console.print(f"  [cyan]chat[/cyan] {escape(line)}")
     for line in result.logs:

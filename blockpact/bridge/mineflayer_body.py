@@ -18,7 +18,7 @@ from typing import Any
 
 from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.live_settings import live_settings
-from blockpact.bridge.runtime import JS_DIR, runtime
+from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.config import default_mc_version, defaults
 from blockpact.errors import UserError
 from blockpact.bridge.world_compiler import (
@@ -30,7 +30,7 @@ from blockpact.bridge.world_compiler import (
     run_command,
     teleport,
 )
-from blockpact.skills.reference import primitives, runner_queries
+from blockpact.skills.reference import primitives, runner_queries, sandbox_limits
 from blockpact.worlds import mcdata
 from blockpact.worlds.spec import PlayerSpec, Vec, WorldSpec
 
@@ -38,6 +38,7 @@ LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
 CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget: the JS side always answers before this
 AUTH_MODES = ("offline", "microsoft")
 SETTLE_POLL_SECONDS = 0.1
+LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
 
 
 class BotError(UserError):
@@ -65,6 +66,9 @@ def _live_world_settings() -> dict[str, Any]:
         "observeRadius": int(bots["observe_radius"]),
         "exploreStep": float(bots["explore_step"]),
         "exploreStride": int(bots["explore_stride"]),
+        "chatPerSecond": float(bots["chat_per_second"]),
+        "chatBurst": int(bots["chat_burst"]),
+        "limits": sandbox_limits(),
     }
 
 
@@ -73,7 +77,8 @@ class MineflayerWorld:
 
     def __init__(self, address: ServerAddress | None = None) -> None:
         self.address = address or ServerAddress(port=int(defaults()["server"]["port"]))
-        self._js = runtime().require(LIVE_WORLD_JS)
+        self._node: NodeRuntime = runtime()
+        self._js = self._node.require(LIVE_WORLD_JS)
         self._world = self._js.createLiveWorld(json.dumps(_live_world_settings()))
         self._bodies: dict[str, MineflayerBody] = {}
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
@@ -91,10 +96,16 @@ class MineflayerWorld:
 
         self._callbacks.add(done)
         try:
-            getattr(self._world, method)(*args, done)
-            return json.loads(await asyncio.wait_for(answer, timeout))
-        except TimeoutError:
-            raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
+            self._node.call(method, getattr(self._world, method), *args, done)
+            deadline = loop.time() + timeout
+            while True:  # a dead runtime is noticed within LIVENESS_POLL_SECONDS, not after `timeout`
+                try:
+                    return json.loads(await asyncio.wait_for(asyncio.shield(answer), min(LIVENESS_POLL_SECONDS, timeout)))
+                except TimeoutError:
+                    if not self._node.alive:
+                        raise BridgeBroken(f"the Node runtime died while waiting for {method}") from None
+                    if loop.time() >= deadline:
+                        raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
         finally:
             self._callbacks.discard(done)
 
@@ -262,8 +273,21 @@ class MineflayerBody:
         if seconds <= 0:
             raise UserError(f"budget must be a positive number of seconds, got {budget}")
         options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills)})
-        result = await self.world._call("run", self.player, source, options, timeout=seconds + CALLBACK_MARGIN_SECONDS)
+        try:
+            result = await self.world._call("run", self.player, source, options, timeout=seconds + CALLBACK_MARGIN_SECONDS)
+        except BridgeBroken as exc:  # the bots lived in that runtime: this world is over, say so as the program's failure
+            return ProgramResult(self.player, False, str(exc), None, None, failure="bridge")
+        except BaseException:  # cancelled, or Node never answered: stop the program in Node so the bot is free
+            self._cancel_quietly("cancelled by the caller")
+            raise
         return ProgramResult(**result)
+
+    def _cancel_quietly(self, reason: str) -> None:
+        try:
+            if self.world._node.alive:
+                self.cancel(reason)
+        except Exception:  # the bridge is what failed: nothing to cancel through it
+            pass
 
     def observe(self) -> dict[str, Any]:
         return json.loads(str(self.world._world.observe(self.player)))

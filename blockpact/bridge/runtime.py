@@ -3,6 +3,10 @@
 Packages are required by absolute path from the project's `node_modules` (never through
 JSPyBridge's own auto-install), and the Node process ends with Python: normal exit, exception,
 SIGINT, SIGTERM, and — through `js/runtime/guard.js` — even when Python is killed outright.
+
+A runtime that dies (or stops answering) is replaced: `runtime()` starts a new Node process when the
+current one is gone, so the next program runs on a fresh one. Whoever finds the bridge broken raises
+`BridgeBroken`; nothing waits on a dead runtime.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
+import time
 from functools import cache
 from pathlib import Path
 from types import FrameType
@@ -46,6 +52,60 @@ def check_node() -> str:
     return version
 
 
+class BridgeBroken(RuntimeError):
+    """The Node runtime died or the Python-Node bridge stopped answering: not the program's fault."""
+
+
+NODE_LINES_PER_MINUTE = 50  # Node's own diagnostics on stderr (not the bridge's protocol) beyond this are dropped
+
+
+class _NodeDiagnostics:
+    """What Node writes to its stderr besides the bridge protocol (e.g. V8's "Exception in
+    PromiseRejectCallback" when a program recurses without end): JSPyBridge prints it on stdout, where it
+    would corrupt `--json` output; it goes to stderr instead, at most NODE_LINES_PER_MINUTE lines a minute."""
+
+    def __init__(self) -> None:
+        self.window = 0.0
+        self.lines = 0
+
+    def __call__(self, *parts: Any, **_: Any) -> None:
+        text = " ".join(str(p) for p in parts).rstrip()
+        if not text.replace("[JSE]", "").strip():
+            return  # the blank lines between the bridge's messages
+        now = time.monotonic()
+        if now - self.window > 60:
+            self.window, self.lines = now, 0
+        self.lines += 1
+        if self.lines <= NODE_LINES_PER_MINUTE:
+            print(text, file=sys.stderr)
+        elif self.lines == NODE_LINES_PER_MINUTE + 1:
+            print("[JSE] (more Node diagnostics this minute dropped)", file=sys.stderr)
+
+
+def _restart_bridge(javascript: Any) -> None:
+    """JSPyBridge starts its Node process once, at import; after that process is gone, start a new one."""
+    from javascript import config, connection
+
+    connection.print = _NodeDiagnostics()  # the module's own `print` of non-protocol lines
+
+    if config.event_loop is not None and connection.is_alive():
+        return
+    _stop_bridge(javascript)
+    javascript.init()
+
+
+def _stop_bridge(javascript: Any) -> None:
+    from javascript import config
+
+    old = config.event_loop
+    javascript.terminate()
+    if old is not None:  # let the old loop's threads end instead of waiting forever
+        old.active = False
+        old.callbackExecutor.running = False
+        old.queue.put("exit")
+    config.event_loop = None
+
+
 class NodeRuntime:
     """Handle to the running JSPyBridge process."""
 
@@ -54,12 +114,15 @@ class NodeRuntime:
         force_color = os.environ.get("FORCE_COLOR")
         import javascript  # starts the Node process; sets FORCE_COLOR for it, which would make rich colour every later console
 
+        _restart_bridge(javascript)
+
         if force_color is None:
             os.environ.pop("FORCE_COLOR", None)
         else:
             os.environ["FORCE_COLOR"] = force_color
 
         self._js = javascript
+        self._proc = javascript.connection.proc
         self.pid: int = int(self.require(JS_DIR / "runtime" / "guard.js").install())
         self._closed = False
         atexit.register(self.close)
@@ -78,15 +141,29 @@ class NodeRuntime:
 
     @property
     def alive(self) -> bool:
-        return not self._closed and self._js.connection.is_alive()
+        from javascript import config
+
+        return not self._closed and config.event_loop is not None and self._js.connection.proc is self._proc and self._proc.poll() is None
+
+    def call(self, what: str, fn: Any, *args: Any) -> Any:
+        """`fn(*args)`, a call into Node; any failure of the bridge itself becomes `BridgeBroken`."""
+        if not self.alive:
+            raise BridgeBroken(f"the Node runtime (pid {self.pid}) is gone ({what})")
+        try:
+            return fn(*args)
+        except Exception as exc:  # JSPyBridge raises bare Exceptions for a crashed or timed-out bridge
+            alive = "still running" if self.alive else "gone"
+            raise BridgeBroken(f"the Node bridge failed during {what} (Node {alive}): {type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:
         """Stop the Node process (idempotent)."""
         if self._closed:
             return
         self._closed = True
-        proc = getattr(self._js.connection, "proc", None)
-        self._js.terminate()
+        atexit.unregister(self.close)
+        proc = self._proc
+        if getattr(self._js.connection, "proc", None) is proc:  # not a newer runtime's process
+            _stop_bridge(self._js)
         if proc is not None:
             try:
                 proc.terminate()
@@ -105,6 +182,8 @@ def runtime() -> NodeRuntime:
     """The process-wide runtime, started on first call."""
     global _runtime
     with _lock:
+        if _runtime is not None and not _runtime.alive:
+            _runtime.close()  # died or was given up on: a fresh one for whatever comes next
         if _runtime is None or _runtime._closed:
             _runtime = NodeRuntime()
         return _runtime

@@ -15,11 +15,17 @@ Organizations run each agent as its own controller (`SimWorld.run_agents`): a co
 (possibly awaiting an LLM: the clock then stands still), runs programs on its body, sleeps or waits
 for messages in simulated time, and runs the next program, all on the one clock.
 
-Budgets: a simulated-time budget (an alarm on the clock cancels the run) and a wall budget on the
+Budgets: a simulated-time budget (an alarm on the clock cancels the run) and a compute budget on the
 runner's "compute" clock: only the time the program itself computes counts, not the time it awaits a
 primitive (which includes waiting for its turn while other programs compute, or for an agent's LLM),
 so whether a program is cut off does not depend on the machine's load or the other programs. It stops
-programs that never yield, e.g. `while (true) {}`.
+programs that never yield, e.g. `while (true) {}`. A program that awaits something that can never
+happen (no primitive pending) is ended at once as stalled (the runner's stall check).
+
+The Node side is watched: a runtime that dies, or says nothing for longer than the compute budget
+plus a grace period while Python owes it no answer, ends the run as a `bridge` failure, and the
+runtime is replaced for the next program. A run Python gives up on (cancelled, bridge broken) is
+cancelled in Node too, so the body is free for the next program.
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from blockpact.bridge.body import ProgramResult
-from blockpact.bridge.runtime import runtime
+from blockpact.bridge.runtime import BridgeBroken, NodeRuntime, runtime
 from blockpact.config import defaults
-from blockpact.skills.reference import SKILLS_DIR, primitives, runner_bot_calls, runner_queries
+from blockpact.errors import UserError
+from blockpact.skills.reference import SKILLS_DIR, primitives, runner_bot_calls, runner_queries, sandbox_limits
 from blockpact.worlds.clock import EpisodeOver
 from blockpact.worlds.events import Event
 from blockpact.worlds.primitives import AgentAPI, PrimitiveError
@@ -53,7 +60,14 @@ FOOD = 20
 TICKS_PER_SECOND = 20
 TICKS_PER_DAY = 24000
 QUERY_TIMEOUT_SECONDS = 30.0
-NODE_GRACE_SECONDS = 30.0  # beyond the wall budget: Node, owed no answer, must have said something by then
+NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
+LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
+NODE_CALL_SECONDS = 10.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
+NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
+HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
+MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback) kept in a ProgramResult
+MAX_CHAT_LENGTH = 256
+MAX_ARG_STRING = 1000  # characters of a text argument of a primitive: it may reappear in feedback and the event log  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
 
 
 class ProgramFailed(PrimitiveError):
@@ -84,6 +98,16 @@ def encode(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [encode(v) for v in value]
     return value
+
+
+def _longest_string(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return max((max(len(str(k)), _longest_string(v)) for k, v in value.items()), default=0)
+    if isinstance(value, list | tuple):
+        return max((_longest_string(v) for v in value), default=0)
+    return 0
 
 
 def _vec(value: Any, message: str) -> Vec:
@@ -177,9 +201,13 @@ class _Run:
     first_event: int
     cancel_reason: str | None = None
     alarm: asyncio.Future | None = None
-    wall_budget_ms: int = 0
+    compute_budget_ms: int = 0
+    cancel_kind: str = "cancelled"  # ProgramResult.failure of a run Python cancelled
+    cancel_limit: str | None = None
     finished: bool = False
     last_exchange: float = 0.0  # loop time of the last request from Node or answer to it
+    instant: float = -1.0  # simulated time of the last primitive call, and how many calls were made at it
+    calls_at_instant: int = 0
 
 
 @dataclass
@@ -197,6 +225,9 @@ class SimBody:
         self.player = player
         self.api = world.sim.api(player)
         self._host: Any = None
+        self._node: NodeRuntime | None = None  # the runtime self._host lives in
+        self._methods: dict[str, Any] = {}  # self._host's methods, as bridge proxies
+        self._broken: str | None = None  # why the bridge failed while answering, for the run's watch
         self._loop: asyncio.AbstractEventLoop | None = None
         self._run: _Run | None = None
         self._queue: deque[_Request] = deque()
@@ -243,7 +274,12 @@ class SimBody:
     async def close(self) -> None:
         if self._host is not None:
             host, self._host = self._host, None
-            host.close(timeout=30)
+            node = self._node
+            if node is not None and node.alive:
+                try:
+                    node.call("closing the body", lambda: host.close(timeout=30))
+                except BridgeBroken:
+                    pass  # nothing left to close
 
     # -- the program as the simulator sees it ----------------------------------------------------
     async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float) -> ProgramResult:
@@ -256,7 +292,7 @@ class SimBody:
             done=loop.create_future(),
             started=sim.now,
             first_event=len(sim.state.log.events),
-            wall_budget_ms=int(round(self.world.wall_budget * 1000)),
+            compute_budget_ms=int(round(self.world.compute_budget * 1000)),
             last_exchange=loop.time(),
         )
         self._run = run
@@ -264,13 +300,20 @@ class SimBody:
         run.alarm = sim.clock.alarm(self.player, sim.now + budget)
         run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
         try:
-            host.start(run.id, source, json.dumps({"skills": list(skills), "budgetMs": run.wall_budget_ms}))
+            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms})
+            self._node_call("starting the program", "start", run.id, source, options)
             raw = await self._reported(run)
+        except BridgeBroken as exc:
+            raw = {"success": False, "error": str(exc), "kind": "bridge", "logs": []}
+            self._host = None  # a new host (in a new runtime if need be) for the next program
         finally:
             run.finished = True
             run.alarm.cancel()
+            if not run.done.done():  # Python gave up on it (cancelled, bridge broken): free the body in Node
+                self._cancel_in_node(run, run.cancel_reason or "cancelled by the caller")
             await self._finish_calls(run)
-            self._run = None
+            if self._run is run:
+                self._run = None
         result = self.last_result = self._result(run, raw)
         if not result.success:
             raise ProgramFailed(result.error or "failed")
@@ -278,17 +321,58 @@ class SimBody:
 
     async def _reported(self, run: _Run) -> dict[str, Any]:
         """Node's report of the run's end. A program may await a primitive for as long as the simulation
-        needs, but when Python owes it no answer, Node must say something within the wall budget (plus a
-        grace period); otherwise the runtime is taken to be gone."""
+        needs, but when Python owes it no answer, Node must say something within the compute budget (plus
+        a grace period); otherwise the runtime is taken to be wedged and is replaced. A dead runtime is
+        noticed within LIVENESS_POLL_SECONDS."""
         loop = asyncio.get_running_loop()
-        window = self.world.wall_budget + NODE_GRACE_SECONDS
+        window = self.world.compute_budget + NODE_GRACE_SECONDS
+        node = self._node
         while True:
             try:
-                return await asyncio.wait_for(asyncio.shield(run.done), window)
+                return await asyncio.wait_for(asyncio.shield(run.done), LIVENESS_POLL_SECONDS)
             except TimeoutError:
+                if node is None or not node.alive:
+                    raise BridgeBroken(f"the Node runtime died during program run {run.id}") from None
+                if self._broken is not None:
+                    broken, self._broken = self._broken, None
+                    node.close()  # its answers no longer arrive: the next program gets a new runtime
+                    raise BridgeBroken(f"{broken}; the runtime was restarted") from None
                 owes_answer = bool(self._queue) or self._current is not None
-                if not owes_answer and loop.time() - run.last_exchange >= window:
-                    raise RuntimeError(f"the Node runtime did not report the end of program run {run.id}") from None
+                if owes_answer or loop.time() - run.last_exchange < window:
+                    continue
+                if loop.time() - run.last_exchange < HARD_WINDOW_FACTOR * window and await self._node_answers():
+                    continue  # a loaded machine: the program still computes inside its compute budget
+                node.close()  # wedged: the next program gets a new runtime
+                raise BridgeBroken(f"the Node runtime did not report the end of program run {run.id} within "
+                                   f"{loop.time() - run.last_exchange:.0f} s; it was restarted") from None
+
+    async def _node_answers(self) -> bool:
+        """Whether Node's main thread answers a ping within NODE_PING_SECONDS (asked from a worker thread:
+        the loop thread never blocks on a wedged runtime)."""
+        host = self._host
+        if host is None:
+            return False
+        try:
+            return bool(await asyncio.to_thread(self._methods["ping"], timeout=NODE_PING_SECONDS))
+        except Exception:  # timed out, or the bridge is gone
+            return False
+
+    def _node_call(self, what: str, method: str, *args: Any) -> Any:
+        """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS: the loop thread never waits longer
+        on a wedged runtime (the method proxies are fetched once, so no attribute lookup crosses the bridge)."""
+        node = self._node
+        if node is None or self._host is None:
+            raise BridgeBroken(f"no Node runtime ({what})")
+        fn = self._methods[method]
+        return node.call(what, lambda: fn(*args, timeout=NODE_CALL_SECONDS))
+
+    def _cancel_in_node(self, run: _Run, reason: str) -> None:
+        if self._host is None:
+            return
+        try:
+            self._node_call("cancelling the program", "cancel", run.id, reason)
+        except BridgeBroken:
+            self._host = None
 
     def _exchanged(self) -> None:
         if self._run is not None and self._loop is not None:
@@ -298,13 +382,18 @@ class SimBody:
         sim = self.world.sim
         error, timed_out = raw.get("error"), False
         line = raw.get("errorLine")
+        failure, limit = (None, None) if raw.get("success") else (raw.get("kind") or "program", raw.get("limit"))
         if run.cancel_reason is not None:
             error, timed_out, line = run.cancel_reason, True, None
-        elif error == f"timed out after {run.wall_budget_ms} ms of computing time":
-            error, timed_out = f"timed out after {self.world.wall_budget:g} s of computing time (does the program loop without awaiting a primitive?)", True
+            failure, limit = run.cancel_kind, run.cancel_limit
+        elif error == f"timed out after {run.compute_budget_ms} ms of computing time":
+            error, timed_out = f"timed out after {self.world.compute_budget:g} s of computing time (does the program loop without awaiting a primitive?)", True
+            limit = "compute_budget_seconds"
         elif error and line is not None and not error.startswith("SyntaxError"):
             error = f"{error} (program line {line})"
         chat = [e.data["message"] for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
+        if len(chat) > MAX_RESULT_CHAT:  # the event log keeps every line
+            chat = [*chat[:MAX_RESULT_CHAT], f"[{len(chat) - MAX_RESULT_CHAT} more chat lines in the event log]"]
         return ProgramResult(
             player=self.player,
             success=bool(raw.get("success")) and run.cancel_reason is None,
@@ -316,21 +405,22 @@ class SimBody:
             observation=self.observe(),
             duration=round(sim.now - run.started, 6),
             timed_out=timed_out,
+            failure=failure,
+            limit=limit,
         )
 
     def _on_alarm(self, run: _Run, alarm: asyncio.Future, budget: float) -> None:
         if alarm.cancelled() or alarm.exception() is not None or run.finished:
             return
-        self._cancel(run, f"timed out after {budget:g} s of simulated time")
+        self._cancel(run, f"timed out after {budget:g} s of simulated time", "budget", "sim_budget_seconds")
 
-    def _cancel(self, run: _Run, reason: str) -> None:
+    def _cancel(self, run: _Run, reason: str, kind: str = "cancelled", limit: str | None = None) -> None:
         if run.cancel_reason is None and not run.finished:
-            run.cancel_reason = reason
+            run.cancel_reason, run.cancel_kind, run.cancel_limit = reason, kind, limit
             # Stop acting now, not when Node's stop request arrives: until then a primitive left
             # waiting on the clock would let simulated time run on (how far depends on Node's speed).
             self._stop_actions(reason)
-            if self._host is not None:
-                self._host.cancel(run.id, reason)
+            self._cancel_in_node(run, reason)
 
     # -- requests from the sandbox (JSPyBridge callback thread) -------------------------------------
     def _request(self, call_id: int, kind: str, name: str, args_json: str) -> str | None:
@@ -352,7 +442,11 @@ class SimBody:
     def _on_done(self, run_id: str, result_json: str) -> None:
         run = self._run
         if run is not None and run.id == run_id and not run.done.done():
-            run.done.set_result(json.loads(result_json))
+            try:
+                raw = json.loads(result_json)
+            except (ValueError, RecursionError) as exc:  # the sandbox bounds results; never hang on one anyway
+                raw = {"success": False, "error": f"the program's result could not be read: {exc}", "kind": "sandbox", "logs": []}
+            run.done.set_result(raw)
 
     def _on_request(self, call_id: int, kind: str, name: str, args_json: str) -> None:
         self._exchanged()
@@ -362,7 +456,12 @@ class SimBody:
         if self._run is None or self._run.finished:
             self._settle(call_id, False, "the program has already finished")
             return
-        self._queue.append(_Request(call_id, name, decode(json.loads(args_json))))
+        try:
+            args = decode(json.loads(args_json))
+        except (ValueError, RecursionError) as exc:
+            self._settle(call_id, False, f"{name}: arguments could not be read: {exc}")
+            return
+        self._queue.append(_Request(call_id, name, args))
         if self._server is None or self._server.done():
             self._server = asyncio.ensure_future(self._serve())
 
@@ -377,6 +476,7 @@ class SimBody:
     async def _execute(self, request: _Request) -> None:
         try:
             await self.world.sim.clock.sleep(self.player, 0)
+            self._count_call(request)
             value = await self._dispatch(request)
         except PrimitiveError as exc:
             self._settle(request.call_id, False, str(exc))
@@ -392,11 +492,29 @@ class SimBody:
         else:
             self._settle(request.call_id, True, json.dumps(encode(value)))
 
+    def _count_call(self, request: _Request) -> None:
+        """Simulated time that never moves is no progress: a program repeating primitives that take no time
+        (e.g. mining a block that is not there) is stopped after max_calls_per_instant of them."""
+        run, now = self._run, self.world.sim.now
+        if run is None or request.name == "chat":  # chat has its own cap in the sandbox
+            return
+        if now != run.instant:
+            run.instant, run.calls_at_instant = now, 0
+        run.calls_at_instant += 1
+        if run.calls_at_instant > self.world.max_calls_per_instant:
+            reason = (f"stalled: {self.world.max_calls_per_instant} primitive calls without simulated time passing "
+                      f"(limit max_calls_per_instant; is the program retrying something that cannot succeed?)")
+            self._cancel(run, reason, "stalled", "max_calls_per_instant")
+            raise PrimitiveError(reason)
+
     async def _dispatch(self, request: _Request) -> Any:
         name = request.name
         if name == "chat":
-            self.api.say(str(request.args[0]) if request.args else "")
+            self.api.say((str(request.args[0]) if request.args else "")[:MAX_CHAT_LENGTH])
             return None
+        if _longest_string(request.args) > MAX_ARG_STRING:
+            raise PrimitiveError(f"{name}: a text argument is longer than {MAX_ARG_STRING} characters (names, tasks and "
+                                 f"messages are short; limit MAX_ARG_STRING)")
         if name in HOST_CALLS:
             return await HOST_CALLS[name](self.api, request.args)
         if name in BOT_CALLS:
@@ -431,7 +549,11 @@ class SimBody:
     def _settle(self, call_id: int, ok: bool, payload: str) -> None:
         self._exchanged()
         if self._host is not None:
-            self._host.settle(call_id, ok, payload)
+            try:
+                self._node_call("answering a primitive", "settle", call_id, ok, payload)
+            except BridgeBroken as exc:
+                self._host = None
+                self._broken = str(exc)  # the run's watch (_reported) reports it
 
     async def _answer_query(self, name: str, args_json: str) -> str:
         self._exchanged()
@@ -507,8 +629,9 @@ class SimBody:
         return [min(size, total - i) for i in range(0, total, size)]
 
     def _ensure_host(self) -> Any:
+        if self._node is not None and not self._node.alive:
+            self._host = None  # it lived in a runtime that is gone
         if self._host is None:
-            programs = defaults()["programs"]
             config = {
                 "mcVersion": self.world.spec.mc_version,
                 "primitives": list(primitives()),
@@ -517,23 +640,30 @@ class SimBody:
                 "botCalls": runner_bot_calls(),
                 "budgetClock": "compute",  # see the module docstring: budgets independent of load
                 "prelude": SIM_PRELUDE_JS.read_text(),
-                "memoryMb": int(programs["sandbox_memory_mb"]),
-                "defaultBudgetMs": int(round(self.world.wall_budget * 1000)),
+                **sandbox_limits(),
+                "defaultBudgetMs": int(round(self.world.compute_budget * 1000)),
+                "stallCheck": True,  # nothing but a primitive can wake a program here: none pending = stalled
             }
-            module = runtime().require(SIM_HOST_JS)
+            node = runtime()
+            module = node.require(SIM_HOST_JS)
             self._host = module.createSimHost(json.dumps(config), self._request, self._done)
+            self._methods = {name: getattr(self._host, name) for name in ("start", "settle", "cancel", "ping")}
+            self._node = node
         return self._host
 
 
 class SimWorld:
     """One simulated world with a body per player; all their programs share one Node runtime."""
 
-    def __init__(self, spec: WorldSpec, seed: int = 0, *, wall_budget: float | None = None) -> None:
+    def __init__(self, spec: WorldSpec, seed: int = 0, *, compute_budget: float | None = None) -> None:
         self.spec = spec
         self.sim = Simulation(spec, seed=seed)
         programs = defaults()["programs"]
         self.sim_budget = float(programs["sim_budget_seconds"])
-        self.wall_budget = float(programs["wall_budget_seconds"] if wall_budget is None else wall_budget)
+        self.compute_budget = float(programs["compute_budget_seconds"] if compute_budget is None else compute_budget)
+        self.max_calls_per_instant = int(programs["max_calls_per_instant"])
+        if not self.compute_budget > 0:
+            raise UserError(f"the compute budget must be a positive number of seconds, got {compute_budget}")
         self._bodies: dict[str, SimBody] = {}
         self._busy = False
         self.stopped: str | None = None  # why run_agents was stopped early, if it was
@@ -572,7 +702,7 @@ class SimWorld:
             result = bodies[player].last_result
             if result is None:  # the body itself failed (e.g. the Node runtime died): say so
                 result = ProgramResult(player, False, outcome.error, None, None, observation=bodies[player].observe(),
-                                       duration=outcome.ended - outcome.started)
+                                       duration=outcome.ended - outcome.started, failure="bridge")
             results[player] = result
         return results
 

@@ -98,7 +98,7 @@ class _Runs:
             if result.timed_out and result.observation.get("time", 0.0) >= self.episode_seconds:
                 self.ended_with_episode.add(player)
                 result = dataclasses.replace(result, success=True, error=None, error_line=None, stack=None,
-                                             timed_out=False)
+                                             timed_out=False, failure=None, limit=None)
             seen[player] = result
         return seen
 

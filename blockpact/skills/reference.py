@@ -68,6 +68,13 @@ def bot_members() -> dict[str, BotMember]:
     return {path: BotMember(path, e["kind"], e["signature"], " ".join(e["doc"].split())) for path, e in _raw()["bot"].items()}
 
 
+@cache
+def sandbox_limits() -> dict[str, int]:
+    """primitives.toml [limits]: the sandbox runner's configuration keys and values."""
+    return {name: int(entry["value"]) for name, entry in _raw()["limits"].items() if name != "maxDepth"} | {
+        "maxReturnDepth": int(_raw()["limits"]["maxDepth"]["value"])}
+
+
 def runner_queries() -> list[str]:
     """The synchronous bot members, in the sandbox runner's `queries` notation (bot.chat is built in)."""
     return [m.runner_spec for m in bot_members().values() if m.kind in ("get", "query")]

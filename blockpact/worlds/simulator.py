@@ -83,6 +83,8 @@ class Simulation:
         finally:
             for task in tasks:
                 task.cancel()
+            # Their own cleanup (a body freeing its runner) ends before the next run can start.
+            await asyncio.gather(*tasks, return_exceptions=True)
         return outcomes
 
     async def _run_one(self, agent: str, program: ProgramFn, outcomes: dict[str, ProgramOutcome]) -> None:

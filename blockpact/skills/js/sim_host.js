@@ -67,6 +67,11 @@ class SimHost {
     return true;
   }
 
+  // Python asks this when a run has been silent for long: a wedged main thread cannot answer.
+  ping() {
+    return true;
+  }
+
   cancel(runId, reason) {
     return this.#runner.cancel(runId, reason);
   }

@@ -35,7 +35,7 @@ function sameNames (a, b) {
 
 class LiveWorld {
   // settings: {primitives: primitives.toml's [primitives] table, queries: ['entity.position', 'findBlock()', ...],
-  //            searchRadius, observeRadius, exploreStep, exploreStride, memoryMb?}
+  //            searchRadius, observeRadius, exploreStep, exploreStride, limits?: primitives.toml [limits], chatPerSecond?, chatBurst?}
   constructor (settings) {
     const declared = Object.keys(settings.primitives)
     if (!sameNames(declared, primitiveNames)) {
@@ -154,7 +154,9 @@ class LiveWorld {
         queries: this.settings.queries,
         botCalls: botCallNames,
         prelude: this.prelude,
-        memoryMb: this.settings.memoryMb
+        ...this.settings.limits,
+        chatPerSecond: this.settings.chatPerSecond,
+        chatBurst: this.settings.chatBurst
       }, host)
       const body = { bot, host, runner, run: null }
       this.bodies.set(name, body)
@@ -203,7 +205,9 @@ class LiveWorld {
         logs: result.logs,
         observation: this.#lastObservation(body),
         duration: result.durationMs / 1000,
-        timed_out: timedOut
+        timed_out: timedOut,
+        failure: result.kind,
+        limit: result.limit === 'budget' ? 'program_budget' : result.limit
       }
     }, err => this.#failure(name, `the program could not run: ${err.message}`)).then(result => {
       body.run = null
@@ -214,7 +218,7 @@ class LiveWorld {
   #failure (name, error) {
     const body = this.bodies.get(name)
     const observation = body ? this.#lastObservation(body) : {}
-    return { player: name, success: false, error, error_line: null, stack: null, chat: [], logs: [], observation, duration: 0, timed_out: false }
+    return { player: name, success: false, error, error_line: null, stack: null, chat: [], logs: [], observation, duration: 0, timed_out: false, failure: 'cancelled', limit: null }
   }
 
   // What the bot sees, or {} for a bot that is gone.

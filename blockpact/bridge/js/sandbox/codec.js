@@ -3,13 +3,23 @@
 // clone alone is not enough: mineflayer objects carry functions and cycles, and
 // Vec3 instances must arrive as Vec3 on the other side (several vec3 copies
 // exist in node_modules, hence the duck typing instead of instanceof).
+//
+// Every value is measured as it is encoded, in bytes of its JSON form (UTF-8), each
+// reference counted again (JSON and Python copy a string referenced 300 times 300 times)
+// and typed arrays as the number arrays they become: one 1 MB string referenced 300
+// times is refused after the first two references, not copied 300 times.
 
 const VEC3_TAG = '$vec3';
-const MAX_DEPTH = 24;
-// Decoding runs on the main thread next to mineflayer: a program must not be
-// able to stall it with one giant argument.
-const MAX_NODES = 100_000;
-const MAX_STRING = 1_000_000;
+const DEFAULT_DEPTH = 24;
+const DEFAULT_BYTES = 1_048_576;
+
+class ValueLimitError extends RangeError {
+  constructor(message, limit) {
+    super(message);
+    this.name = 'RangeError';
+    this.limit = limit; // "maxMessageBytes" or "maxDepth"
+  }
+}
 
 function isVec3(value) {
   return typeof value.x === 'number' && typeof value.y === 'number' &&
@@ -17,32 +27,87 @@ function isVec3(value) {
     value.constructor.name === 'Vec3';
 }
 
-// `onFunction()` decides what a function becomes: the worker throws (a program
-// passed a callback the host cannot run), the main thread drops it (undefined).
-// Cycles become null; repeated (non-cyclic) references are copied.
-function encode(root, onFunction) {
-  let nodes = 0;
+const utf8Bytes = (text) => Buffer.byteLength(text, 'utf8');
+
+function primitiveBytes(value) {
+  if (typeof value === 'string') return utf8Bytes(value) + 2;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value).length : 4;
+  if (typeof value === 'boolean') return value ? 4 : 5;
+  if (typeof value === 'bigint') return String(value).length;
+  return 4; // null, undefined
+}
+
+// options:
+//   onFunction(): what a function becomes: the worker throws (a program passed a callback the host
+//     cannot run), the main thread drops it (undefined).
+//   what: names the value in errors ("mineBlock: arguments", "the return value").
+//   maxBytes: the JSON form may not exceed this (ValueLimitError naming maxMessageBytes).
+//   maxDepth, deep: "null" (default: deeper values become null, as for mineflayer objects) or
+//     "throw" (ValueLimitError naming maxDepth).
+// Cycles become null; repeated (non-cyclic) references are copied, and counted, each time.
+function encode(root, onFunction, options = {}) {
+  const what = options.what ?? 'value';
+  const maxBytes = options.maxBytes ?? DEFAULT_BYTES;
+  const maxDepth = options.maxDepth ?? DEFAULT_DEPTH;
+  const throwDeep = options.deep === 'throw';
+  let bytes = 0;
+  const add = (n) => {
+    bytes += n;
+    if (bytes > maxBytes) {
+      throw new ValueLimitError(`${what} too large: over ${maxBytes} bytes as JSON (limit maxMessageBytes)`, 'maxMessageBytes');
+    }
+  };
   const ancestors = new Set();
   const walk = (value, depth) => {
     if (typeof value === 'function') return onFunction();
     if (typeof value === 'symbol') return undefined;
-    if (typeof value === 'string' && value.length > MAX_STRING) {
-      throw new RangeError(`string too long to send (${value.length} > ${MAX_STRING} characters)`);
+    if (value === null || typeof value !== 'object') {
+      add(primitiveBytes(value));
+      return typeof value === 'bigint' ? Number(value) : value;
     }
-    if (value === null || typeof value !== 'object') return value;
-    if (++nodes > MAX_NODES) throw new RangeError(`value too large to send (over ${MAX_NODES} objects)`);
-    if (ArrayBuffer.isView(value)) return value;
-    if (depth > MAX_DEPTH || ancestors.has(value)) return null;
-    if (isVec3(value)) return { [VEC3_TAG]: [value.x, value.y, value.z] };
+    if (depth > maxDepth) {
+      if (throwDeep) throw new ValueLimitError(`${what} too deep: over ${maxDepth} levels of nesting (limit maxDepth)`, 'maxDepth');
+      add(4);
+      return null;
+    }
+    if (ancestors.has(value)) {
+      add(4);
+      return null;
+    }
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
+      const view = value instanceof ArrayBuffer ? new Uint8Array(value)
+        : value instanceof DataView ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : value;
+      add(2);
+      const out = [];
+      for (let i = 0; i < view.length; i += 1) {
+        const item = typeof view[i] === 'bigint' ? Number(view[i]) : view[i];
+        add(primitiveBytes(item) + 1);
+        out.push(item);
+      }
+      return out;
+    }
+    if (isVec3(value)) {
+      add(14 + primitiveBytes(value.x) + primitiveBytes(value.y) + primitiveBytes(value.z));
+      return { [VEC3_TAG]: [value.x, value.y, value.z] };
+    }
     ancestors.add(value);
     let out;
+    add(2);
     if (Array.isArray(value)) {
-      out = value.map((item) => walk(item, depth + 1));
+      out = [];
+      for (let i = 0; i < value.length; i += 1) {
+        add(1);
+        const item = walk(value[i], depth + 1);
+        out.push(item === undefined ? null : item);
+      }
     } else {
       out = {};
       for (const key of Object.keys(value)) {
         const item = walk(value[key], depth + 1);
-        if (item !== undefined) defineData(out, key, item);
+        if (item !== undefined) {
+          add(utf8Bytes(key) + 4);
+          defineData(out, key, item);
+        }
       }
     }
     ancestors.delete(value);
@@ -68,4 +133,4 @@ function defineData(target, key, value) {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
-module.exports = { encode, decode };
+module.exports = { encode, decode, ValueLimitError, utf8Bytes };

@@ -23,7 +23,16 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 const DEFAULTS = Object.freeze({
-  memoryMb: 128, // worker old-generation heap cap
+  memoryMb: 128, // worker old-generation heap cap; also the cap on its ArrayBuffer (external) memory
+  youngMemoryMb: 16, // worker young-generation (semi-space) cap
+  busyGrowthMb: 256, // the Node process may grow this much while a program computes without pausing
+  memoryCheckMs: 25, // how often memory is checked (worker reports and the process's resident set)
+  maxMessageBytes: 1_048_576, // one primitive's arguments, one answer, the return value: bytes of JSON
+  maxSourceBytes: 4_194_304, // a program's source and its skills together
+  maxReturnDepth: 32, // nesting of the return value (Python's JSON reader stops near 1000)
+  maxPendingCalls: 64, // primitive calls (and bot.chat) started and not yet answered, per program
+  maxChatMessages: 200, // bot.chat lines per program
+  maxChatLength: 256, // characters per chat line (Minecraft's limit); longer lines are cut
   defaultBudgetMs: 60_000,
   budgetCheckMs: 20, // "compute" budget clock: the shortest wait between two checks of the worker's active time
   startTimeoutMs: 15_000, // worker boot (SES lockdown) must finish within this
@@ -89,7 +98,12 @@ function normalizeConfig(config = {}) {
   if (!BUDGET_CLOCKS.includes(budgetClock)) {
     throw new TypeError(`config.budgetClock must be one of ${BUDGET_CLOCKS.join(', ')}, got ${JSON.stringify(budgetClock)}`);
   }
+  const chatPerSecond = config.chatPerSecond ?? 0;
+  if (!Number.isFinite(chatPerSecond) || chatPerSecond < 0) throw new TypeError('config.chatPerSecond must be a number >= 0 (0: no rate limit)');
   const out = {
+    chatPerSecond, // wall-clock chat rate (a live server kicks spammers); 0 on the simulator, where chat is counted
+    chatBurst: config.chatBurst ?? 10,
+    stallCheck: config.stallCheck === true, // end a program that can never make progress at once
     primitives,
     hostCalls,
     botMembers: parseBotMembers([...(config.queries ?? DEFAULT_QUERIES)], [...(config.botCalls ?? [])]),
@@ -105,4 +119,4 @@ function normalizeConfig(config = {}) {
   return out;
 }
 
-module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES };
+module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES, DEFAULTS };

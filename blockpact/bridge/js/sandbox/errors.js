@@ -7,13 +7,18 @@ const FRAME = /^\s*at (?:(.+?) \()?(program|prelude|skill:[\w$]+):(\d+):(\d+)\)?
 // SES refuses some sources (e.g. "import(") before running them: "... rejected at program:3."
 const REJECTED_AT = /rejected at (program|prelude|skill:[\w$]+):(\d+)/;
 
+const MAX_HEADER = 2_000; // characters of an error message kept: a program may throw a 100 MB message
+
 function header(err) {
+  let text;
   try {
-    if (err instanceof Error) return `${err.name}: ${err.message}`;
-    return `Uncaught ${typeof err === 'string' ? JSON.stringify(err) : String(err)}`;
+    const message = err instanceof Error ? err.message : err;
+    const short = typeof message === 'string' && message.length > MAX_HEADER ? `${message.slice(0, MAX_HEADER)}…` : message;
+    text = err instanceof Error ? `${err.name}: ${short}` : `Uncaught ${typeof err === 'string' ? JSON.stringify(short) : String(err)}`;
   } catch {
     return 'Uncaught exception (value could not be printed)';
   }
+  return text.length > 2 * MAX_HEADER ? `${text.slice(0, 2 * MAX_HEADER)}…` : text;
 }
 
 function frameText({ fn, file, line, column }) {

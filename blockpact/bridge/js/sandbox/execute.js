@@ -6,6 +6,7 @@
 
 const acorn = require('acorn');
 const { describeError, describeSyntaxError } = require('./errors');
+const { encode, ValueLimitError } = require('./codec');
 
 class SourceSyntaxError extends Error {
   constructor(cause, file) {
@@ -35,19 +36,28 @@ function checkPrelude(prelude) {
   topLevelFunctions(preludeWrapper(prelude), 'prelude');
 }
 
-function toJson(value, log) {
+// The return value crosses to the host (and Python) as JSON: measured and depth-limited like
+// any message. A value too large or too deep fails the program, naming the limit.
+function toJson(value, config) {
   if (value === undefined) return null;
+  const encoded = encode(value, () => undefined, {
+    what: 'the return value', maxBytes: config.maxMessageBytes, maxDepth: config.maxReturnDepth, deep: 'throw',
+  });
+  return JSON.stringify(encoded) ?? null;
+}
+
+// A value too large or too deep to send ends the program as a broken limit, not as its own bug.
+function limitOf(err) {
   try {
-    return JSON.stringify(value) ?? null;
-  } catch (err) {
-    log(`[return value dropped: ${err.message}]`);
-    return null;
+    return err instanceof ValueLimitError ? { kind: 'limit', limit: err.limit } : {};
+  } catch {
+    return {}; // a hostile thrown value (a Proxy whose traps throw)
   }
 }
 
 // request: { source, skills: [source], entry? }
 // env: { globals(): endowments, install(globalThis), host, prelude, log(line), getStackString }
-async function execute(request, env) {
+async function execute(request, env, config) {
   try {
     const programFunctions = topLevelFunctions(request.source, 'program');
     // Like Voyager: the last top-level function is the entry unless one is named.
@@ -76,12 +86,12 @@ async function execute(request, env) {
     const main = compartment.evaluate(`${request.source}\n;${entry}\n//# sourceURL=program`);
     if (typeof main !== 'function') throw new TypeError(`${entry} is not a function`);
     const value = await main(scope.bot);
-    return { success: true, error: null, stack: null, errorLine: null, returnJson: toJson(value, env.log) };
+    return { success: true, error: null, stack: null, errorLine: null, returnJson: toJson(value, config) };
   } catch (err) {
     const described = err instanceof SourceSyntaxError
       ? describeSyntaxError(err.cause, err.file)
       : describeError(err, env.getStackString);
-    return { success: false, ...described, returnJson: null };
+    return { success: false, ...described, returnJson: null, ...limitOf(err) };
   }
 }
 

@@ -8,15 +8,19 @@ const { Vec3 } = require('vec3');
 const { normalizeConfig, isIdentifier } = require('./config');
 const { SandboxWorker } = require('./sandbox-worker');
 const { startBudget, computeTimer } = require('./budget');
-const { encode, decode } = require('./codec');
+const { encode, decode, utf8Bytes } = require('./codec');
 
 const makeVec3 = (x, y, z) => new Vec3(x, y, z);
 const dropFunction = () => undefined; // host data may carry methods; programs get the data
 const errorText = (err) => (err instanceof Error ? err.message : String(err));
 const STOP_TIMED_OUT = Symbol('stop timed out');
 
-function failure(error) {
-  return { success: false, error, stack: null, errorLine: null, returnJson: null };
+// kind: why a run failed, for callers that sort failures ("program": the program's own error;
+// "budget": a time budget ran out; "limit": it broke a resource limit, named in `limit`;
+// "stalled": it awaited something that can never happen; "cancelled": the caller stopped it;
+// "sandbox": the sandbox worker itself failed).
+function failure(error, kind, limit = null) {
+  return { success: false, error, stack: null, errorLine: null, returnJson: null, kind, limit };
 }
 
 class Runner {
@@ -47,6 +51,8 @@ class Runner {
 
   // options: { budgetMs, entry, skills: [source], runId }
   async run(source, options = {}) {
+    // A run already ended (cancelled) may still be stopping its body: wait for that, not fail.
+    while (this.#active?.done) await this.#active.result;
     if (this.#closed) throw new Error('runner is closed');
     if (this.#active) throw new Error(`runner is busy with run ${this.#active.id}`);
     if (typeof source !== 'string') throw new TypeError('source must be a string');
@@ -59,6 +65,12 @@ class Runner {
     }
     const budgetMs = options.budgetMs ?? this.#config.defaultBudgetMs;
     if (!(budgetMs > 0)) throw new TypeError('budgetMs must be a positive number');
+    const sourceBytes = [source, ...skills].reduce((sum, text) => sum + utf8Bytes(text), 0);
+    if (sourceBytes > this.#config.maxSourceBytes) {
+      const error = `program too large: its source and skills are ${sourceBytes} bytes (limit maxSourceBytes = ${this.#config.maxSourceBytes})`;
+      return { success: false, error, stack: null, errorLine: null, kind: 'limit', limit: 'maxSourceBytes',
+        chat: [], logs: [], returnValue: null, durationMs: 0, computeMs: 0 };
+    }
 
     const run = {
       id: options.runId ?? `run-${++this.#runCount}`,
@@ -84,18 +96,19 @@ class Runner {
       budgetMs,
       computeMs: run.computeMs,
       checkMs: this.#config.budgetCheckMs,
-      onExhausted: () => this.cancel(run.id, reason),
+      onExhausted: () => this.cancel(run.id, reason, 'budget'),
     });
+    worker.running = true;
     worker.post({ t: 'run', run: run.id, source, skills, entry: options.entry });
     return run.result;
   }
 
   // Stops the run now: the worker is terminated (nothing survives a tight
   // loop otherwise), the body is stopped, and run() resolves with `reason`.
-  cancel(runId, reason = 'cancelled') {
+  cancel(runId, reason = 'cancelled', kind = 'cancelled') {
     const run = this.#active;
     if (!run || run.id !== runId || run.done) return false;
-    this.#finish(run, failure(String(reason)), { stopBody: true, killWorker: true });
+    this.#finish(run, failure(String(reason), kind, kind === 'budget' ? 'budget' : null), { stopBody: true, killWorker: true });
     return true;
   }
 
@@ -126,6 +139,7 @@ class Runner {
       message: (msg) => this.#onMessage(handle, msg),
       query: (request) => this.#onQuery(handle, request),
       exit: (info) => this.#onExit(handle, info),
+      limit: (info) => this.#onLimit(handle, info),
     });
     try {
       handle = await this.#starting;
@@ -155,6 +169,15 @@ class Runner {
     if (msg.t === 'call') this.#onCall(worker, run, msg);
     else if (msg.t === 'log') this.#record(run.logs, msg.line);
     else if (msg.t === 'done') this.#finish(run, msg.result, { stopBody: run.pendingCalls > 0 });
+    else if (msg.t === 'limit') this.#onLimit(worker, msg);
+  }
+
+  // The program broke a limit (worker.js, memory-watch.js): it ends now, its worker with it.
+  #onLimit(worker, { limit, error }) {
+    const run = this.#active;
+    if (!run || run.done || run.worker !== worker) return;
+    const kind = limit === 'stalled' ? 'stalled' : 'limit';
+    this.#finish(run, failure(error, kind, limit), { stopBody: true, killWorker: true });
   }
 
   async #onCall(worker, run, { id, name, args }) {
@@ -166,7 +189,7 @@ class Runner {
       if (name === 'chat') this.#record(run.chat, String(decoded[0]));
       run.pendingCalls += 1;
       try {
-        reply = { ok: true, value: encode(await this.#host.call(name, decoded), dropFunction) };
+        reply = { ok: true, value: encode(await this.#host.call(name, decoded), dropFunction, this.#answerLimits(name)) };
       } catch (err) {
         reply = { ok: false, error: errorText(err) };
       }
@@ -179,17 +202,21 @@ class Runner {
     if (!this.#liveRun(worker, request.run)) throw new Error('the program has already finished');
     if (!this.#queryPaths.has(request.name)) throw new Error(`unknown query: ${request.name}`);
     const value = await this.#host.query(request.name, decode(request.args, makeVec3));
-    return encode(value, dropFunction);
+    return encode(value, dropFunction, this.#answerLimits(`bot.${request.name}`));
+  }
+
+  #answerLimits(name) {
+    return { what: `the answer to ${name}`, maxBytes: this.#config.maxMessageBytes };
   }
 
   #onExit(worker, { code }) {
     if (this.#worker === worker) this.#worker = null;
     const run = this.#active;
     if (!run || run.done || run.worker !== worker) return;
-    const reason = worker.outOfMemory
-      ? `out of memory: the program exceeded the sandbox heap limit of ${this.#config.memoryMb} MB`
-      : `sandbox worker exited unexpectedly (code ${code})`;
-    this.#finish(run, failure(reason), { stopBody: true });
+    const outcome = worker.outOfMemory
+      ? failure(`out of memory: the program exceeded the sandbox heap limit of ${this.#config.memoryMb} MB (limit memoryMb)`, 'limit', 'memoryMb')
+      : failure(`sandbox worker exited unexpectedly (code ${code})`, 'sandbox');
+    this.#finish(run, outcome, { stopBody: true });
   }
 
   #record(lines, line) {
@@ -202,6 +229,7 @@ class Runner {
     if (run.done) return;
     run.done = true;
     run.stopBudget?.();
+    if (run.worker) run.worker.running = false;
     const durationMs = run.startedAt ? performance.now() - run.startedAt : 0;
     const computeMs = run.computeMs();
     if (killWorker && run.worker) {
@@ -216,6 +244,8 @@ class Runner {
       error: outcome.error,
       stack: outcome.stack,
       errorLine: outcome.errorLine,
+      kind: outcome.success ? null : (outcome.kind ?? 'program'),
+      limit: outcome.success ? null : (outcome.limit ?? null),
       chat: run.chat,
       logs: run.logs,
       returnValue: outcome.returnJson == null ? null : JSON.parse(outcome.returnJson),

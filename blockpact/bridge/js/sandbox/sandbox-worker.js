@@ -5,19 +5,26 @@
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 const { openSyncChannel } = require('./sync-channel');
+const { watchWorker, alive } = require('./memory-watch');
 
 const WORKER_FILE = path.join(__dirname, 'worker.js');
 
 class SandboxWorker {
-  // handlers: { message(msg), query(request) -> Promise<value>, exit({ code, error }) }
+  // handlers: { message(msg), query(request) -> Promise<value>, exit({ code, error }), limit({ limit, error }) }
   static start(config, handlers) {
     const sync = openSyncChannel(handlers.query);
     const worker = new Worker(WORKER_FILE, {
       workerData: { config, sync: sync.workerEnd },
       transferList: [sync.workerEnd.port],
-      resourceLimits: { maxOldGenerationSizeMb: config.memoryMb },
+      resourceLimits: { maxOldGenerationSizeMb: config.memoryMb, maxYoungGenerationSizeMb: config.youngMemoryMb },
+      // Programs cannot print (console is the run's log); what V8 itself prints (e.g. "Exception in
+      // PromiseRejectCallback" from async infinite recursion) must not flood the process's stderr.
+      stdout: true,
+      stderr: true,
     });
-    const handle = new SandboxWorker(worker, sync);
+    worker.stdout.resume();
+    worker.stderr.resume();
+    const handle = new SandboxWorker(worker, sync, config);
     return new Promise((resolve, reject) => {
       const fail = (error) => {
         clearTimeout(timer);
@@ -45,23 +52,31 @@ class SandboxWorker {
   #exited;
   #lastError = null;
   #pongs = [];
+  #watch;
+  #unwatch = () => {};
   dirty = false; // set when the worker showed activity from a finished run
 
-  constructor(worker, sync) {
+  constructor(worker, sync, config) {
     this.#worker = worker;
     this.#sync = sync;
+    this.#watch = { lastAlive: 0, rssAtAlive: 0, running: false,
+      growthMb: config.busyGrowthMb, checkMs: config.memoryCheckMs, kill: () => {} };
     // Errors thrown after lockdown arrive as empty objects; the exit code and
     // Node's own ERR_WORKER_OUT_OF_MEMORY are what we can rely on.
     worker.on('error', (err) => { this.#lastError = err; });
     this.#exited = new Promise((resolve) => worker.once('exit', resolve)).then((code) => {
       this.#sync.close();
+      this.#unwatch();
       return code;
     });
   }
 
   #listen(handlers) {
+    this.#watch.kill = (error) => handlers.limit({ limit: 'busyGrowthMb', error });
+    this.#unwatch = watchWorker(this.#watch);
     this.#worker.on('message', (msg) => {
       if (msg.t === 'pong') this.#pongs.shift()?.();
+      else if (msg.t === 'alive') alive(this.#watch);
       else handlers.message(msg);
     });
     this.#exited.then((code) => handlers.exit({ code, error: this.#lastError }));
@@ -71,6 +86,12 @@ class SandboxWorker {
   // query) since it started; 0 once it has exited. See budget.js.
   get activeMs() {
     return this.#worker.performance.eventLoopUtilization().active;
+  }
+
+  // Whether a program runs in it now (the process memory watch only ends running workers).
+  set running(value) {
+    alive(this.#watch);
+    this.#watch.running = value;
   }
 
   get outOfMemory() {

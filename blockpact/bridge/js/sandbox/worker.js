@@ -45,11 +45,26 @@ function encodeArgs(label, args) {
   if (!Array.isArray(args)) throw new TypeError(`${label}: arguments must be an array`);
   return encode(args, () => {
     throw new TypeError(`${label}: functions cannot be sent to the game (use names, ids or positions)`);
-  });
+  }, { what: `${label}: arguments`, maxBytes: config.maxMessageBytes, deep: 'throw' });
+}
+
+// A limit the program broke: the main thread ends the run with this message (and kills the
+// worker); the program also gets it thrown, so it stops where it broke the limit.
+function breakLimit(run, limit, message) {
+  if (!run.finished && !run.limitBroken) {
+    run.limitBroken = true;
+    parentPort.postMessage({ t: 'limit', run: run.id, limit, error: message });
+  }
+  return new RangeError(message);
 }
 
 function callHost(run, name, args) {
   if (run.finished) return Promise.reject(new Error(`${name}: the program has already finished`));
+  if (name !== 'chat' && run.pending >= config.maxPendingCalls) { // chat has its own count, and cannot be awaited
+    // Thrown, not rejected: a loop starting calls without await stops here.
+    throw breakLimit(run, 'maxPendingCalls', `too many primitive calls in flight: ${run.pending} started and not finished `
+      + `(limit maxPendingCalls = ${config.maxPendingCalls}; await each call)`);
+  }
   const site = new Error(); // captured now, so a failure points at the program's call
   let payload;
   try {
@@ -57,11 +72,32 @@ function callHost(run, name, args) {
   } catch (err) {
     return Promise.reject(err);
   }
+  run.pending += 1;
   return new Promise((resolve, reject) => {
     const id = nextCallId++;
-    pendingCalls.set(id, { run: run.id, resolve, reject, site });
+    pendingCalls.set(id, { run, resolve, reject, site });
     parentPort.postMessage({ t: 'call', run: run.id, id, name, args: payload });
   });
+}
+
+// bot.chat: lines cut to maxChatLength, at most maxChatMessages per program and, where a rate is
+// configured (live servers kick spammers), chatBurst lines at once then chatPerSecond.
+function chatLimit(run) {
+  run.chats += 1;
+  if (run.chats > config.maxChatMessages) {
+    return breakLimit(run, 'maxChatMessages', `too many chat messages: over ${config.maxChatMessages} in one program (limit maxChatMessages)`);
+  }
+  if (config.chatPerSecond > 0) {
+    const now = performance.now();
+    run.chatTokens = Math.min(config.chatBurst, run.chatTokens + ((now - run.chatAt) / 1000) * config.chatPerSecond);
+    run.chatAt = now;
+    if (run.chatTokens < 1) {
+      return breakLimit(run, 'chatPerSecond', `chat too fast: over ${config.chatBurst} messages at once or `
+        + `${config.chatPerSecond} per second (limit chatPerSecond)`);
+    }
+    run.chatTokens -= 1;
+  }
+  return null;
 }
 
 function queryHost(run, path, args) {
@@ -74,7 +110,11 @@ function queryHost(run, path, args) {
 function environment(run) {
   const { log, console } = makeLogger((line) => emitLog(run, line));
   const chat = (message) => {
-    callHost(run, 'chat', [String(message)])
+    const limited = chatLimit(run);
+    if (limited) throw limited;
+    let text = String(message);
+    if (text.length > config.maxChatLength) text = `${text.slice(0, config.maxChatLength - 1)}…`;
+    callHost(run, 'chat', [text])
       .catch((err) => emitLog(run, `[chat failed: ${err.message}]`));
   };
   return {
@@ -105,19 +145,58 @@ function environment(run) {
 }
 
 async function runProgram(message) {
-  const run = { id: message.run, finished: false, logCount: 0 };
+  const run = {
+    id: message.run, finished: false, logCount: 0, pending: 0, chats: 0, limitBroken: false,
+    chatTokens: config.chatBurst, chatAt: performance.now(),
+  };
   current = run;
-  const result = await execute(message, environment(run));
+  checkStallSoon();
+  const result = await execute(message, environment(run), config);
   run.finished = true;
   current = null;
-  for (const [id, call] of pendingCalls) if (call.run === run.id) pendingCalls.delete(id);
+  for (const [id, call] of pendingCalls) if (call.run === run) pendingCalls.delete(id);
   parentPort.postMessage({ t: 'done', run: run.id, result });
 }
+
+// A program with no call pending can never go on: its compartment has no timers or events, so
+// only a host answer can wake it. setImmediate runs after every message handler and the microtasks
+// it started (the program's continuations), so if the program is still running then with nothing
+// pending, it awaits something that never settles (e.g. `await new Promise(() => {})`).
+function checkStallSoon() {
+  if (config.stallCheck) setImmediate(checkStall);
+}
+
+function checkStall() {
+  const run = current;
+  if (run && !run.finished && run.pending === 0 && !run.limitBroken) {
+    run.limitBroken = true;
+    parentPort.postMessage({ t: 'limit', run: run.id, limit: 'stalled',
+      error: 'stalled: the program awaits something that can never happen (no primitive pending, nothing else to run)' });
+  }
+}
+
+// Memory outside the heap cap (ArrayBuffers, typed arrays) is measured here; the main thread
+// watches the process too, for a worker too busy to measure itself.
+function checkMemory() {
+  const run = current;
+  if (!run || run.finished) return;
+  const { arrayBuffers, external } = process.memoryUsage();
+  const outside = Math.max(arrayBuffers, external);
+  if (outside > config.memoryMb * 1_048_576 && !run.limitBroken) {
+    run.limitBroken = true;
+    parentPort.postMessage({ t: 'limit', run: run.id, limit: 'memoryMb',
+      error: `out of memory: the program holds over ${config.memoryMb} MB of ArrayBuffer memory (limit memoryMb)` });
+  }
+  parentPort.postMessage({ t: 'alive' });
+}
+setInterval(checkMemory, config.memoryCheckMs);
 
 function settleCall({ id, ok, value, error }) {
   const call = pendingCalls.get(id);
   if (!call) return;
   pendingCalls.delete(id);
+  call.run.pending -= 1;
+  checkStallSoon();
   if (ok) {
     call.resolve(decode(value, makeVec3));
   } else {

@@ -1,0 +1,4 @@
+// Computes forever without awaiting anything.
+async function main(bot) {
+  while (true) {}
+}
