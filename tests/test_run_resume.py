@@ -154,7 +154,7 @@ def test_resuming_a_finished_run_says_so_and_changes_nothing(uninterrupted: Path
     shutil.copytree(uninterrupted, run_dir)
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in run_dir.rglob("*") if p.is_file()}
     assert main(["resume", str(run_dir)]) == 0
-    assert "the run is complete (6 of 6 condition-seed units finished); nothing to resume" in capsys.readouterr().out
+    assert "the run is complete (6 of 6 condition-seed units completed); nothing to resume" in capsys.readouterr().out
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in run_dir.rglob("*") if p.is_file()} == before
 
 

@@ -133,7 +133,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     point = ResumePoint.of(run_dir)
     planned = len(point.planned)
     if point.complete:
-        print(f"{run_dir.root}: the run is complete ({planned} of {planned} condition-seed units finished); "
+        print(f"{run_dir.root}: the run is complete ({planned} of {planned} condition-seed units completed); "
               "nothing to resume, nothing changed")
         return 0
     plan = point.plan()
@@ -157,8 +157,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
     except BaseException:
         writer.close()
         raise
-    print(f"blockpact: resuming {run_dir.root}: {planned - len(pending)} of {planned} condition-seed units finished, "
-          f"{len(pending)} to run ({len(superseded)} of them redone from the start)"
+    print(f"blockpact: resuming {run_dir.root}: {planned - len(pending)} of {planned} condition-seed units completed, "
+          f"{len(pending)} to run ({len(superseded)} of them, failed or cut short, redone from the start)"
           + (f"; cut off the torn line {dropped.line} ({dropped.size} bytes)" if dropped else ""), file=sys.stderr)
     return execute(plan, run_dir, live_options, writer, len(pending) * plan.episodes,
                    lambda protocol: protocol.resume(pending, note))

@@ -23,7 +23,7 @@ def contract_text(value: str, option: str = "--contract") -> str:
         return value
     path = Path(value[1:]).expanduser()
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8").strip()
     except OSError as exc:
         raise UserError(f"{option} {value}: cannot read {path}: {exc.strerror or exc}") from None
 
