@@ -54,14 +54,15 @@ def test_failure_causes() -> None:
     assert classify(RuntimeError("bug")).cause == "internal"
     assert classify(RuntimeError("bug")).message == "RuntimeError: bug"
 
-    class EpisodeFailed(Exception):  # the live layer's, recognised by name without importing it
-        pass
+    from blockpact.bridge.embedded_server import ServerError
+    from blockpact.bridge.live_world import EpisodeFailed
+    from blockpact.bridge.mineflayer_body import BotError
+    from blockpact.bridge.world_master import WorldBuildError
 
-    class BotError(Exception):
-        pass
-
-    assert classify(EpisodeFailed("the bot lost its connection")).cause == "server"
+    assert classify(EpisodeFailed("Gizmo lost its connection mid-episode")).cause == "server"
+    assert classify(ServerError("the embedded server exited")).cause == "server"
     assert classify(BotError("the Node side did not answer")).cause == "bridge"
+    assert classify(WorldBuildError("cannot /fill")).cause == "world"
     with pytest.raises(ValueError):
         UnitFailure("weather", "rain")
 
@@ -193,3 +194,79 @@ def test_timeout_dash_s_term_leaves_the_outputs(tmp_path: Path) -> None:
     assert (out / "metrics.json").is_file() and (out / "report.html").is_file()
     assert "blockpact resume" in done.stderr
     assert os.path.getsize(out / "events.jsonl") > 0
+
+
+def test_a_program_that_makes_no_progress_all_episode_is_timed_out_not_a_success(tmp_path: Path, monkeypatch) -> None:
+    """Glitch's program waits the whole episode and does nothing: it is `timed out` (an agent error), and
+    the critic sees that outcome instead of a program that "did its job"."""
+    from blockpact.agents.testing.openai_stub import OpenAIStub, Script
+    from blockpact.agents.testing.protocol_responder import ProtocolResponder
+    from blockpact.worlds.loader import load_world
+
+    for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    plays = ProtocolResponder(load_world("double_vein"))
+    idle = ("Explain: I wait.\nPlan:\n1) Wait.\nCode:\n```javascript\nasync function waitForever(bot) {\n"
+            "  while (true) { await bot.waitForTicks(20); }\n}\n```")
+
+    def responder(request: dict) -> Script:
+        if request["messages"][0]["content"].startswith("You are Glitch, a player in a Minecraft world"):
+            return idle
+        return plays(request)
+
+    out = tmp_path / "idle"
+    with OpenAIStub(responder=responder) as stub:
+        assert main(["run", "--agents", "llm", "--contract", "none", "--seeds", "1", "--out", str(out), "--llm-base-url",
+                     stub.base_url, "--llm-model", "stub-model", "--no-llm-cache"]) == 0
+    (seed,) = read_run(out / "events.jsonl").seeds
+    by_player = {p.player: p for p in seed.episodes[0].programs}
+    glitch, gizmo = by_player["Glitch"], by_player["Gizmo"]
+    assert glitch.timed_out and not glitch.stopped_by_episode_end and glitch.error_kind == "program_timeout"
+    assert glitch.critic_source == "execution"  # the critic saw the time-out, no LLM was asked to call it a success
+    assert gizmo.error_kind is None  # the greedy player worked until the episode ended: its job, not an error
+    errors = json.loads((out / "metrics.json").read_text())["conditions"]["none"]["agent_errors"]
+    assert errors["by_player"] == {"Glitch": {"program_timeout": 1}}
+
+
+def test_an_exception_raised_inside_jspybridge_is_a_bridge_failure() -> None:
+    namespace = {"__name__": "javascript.proxy"}
+    exec("def call():\n    raise Exception(\"Call to 'close' timed out.\")", namespace)  # JSPyBridge raises plain Exceptions
+    try:
+        namespace["call"]()
+    except Exception as exc:  # noqa: BLE001
+        failure = classify(exc)
+    assert failure.cause == "bridge" and failure.message == "Exception: Call to 'close' timed out."
+
+
+def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Path) -> None:
+    """The live world's own error when a bot loses its server mid-episode fails the unit (cause server);
+    the other seeds complete, the metrics hold only them, and the run does not exit 0."""
+    import asyncio
+
+    from blockpact.bridge.live_world import EpisodeFailed
+    from blockpact.experiments.cli import exit_status
+    from blockpact.experiments.outputs import build_outputs
+    from blockpact.experiments.protocol import Participants, RunPlan, RunProtocol
+    from blockpact.experiments.records import ConditionSpec
+    from blockpact.experiments.run_events import EventWriter
+    from blockpact.experiments.rundir import RunDir
+    from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
+    from blockpact.worlds.loader import load_world
+
+    inner = scripted_participants().engine
+
+    class ServerDiesOnSeedOne:
+        async def play(self, episode, log):
+            if episode.seed == 1:
+                raise EpisodeFailed("Gizmo lost its connection mid-episode (socket closed); on_disconnect = 'fail'")
+            return await inner.play(episode, log)
+
+    run_dir = RunDir.create(tmp_path / "live")
+    plan = RunPlan(load_world("double_vein"), "sim", "scripted", [ConditionSpec("none", "none")], [0, 1], 1)
+    with EventWriter(run_dir.events) as writer:
+        asyncio.run(RunProtocol(plan, Participants(ServerDiesOnSeedOne(), ScriptedNegotiation()), writer).run())
+    metrics = build_outputs(run_dir).metrics
+    none = metrics["conditions"]["none"]
+    assert none["failures"]["server"]["seeds"] == [1] and "lost its connection" in none["failures"]["server"]["first_message"]
+    assert [r["seed"] for r in none["runs"]] == [0] and none["welfare"]["n"] == 1
+    assert exit_status(metrics) == 3
