@@ -179,8 +179,9 @@ def contract_warnings(run: RunRecord) -> list[str]:
             seen.setdefault(s.contract, []).append(f"{s.condition} seed {s.seed}")
     out = []
     for text, where in seen.items():
-        units = where[0] if len(where) == 1 else f"{where[0]} and {len(where) - 1} more"
-        warning = free_text_warning(text, run.config.players, run.config.world, f"contract of {units}")
+        more = f" (and {len(where) - 1} more unit(s) with the same text)" if len(where) > 1 else ""
+        warning = free_text_warning(text, run.config.players, run.config.world,
+                                    f"the contract of condition {where[0]}{more}")
         if warning:
             out.append(warning)
     return out
