@@ -166,3 +166,70 @@ def test_resume_redoes_the_units_an_outage_failed(protocol: ProtocolResponder, f
     assert [(s.seed, s.status) for s in run.seeds] == [(0, "completed")]
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["all_completed"] and metrics["conditions"]["none"]["welfare"]["n"] == 1
+
+
+# -- each role: a bad body now and then is re-asked; bad bodies only are the endpoint's failure ---------------
+
+def _with_client(stub: OpenAIStub, use):
+    import asyncio
+
+    from blockpact.agents.llm.client import LLMClient
+    from blockpact.agents.testing.llm_settings import stub_settings
+
+    async def go():
+        async with LLMClient(stub_settings(stub, max_retries=0)) as client:
+            return await use(client)
+
+    return asyncio.run(go())
+
+
+PROGRAM = "Explain: mine.\nPlan:\n1) Mine.\nCode:\n```javascript\nasync function mineIron(bot) {\n  await mineBlock(bot, \"iron_ore\", 1);\n}\n```"
+
+
+def test_the_action_agent_re_asks_after_a_bad_body_and_fails_on_bad_bodies_only() -> None:
+    from blockpact.agents.action import ActionContext, LLMActionAgent
+    from blockpact.agents.llm.errors import LLMBadReply
+
+    spec = load_world("double_vein")
+    ctx = ActionContext(player="Gizmo", world=spec, task="Mine iron.")
+    with OpenAIStub([StubReply.malformed(), PROGRAM]) as stub:
+        proposal = _with_client(stub, lambda c: LLMActionAgent(c, "Gizmo", spec).propose(ctx))
+    assert proposal.function_name == "mineIron"
+    with OpenAIStub(responder=lambda r: StubReply.malformed()) as stub:
+        with pytest.raises(LLMBadReply, match="malformed"):
+            _with_client(stub, lambda c: LLMActionAgent(c, "Gizmo", spec).propose(ctx))
+        assert len(stub.chat_requests) == 3  # every extraction attempt, then the endpoint's failure
+
+
+def test_the_critic_negotiator_and_judge_fail_on_bad_bodies_only() -> None:
+    from blockpact.agents.critic import Critic
+    from blockpact.agents.llm.errors import LLMBadReply
+    from blockpact.agents.negotiation import LLMNegotiator
+    from blockpact.bridge.body import ProgramResult
+    from blockpact.judge.contract import parse_contract
+    from blockpact.judge.llm_judge import LLMJudge
+    from blockpact.judge.observables import observables_from_events
+    from blockpact.worlds.simulator import Simulation
+
+    spec = load_world("double_vein")
+    result = ProgramResult(player="Gizmo", success=True, error=None, error_line=None, stack=None, chat=[],
+                           observation={"inventory": {}, "time": 1.0}, duration=1.0)
+    sim = Simulation(spec, seed=0)
+    sim.finish()
+    obs = observables_from_events(spec, sim.state.log.events)
+    contract = parse_contract("1. At the end of the scenario Gizmo transfers 5 emeralds to Glitch.", sorted(spec.players))
+    roles = {
+        "critic": lambda c: Critic(c).critique("Mine iron.", result),
+        "negotiator": lambda c: LLMNegotiator(c, "Gizmo", spec).reply([], 1),
+        "judge": lambda c: LLMJudge(c).judge(contract, obs),
+    }
+    for role, use in roles.items():
+        with OpenAIStub(responder=lambda r: StubReply.malformed()) as stub:
+            with pytest.raises(LLMBadReply):
+                _with_client(stub, use)
+            assert len(stub.chat_requests) == 3, role  # re-asked as for an unusable reply, then failed
+    with OpenAIStub([StubReply.malformed(), '{"reasoning": "ok", "success": true, "critique": ""}']) as stub:
+        assert _with_client(stub, roles["critic"]).success is True
+    with OpenAIStub([StubReply.malformed(), "[thinking] t [message] m [contract]\n1. Gizmo mines all iron_ore.\n[contract end]"]) as stub:
+        turn = _with_client(stub, roles["negotiator"])
+    assert turn.proposal and turn.error is None
