@@ -270,3 +270,25 @@ def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Pat
     assert none["failures"]["server"]["seeds"] == [1] and "lost its connection" in none["failures"]["server"]["first_message"]
     assert [r["seed"] for r in none["runs"]] == [0] and none["welfare"]["n"] == 1
     assert exit_status(metrics) == 3
+
+
+def test_logs_of_older_blockpact_read_with_the_new_statuses(tmp_path: Path) -> None:
+    """seed_end `ok`/`error` and a seed_error without a cause (logs written before unit statuses)."""
+    out = tmp_path / "old"
+    assert main(["run", "--contract", "none", "--seeds", "2", "--out", str(out)]) == 0
+    lines = (out / "events.jsonl").read_text().splitlines()
+    old = []
+    for line in lines:
+        event = json.loads(line)
+        if event["kind"] == "seed_end":
+            event["data"]["status"] = "ok" if event["seed"] == 0 else "error"
+            if event["seed"] == 1:
+                old.append(json.dumps({**event, "kind": "seed_error", "data": {"error": "RuntimeError: x", "traceback": ""}}))
+        old.append(json.dumps(event))
+    renumbered = [json.dumps({**json.loads(line), "seq": i}) for i, line in enumerate(old, 1)]
+    (out / "events.jsonl").write_text("\n".join(renumbered) + "\n")
+    run = read_run(out / "events.jsonl")
+    assert [(s.seed, s.status, s.cause) for s in run.seeds] == [(0, "completed", None), (1, "failed", "internal")]
+    assert main(["report", str(out)]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["conditions"]["none"]["units"]["failed"] == 1 and metrics["conditions"]["none"]["welfare"]["n"] == 1

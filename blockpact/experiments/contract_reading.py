@@ -31,8 +31,18 @@ class ClauseReading:
 
 
 def _form(clause: object) -> str:
-    fields = ", ".join(f"{f.name}={getattr(clause, f.name)!r}" for f in dataclasses.fields(clause))  # type: ignore[arg-type]
+    if not dataclasses.is_dataclass(clause):
+        return repr(clause)
+    fields = ", ".join(f"{f.name}={getattr(clause, f.name)!r}" for f in dataclasses.fields(clause))
     return f"{type(clause).__name__}({fields})"
+
+
+def _sentence(clause: object, world: str | None) -> str:
+    """The clause in the controlled form (a clause kind the renderer does not know: its form)."""
+    try:
+        return render_clause(clause, world=world)  # type: ignore[arg-type]
+    except TypeError:
+        return _form(clause)
 
 
 def read_contract(text: str, players: Sequence[str], world: str | None) -> list[ClauseReading]:
@@ -42,7 +52,7 @@ def read_contract(text: str, players: Sequence[str], world: str | None) -> list[
         if isinstance(clause, FreeText):
             readings.append(ClauseReading(number, clause.text, False, "free text", clause.reason or None))
         else:
-            readings.append(ClauseReading(number, render_clause(clause, world=world), True, _form(clause), None))
+            readings.append(ClauseReading(number, _sentence(clause, world), True, _form(clause), None))
     return readings
 
 
