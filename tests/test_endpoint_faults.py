@@ -233,3 +233,24 @@ def test_the_critic_negotiator_and_judge_fail_on_bad_bodies_only() -> None:
     with OpenAIStub([StubReply.malformed(), "[thinking] t [message] m [contract]\n1. Gizmo mines all iron_ore.\n[contract end]"]) as stub:
         turn = _with_client(stub, roles["negotiator"])
     assert turn.proposal and turn.error is None
+
+
+def test_a_server_that_goes_away_mid_run_fails_the_seeds_with_cause_endpoint(fast: Path, tmp_path: Path) -> None:
+    import threading
+
+    holder: dict[str, OpenAIStub] = {}
+
+    def responder(request: dict) -> Script:
+        if is_check_request(request):
+            return "OK"
+        threading.Thread(target=holder["stub"].stop, daemon=True).start()  # the server goes away
+        return StubReply.slow(5.0)
+
+    out = tmp_path / "gone"
+    with OpenAIStub(responder=responder) as stub:
+        holder["stub"] = stub
+        assert run_llm(stub.base_url, out, fast, "--seeds", "2", "--contract", "none") == UNITS_FAILED
+    seeds = read_run(out / "events.jsonl").seeds
+    assert [(s.status, s.cause) for s in seeds] == [("failed", "endpoint")] * 2
+    message = json.loads((out / "metrics.json").read_text())["conditions"]["none"]["failures"]["endpoint"]["first_message"]
+    assert "cannot connect" in message or "no answer" in message, message
