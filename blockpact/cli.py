@@ -13,6 +13,7 @@ from blockpact.errors import UserError
 COMMAND_GROUPS: list[str] = [
     "blockpact.worlds.cli",
     "blockpact.experiments.cli",
+    "blockpact.experiments.contract_cli",
     "blockpact.agents.llm.cli",
     "blockpact.agents.pool_cli",
     "blockpact.bridge.server_cli",

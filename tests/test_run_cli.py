@@ -52,7 +52,9 @@ def check_metrics_schema(m: dict) -> None:
     assert isinstance(m["conditions"], dict) and m["conditions"]
     for condition in m["conditions"].values():
         for stat in ("gini", "welfare"):
-            assert set(condition[stat]) == {"mean", "std"} and all(_number(v) for v in condition[stat].values())
+            stats = condition[stat]
+            assert set(stats) >= {"n", "mean", "std", "ci95"} and _number(stats["mean"]) and _number(stats["std"])
+            assert stats["n"] == 1 and stats["ci95"] is None or len(stats["ci95"]) == 2 and all(map(_number, stats["ci95"]))
         for run in condition["runs"]:
             assert isinstance(run["seed"], int)
             assert all(isinstance(p, str) and _number(v) for p, v in run["rewards"].items())
@@ -175,8 +177,12 @@ def test_a_failing_seed_is_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
     none = outputs.metrics["conditions"]["none"]
     assert outputs.metrics["status"] == "complete"
     assert [r["seed"] for r in none["runs"]] == [0, 2]
-    assert none["errors"] == [{"seed": 1, "error": "RuntimeError: body lost its connection"}]
-    assert "Seed failed: RuntimeError: body lost its connection" in run_dir.report.read_text()
+    assert none["errors"] == [{"seed": 1, "error": "RuntimeError: body lost its connection", "cause": "internal"}]
+    assert none["units"] == {"completed": 2, "failed": 1, "interrupted": 0, "not_started": 0}
+    assert none["failures"] == {"internal": {"count": 1, "seeds": [1],
+                                             "first_message": "RuntimeError: body lost its connection"}}
+    assert none["welfare"]["n"] == 2 and not outputs.metrics["all_completed"]
+    assert "Seed failed (cause internal): RuntimeError: body lost its connection" in run_dir.report.read_text()
 
 
 def test_ctrl_c_leaves_a_valid_log_and_a_report(tmp_path: Path) -> None:

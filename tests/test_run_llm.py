@@ -13,6 +13,7 @@ from blockpact.agents.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub, Script, StubReply
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
+from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.records import read_run
 from blockpact.worlds.loader import load_world
 
@@ -68,7 +69,8 @@ def test_transcripts_hold_every_role_and_never_the_key(double_vein_llm) -> None:
     out, stub = double_vein_llm
     records = read_transcript(out / "transcripts" / "llm.jsonl")
     assert {r["role"] for r in records} == {"negotiator", "action", "critic", "skill", "judge"}
-    assert len(records) == len(stub.chat_requests)  # every HTTP call, none cached
+    work = [r for r in stub.chat_requests if not is_check_request(r.body)]  # all but the pre-flight check
+    assert len(records) == len(work) == len(stub.chat_requests) - 1  # every HTTP call, none cached
     for path in out.rglob("*"):
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
@@ -141,25 +143,53 @@ def test_seeds_are_separate_samples_and_a_rerun_comes_from_the_cache(llm_env, tm
     with OpenAIStub(responder=ProtocolResponder(load_world("double_vein")), api_key=KEY) as stub:
         assert run_against(stub, "double_vein", tmp_path / "a", *flags, cache=cache) == 0
         sent = len(stub.chat_requests)
-        assert {r.body["seed"] for r in stub.chat_requests} == {0, 1}  # the run's seed in every request
+        work = [r for r in stub.chat_requests if not is_check_request(r.body)]
+        assert {r.body["seed"] for r in work} == {0, 1}  # the run's seed in every request
         assert run_against(stub, "double_vein", tmp_path / "b", *flags, cache=cache) == 0
-        assert len(stub.chat_requests) == sent  # the re-run asked nothing over HTTP
+        new = stub.chat_requests[sent:]
+        assert len(new) == 1 and is_check_request(new[0].body)  # the re-run asked nothing but the pre-flight check
     metrics = [json.loads((tmp_path / d / "metrics.json").read_text())["conditions"] for d in ("a", "b")]
     assert metrics[0] == metrics[1]
     cached = read_transcript(tmp_path / "b" / "transcripts" / "llm.jsonl")
     assert cached and all(r["cached"] for r in cached)
 
 
-def test_a_player_without_a_program_and_a_failing_judge_are_reported_and_the_run_goes_on(llm_env, tmp_path: Path) -> None:
-    """Glitch's model never writes code; the judge's endpoint answers 500: both are recorded, the
-    formal judge's transfers apply, and the seed finishes."""
+def test_a_player_without_a_program_is_an_agent_error_and_the_unit_completes(llm_env, tmp_path: Path, capsys) -> None:
+    """Glitch's model never writes code: what the agent did wrong is an outcome, counted per player and
+    kind in metrics.json, the summary and the report; the seed completes and the run exits 0."""
     plays = ProtocolResponder(load_world("double_vein"))
 
     def responder(request: dict) -> Script:
         system = request["messages"][0]["content"]
         if system.startswith("You are Glitch, a player in a Minecraft world"):
             return "Explain: I would rather not.\nPlan:\n1) Wait.\nCode:\n(none)"
-        if system.startswith("You are the judge"):
+        return plays(request)
+
+    out = tmp_path / "lazy"
+    with OpenAIStub(responder=responder, api_key=KEY) as stub:
+        assert run_against(stub, "double_vein", out, "--seeds", "1", "--contract", "negotiate") == 0
+    (seed,) = read_run(out / "events.jsonl").seeds
+    (episode,) = seed.episodes
+    assert seed.status == "completed" and episode.finished
+    glitch = next(p for p in episode.programs if p.player == "Glitch")
+    assert glitch.code is None and glitch.error.startswith("no program: Glitch: no runnable program in 3 replies")
+    metrics = json.loads((out / "metrics.json").read_text())["conditions"]["negotiate"]
+    assert metrics["agent_errors"]["by_player"] == {"Glitch": {"no_program": 1}}
+    assert metrics["agent_errors"]["first"]["no_program"].startswith("Glitch: no program: Glitch: no runnable program")
+    assert metrics["runs"][0]["episodes"][0]["program_errors"] == 1 and metrics["seeds_finished"] == 1
+    summary = capsys.readouterr().out  # the errors column (rich may wrap it)
+    assert "1 (Glitch:" in summary and "no_program 1)" in summary
+    html = (out / "report.html").read_text()
+    assert "no program: Glitch" in html and "Glitch: no_program 1" in html
+
+
+def test_a_judge_whose_endpoint_fails_fails_the_unit_with_cause_endpoint(llm_env, tmp_path: Path, capsys) -> None:
+    """The judge's endpoint answers 500 every time: no answer after retries is not a judgment, so the
+    seed is failed (cause endpoint) with no welfare, and the run exits 3 naming the cause."""
+    plays = ProtocolResponder(load_world("double_vein"))
+
+    def responder(request: dict) -> Script:
+        if request["messages"][0]["content"].startswith("You are the judge"):
             return StubReply.server_error()
         return plays(request)
 
@@ -167,17 +197,16 @@ def test_a_player_without_a_program_and_a_failing_judge_are_reported_and_the_run
     config.write_text("[retry]\nmax_retries = 0\n")
     out = tmp_path / "faulty"
     with OpenAIStub(responder=responder, api_key=KEY) as stub:
-        assert run_against(stub, "double_vein", out, "--seeds", "1", "--contract", "negotiate", "--llm-config", str(config)) == 0
+        code = run_against(stub, "double_vein", out, "--seeds", "1", "--contract", "negotiate", "--llm-config", str(config))
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "1 of 1 condition-seed units did not complete: 1 endpoint (LLMUnavailable" in err and "500" in err
     (seed,) = read_run(out / "events.jsonl").seeds
-    (episode,) = seed.episodes
-    assert not seed.errors and episode.finished
-    glitch = next(p for p in episode.programs if p.player == "Glitch")
-    assert glitch.code is None and glitch.error.startswith("no program: Glitch: no runnable program in 3 replies")
-    formal, llm = sorted(episode.judgments, key=lambda j: j.source)
-    assert not llm.valid and "could not be asked" in llm.error and "500" in llm.error
-    assert episode.transfers == formal.transfers == {"Gizmo": -9.0, "Glitch": 9.0}
-    metrics = json.loads((out / "metrics.json").read_text())["conditions"]["negotiate"]
-    assert metrics["judges"] == {"compared": 0, "disagreed": 0, "llm_invalid": 1}
-    assert metrics["runs"][0]["episodes"][0]["program_errors"] == 1
+    assert seed.status == "failed" and seed.cause == "endpoint"
+    metrics = json.loads((out / "metrics.json").read_text())
+    negotiate = metrics["conditions"]["negotiate"]
+    assert negotiate["runs"] == [] and negotiate["welfare"]["mean"] is None and negotiate["gini"]["mean"] is None
+    assert negotiate["failures"]["endpoint"]["count"] == 1 and "500" in negotiate["failures"]["endpoint"]["first_message"]
+    assert metrics["status"] == "complete" and metrics["all_completed"] is False
     html = (out / "report.html").read_text()
-    assert "invalid judgment, no transfers" in html and "no program: Glitch" in html
+    assert "1 unit(s) failed, cause endpoint" in html and "Seed failed (cause endpoint)" in html

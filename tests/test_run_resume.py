@@ -17,6 +17,7 @@ from blockpact.agents.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
+from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.protocol import RunPlan, run_start_data
 from blockpact.experiments.records import ConditionSpec, read_run
 from blockpact.experiments.run_events import Coords, EventWriter, read_events
@@ -136,7 +137,7 @@ def test_ctrl_c_then_resume_equals_the_uninterrupted_run(uninterrupted: Path, tm
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, stderr
-    assert "blockpact resume DIR" in stderr
+    assert f"blockpact resume {out}" in stderr
     interrupted = metrics(out)
     assert interrupted["status"] == "interrupted" and interrupted["conditions"]["negotiate"]["seeds_finished"] < 3
 
@@ -153,7 +154,7 @@ def test_resuming_a_finished_run_says_so_and_changes_nothing(uninterrupted: Path
     shutil.copytree(uninterrupted, run_dir)
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in run_dir.rglob("*") if p.is_file()}
     assert main(["resume", str(run_dir)]) == 0
-    assert "the run is complete (6 of 6 condition-seed units finished); nothing to resume" in capsys.readouterr().out
+    assert "the run is complete (6 of 6 condition-seed units completed); nothing to resume" in capsys.readouterr().out
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in run_dir.rglob("*") if p.is_file()} == before
 
 
@@ -229,7 +230,8 @@ def test_llm_resume_answers_finished_calls_from_the_run_cache(llm_env, tmp_path:
         shutil.copytree(full / "transcripts", run_dir / "transcripts")
         sent = len(stub.chat_requests)
         assert main(["resume", str(run_dir)]) == 0
-        assert len(stub.chat_requests) == sent  # nothing asked of the endpoint again
+        new = stub.chat_requests[sent:]
+        assert len(new) == 1 and is_check_request(new[0].body)  # only the pre-flight check; no work asked again
     assert_same_outcome(run_dir, full)
     start = json.loads(lines_of(run_dir)[0])["data"]
     assert start["llm"]["cache_dir"] == str(cache) and start["llm"]["api_key_env"] == "OPENAI_API_KEY"

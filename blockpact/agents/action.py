@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from blockpact.agents.action_prompts import action_messages, parse_error_message
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.code_extraction import CodeExtractionError, extract_program, reply_sections
+from blockpact.agents.llm.errors import LLMBadReply
 from blockpact.skills.reference import primitive_reference
 from blockpact.worlds.spec import WorldSpec
 
@@ -94,13 +95,18 @@ class LLMActionAgent:
         self.chat_log_lines = settings.chat_log_lines
 
     async def propose(self, ctx: ActionContext) -> Proposal:
-        """Raises ProposalError (no runnable program) or the LLM layer's errors."""
+        """Raises ProposalError (no runnable program: the agent's failure) or the LLM layer's errors
+        (the endpoint's failure: no answer, or no usable reply body in any attempt)."""
         skills = self.library.retrieve(f"{ctx.task}\n{ctx.contract or ''}", k=self.retrieved_skills) if self.library else []
         messages = action_messages(ctx, primitive_reference(), skills, self.chat_log_lines)
         replies: list[str] = []
-        error: CodeExtractionError | None = None
+        error: CodeExtractionError | LLMBadReply | None = None
         for _ in range(self.extraction_attempts):
-            completion = await self.client.complete(self.role, messages)
+            try:
+                completion = await self.client.complete(self.role, messages)
+            except LLMBadReply as exc:  # asked again; every reply bad: the endpoint failed (raised below)
+                error = exc
+                continue
             replies.append(completion.text)
             try:
                 program = extract_program(completion.text)
@@ -118,6 +124,8 @@ class LLMActionAgent:
                 skills=tuple(s.code for s in skills),
                 replies=tuple(replies),
             )
+        if not replies and isinstance(error, LLMBadReply):
+            raise error
         raise ProposalError(
             f"{self.player}: no runnable program in {len(replies)} replies; last problem: {error}", replies
         )

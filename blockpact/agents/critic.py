@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.agents.action_prompts import critic_json_error_message, critic_messages
 from blockpact.agents.action_settings import action_settings
+from blockpact.agents.llm.errors import LLMBadReply
 
 if TYPE_CHECKING:
     from blockpact.agents.llm.client import LLMClient
@@ -95,14 +96,21 @@ class Critic:
         messages = critic_messages(task, result)
         replies: list[str] = []
         problem = ""
+        bad: LLMBadReply | None = None
         for _ in range(self.json_attempts):
-            completion = await self.client.complete(self.role, messages)
+            try:
+                completion = await self.client.complete(self.role, messages)
+            except LLMBadReply as exc:  # asked again; every reply bad: the endpoint failed
+                bad, problem = exc, str(exc)
+                continue
             replies.append(completion.text)
             try:
                 return parse_verdict(completion.text)
             except ValueError as exc:
                 problem = str(exc)
                 messages = [*messages, {"role": "assistant", "content": completion.text}, critic_json_error_message(problem)]
+        if not replies and bad is not None:
+            raise bad
         raise CriticError(f"the critic gave no usable verdict in {len(replies)} replies; last problem: {problem}", replies)
 
 

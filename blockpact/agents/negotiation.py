@@ -170,12 +170,14 @@ class LLMNegotiator:
         ]
         problems: list[str] = []
         raw = ""
+        bad: list[LLMBadReply] = []
         for attempt in range(1, self.settings.attempts + 1):
             try:
                 raw = (await self.client.complete(self.settings.role, messages)).text
                 parsed = parse_reply(raw, can_accept=can_accept(history))
             except LLMBadReply as exc:
                 problems.append(str(exc))
+                bad.append(exc)
                 continue
             except FormatError as exc:
                 problems.append(str(exc))
@@ -184,6 +186,8 @@ class LLMNegotiator:
                 continue
             return NegotiationTurn(round, self.player, parsed.thinking, parsed.message, parsed.proposal, parsed.accept,
                                    raw, attempts=attempt)
+        if len(bad) == self.settings.attempts:  # never an answer: the endpoint failed, not the player
+            raise bad[-1]
         error = f"no reply in the format after {self.settings.attempts} attempts ({'; '.join(problems)}): counted as a pass"
         return NegotiationTurn(round, self.player, "", "", None, False, raw, error=error, attempts=self.settings.attempts)
 

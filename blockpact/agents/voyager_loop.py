@@ -19,7 +19,7 @@ from blockpact.agents.action import ActionAgent, ActionContext, Proposal, Propos
 from blockpact.agents.action_prompts import skill_messages
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.critic import Critique, CriticError, CriticProtocol
-from blockpact.agents.llm.errors import LLMError
+from blockpact.agents.llm.errors import LLMBadReply, LLMError
 
 if TYPE_CHECKING:
     from blockpact.agents.llm.client import LLMClient
@@ -122,10 +122,9 @@ class VoyagerLoop:
         except ProposalError as exc:
             self._emit("proposal_failed", ctx, attempt, "llm", error=str(exc), replies=list(exc.replies))
             return str(exc)
-        except LLMError as exc:
-            reason = f"{type(exc).__name__}: {exc}"
-            self._emit("llm_error", ctx, attempt, "llm", error=reason)
-            return reason
+        except LLMError as exc:  # the endpoint gave no answer: logged, then the unit fails (not the agent)
+            self._emit("llm_error", ctx, attempt, "llm", error=f"{type(exc).__name__}: {exc}")
+            raise
         self._emit("proposal", ctx, attempt, proposal.label, explain=proposal.explain, plan=proposal.plan,
                    code=proposal.code, function_name=proposal.function_name)
         return proposal
@@ -136,7 +135,7 @@ class VoyagerLoop:
         self._emit("program_result", ctx, attempt, label, result=result.to_json())
         try:
             critique = await self.critic.critique(ctx.task, result)
-        except (CriticError, LLMError) as exc:
+        except CriticError as exc:  # replies, none usable: the critic's failure (an LLMError ends the unit)
             critique = Critique(False, f"The critic could not judge this round ({exc}).", str(exc), "error")
             self._emit("critic_failed", ctx, attempt, label, error=str(exc))
         self._emit("critique", ctx, attempt, label, success=critique.success, critique=critique.critique,
@@ -190,7 +189,7 @@ class VoyagerLoop:
             return None
         try:
             description = await self.describer.describe(ctx.task, proposal)
-        except LLMError as exc:
+        except LLMBadReply as exc:  # no usable description: no skill (no answer at all ends the unit)
             self._emit("llm_error", ctx, attempt, proposal.label, error=f"skill description: {exc}")
             return None
         skill = self.library.add(proposal.function_name, description, proposal.code)

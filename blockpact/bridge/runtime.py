@@ -166,12 +166,14 @@ class NodeRuntime:
             _stop_bridge(self._js)
         if proc is not None:
             try:
-                proc.terminate()
+                proc.stdin.close()  # guard.js ends Node on its stdin's end (it leaves group signals to us)
                 proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-            except ProcessLookupError:
-                pass
+            except (OSError, ValueError, subprocess.TimeoutExpired):
+                try:
+                    proc.kill()
+                    proc.wait(timeout=5)
+                except (ProcessLookupError, subprocess.TimeoutExpired):
+                    pass
 
 
 _runtime: NodeRuntime | None = None

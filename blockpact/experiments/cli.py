@@ -25,13 +25,18 @@ from blockpact.experiments.participants import LiveOptions, check_backend, live_
 from blockpact.experiments.progress import RunProgress
 from blockpact.experiments.protocol import RunPlan, RunProtocol
 from blockpact.experiments.records import ConditionSpec
-from blockpact.experiments.report import agents_label
+from blockpact.experiments.contract_arg import CONTRACT_MODES, EXPECTED, check_contract_value, contract_text
+from blockpact.experiments.contract_reading import free_text_warning
+from blockpact.experiments.exit_codes import OK, UNITS_FAILED
+from blockpact.experiments.preflight import check_endpoint
+from blockpact.experiments.report import agent_errors_text, agents_label, failures_text, mean_std_text
+from blockpact.experiments.stopping import SigtermAsInterrupt, Stop
 from blockpact.experiments.resume import ResumePoint, repair_tail, set_aside_skills, unit_json
 from blockpact.experiments.run_events import EventWriter
 from blockpact.experiments.rundir import RunDir, default_run_root
 from blockpact.experiments.settings import run_settings
+from blockpact.worlds.spec import WorldSpec
 
-CONTRACT_MODES = ("none", "negotiate")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,9 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("world", nargs="?", default="double_vein", help="built-in name or path (default: double_vein)")
     p.add_argument("--backend", choices=("sim", "minecraft"), default=d["backend"], help=f"(default {d['backend']})")
     p.add_argument("--agents", choices=("scripted", "llm"), default=d["agents"], help=f"(default {d['agents']})")
-    p.add_argument("--contract", metavar="none|negotiate|TEXT", default=None,
-                   help="one condition: no contract, a negotiated one, or this contract text "
-                        f"(default: both {' and '.join(d['conditions'])})")
+    p.add_argument("--contract", metavar="none|negotiate|TEXT|@FILE", default=None,
+                   help="one condition: no contract, a negotiated one, or this contract text (or the text in FILE) "
+                        f"(default: both {' and '.join(d['conditions'])}); check a text with `blockpact contract check`")
     p.add_argument("--seeds", type=int, default=d["seeds"], help=f"number of seeds (default {d['seeds']})")
     p.add_argument("--episodes", type=int, default=d["episodes"], help=f"episodes per seed (default {d['episodes']})")
     p.add_argument("--out", type=Path, default=None, help=f"run directory (default {d['out_base']}/<world>-<time>/)")
@@ -71,9 +76,19 @@ def conditions_for(contract: str | None) -> list[ConditionSpec]:
         return [ConditionSpec(mode, mode) for mode in run_settings()["run"]["conditions"]]
     if contract in CONTRACT_MODES:
         return [ConditionSpec(contract, contract)]
-    if not contract.strip():
-        raise UserError("--contract: empty contract text (expected none, negotiate or the text of a contract)")
-    return [ConditionSpec("contract", "given", contract)]
+    text = contract_text(contract)
+    if not text.strip():
+        raise UserError(f"--contract: empty contract text (expected {EXPECTED})")
+    return [ConditionSpec("contract", "given", text)]
+
+
+def require_something_of_value(spec: WorldSpec) -> None:
+    """Welfare and Gini of a world where no player values any item are 0 whatever anyone does."""
+    if any(v > 0 for player in spec.players.values() for v in player.values.values()):
+        return
+    raise UserError(f"world {spec.name}: no player values any item, so every reward would be 0 and welfare and Gini "
+                    "would say nothing. `blockpact run` is for dilemmas (worlds whose players value items, see "
+                    "`blockpact world list`); for task worlds use `blockpact org run`")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -88,12 +103,29 @@ def cmd_run(args: argparse.Namespace) -> int:
     if llm is not None:
         require_llm(llm)  # before anything is written
     spec = load_world(args.world, args.mc_version)
+    require_something_of_value(spec)
+    conditions = conditions_for(args.contract)
+    if args.contract not in (None, *CONTRACT_MODES):
+        check_contract_value(args.contract, sorted(spec.players), spec.name)
+    for c in conditions:
+        if c.contract_text and (warning := free_text_warning(c.contract_text, sorted(spec.players), spec.name,
+                                                             "--contract")):
+            print(f"blockpact: warning: {warning}", file=sys.stderr)
+    if llm is not None:
+        check_endpoint(llm)  # once, before any unit starts and before anything is written
     live = {"server": args.server, "auth": args.auth, "viewer": args.viewer} if args.backend == "minecraft" else None
-    plan = RunPlan(spec, args.backend, args.agents, conditions_for(args.contract), list(range(args.seeds)),
+    plan = RunPlan(spec, args.backend, args.agents, conditions, list(range(args.seeds)),
                    args.episodes, settings_record(llm) if llm is not None else None, live)
-    run_dir = RunDir.create(args.out or default_run_root(spec.name, Path(run_settings()["run"]["out_base"])))
+    run_dir = create_run_dir(args.out or default_run_root(spec.name, Path(run_settings()["run"]["out_base"])))
     return execute(plan, run_dir, live_options, EventWriter(run_dir.events), plan.total_episodes,
                    lambda protocol: protocol.run())
+
+
+def create_run_dir(path: Path) -> RunDir:
+    try:
+        return RunDir.create(path)
+    except OSError as exc:
+        raise UserError(f"--out {path}: cannot create the run directory: {exc.strerror or exc}") from None
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -101,7 +133,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
     point = ResumePoint.of(run_dir)
     planned = len(point.planned)
     if point.complete:
-        print(f"{run_dir.root}: the run is complete ({planned} of {planned} condition-seed units finished); "
+        print(f"{run_dir.root}: the run is complete ({planned} of {planned} condition-seed units completed); "
               "nothing to resume, nothing changed")
         return 0
     plan = point.plan()
@@ -113,6 +145,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
             raise UserError("run_start records no LLM settings (a log of an older blockpact): "
                             "this run cannot be resumed")
         require_llm(settings_from_record(plan.llm))
+        check_endpoint(settings_from_record(plan.llm))
     writer = EventWriter(run_dir.events, point.last_seq)  # fails while another process writes the run
     # The log is usable and ours: from here on the directory changes.
     pending, superseded = point.pending, point.superseded
@@ -124,8 +157,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
     except BaseException:
         writer.close()
         raise
-    print(f"blockpact: resuming {run_dir.root}: {planned - len(pending)} of {planned} condition-seed units finished, "
-          f"{len(pending)} to run ({len(superseded)} of them redone from the start)"
+    print(f"blockpact: resuming {run_dir.root}: {planned - len(pending)} of {planned} condition-seed units completed, "
+          f"{len(pending)} to run ({len(superseded)} of them, failed or cut short, redone from the start)"
           + (f"; cut off the torn line {dropped.line} ({dropped.size} bytes)" if dropped else ""), file=sys.stderr)
     return execute(plan, run_dir, live_options, writer, len(pending) * plan.episodes,
                    lambda protocol: protocol.resume(pending, note))
@@ -136,27 +169,30 @@ def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: E
     """Play what `body` asks of the run's protocol, then write the outputs of the whole log."""
     live = live_worlds(live_options) if plan.backend == "minecraft" else None
     llm = settings_from_record(plan.llm) if plan.agents == "llm" and plan.llm is not None else None
-    console = Console()
-    interrupted = False
-    try:
-        participants = participants_for(plan.agents, plan.backend, run_dir, llm, live)
-        with writer, RunProgress(console, episodes) as progress:
-            writer.listeners.append(progress)
-            try:
-                asyncio.run(body(RunProtocol(plan, participants, writer)))
-            except KeyboardInterrupt:
-                interrupted = True
-    finally:
-        writer.close()
-        if live is not None:
-            live.stop()  # the embedded server, whatever ended the run
-    outputs = build_outputs(run_dir)
-    print_summary(console, outputs, run_dir)
-    if interrupted:
-        print("blockpact: interrupted; the report covers what finished (`blockpact resume DIR` finishes the run)",
-              file=sys.stderr)
-        return 130
-    return 0
+    console = summary_console()
+    stop: Stop | None = None
+    with SigtermAsInterrupt() as sigterm:
+        try:
+            participants = participants_for(plan.agents, plan.backend, run_dir, llm, live)
+            with writer, RunProgress(console, episodes) as progress:
+                writer.listeners.append(progress)
+                try:
+                    asyncio.run(sigterm.guard(body(RunProtocol(plan, participants, writer))))
+                except (KeyboardInterrupt, asyncio.CancelledError) as exc:
+                    stop = sigterm.stop_of(exc)
+        except KeyboardInterrupt as exc:  # before or after the units: the log is valid, write what finished
+            stop = sigterm.stop_of(exc)
+        finally:
+            writer.close()
+            if live is not None:
+                live.stop()  # the embedded server, whatever ended the run
+        outputs = build_outputs(run_dir)
+        print_summary(console, outputs, run_dir)
+    if stop is not None:
+        print(f"blockpact: {stop.word}; the report covers what finished (`blockpact resume {run_dir.root}` "
+              "finishes the run)", file=sys.stderr)
+        return stop.code
+    return exit_status(outputs.metrics)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -170,8 +206,40 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"report: {run_dir.report}")
         return 0
     outputs = build_outputs(run_dir)
-    print_summary(Console(), outputs, run_dir)
+    print_summary(summary_console(), outputs, run_dir)
     return 0
+
+
+def _interval(bounds: list[float], digits: int) -> str:
+    return f"[{bounds[0]:.{digits}f}, {bounds[1]:.{digits}f}]"
+
+
+def exit_status(metrics: dict) -> int:
+    """0 when every unit completed; UNITS_FAILED with one line on stderr naming the causes otherwise."""
+    if metrics["all_completed"]:
+        return OK
+    counts: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for c in metrics["conditions"].values():
+        for cause, f in c["failures"].items():
+            counts[cause] = counts.get(cause, 0) + f["count"]
+            first.setdefault(cause, f["first_message"])
+        for status in ("interrupted", "not_started"):
+            if c["units"][status]:
+                key = status.replace("_", " ")
+                counts[key] = counts.get(key, 0) + c["units"][status]
+    planned = sum(c["seeds_planned"] for c in metrics["conditions"].values())
+    failed = sum(counts.values())
+    causes = ", ".join(f"{n} {cause}" + (f" ({first[cause][:160]})" if cause in first else "") for cause, n in counts.items())
+    print(f"blockpact: {failed} of {planned} condition-seed units did not complete: {causes}; "
+          "their numbers are not in the results", file=sys.stderr)
+    return UNITS_FAILED
+
+
+def summary_console() -> Console:
+    """The terminal's console; into a file or pipe, a wide one, so the summary table is not wrapped at 80."""
+    console = Console()
+    return console if console.is_terminal else Console(width=max(console.width, 140))
 
 
 def print_summary(console: Console, outputs: Outputs, run_dir: RunDir) -> None:
@@ -179,16 +247,25 @@ def print_summary(console: Console, outputs: Outputs, run_dir: RunDir) -> None:
     run, metrics = outputs.run, outputs.metrics
     for warning in run.warnings:
         console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
-    table = Table("condition", "Gini (mean ± std)", "welfare (mean ± std)", "seeds", "errors",
+    for warning in metrics["warnings"][len(run.warnings):]:  # the contracts' free-text clauses
+        console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+    table = Table("condition", "Gini (mean ± std)", "welfare (mean ± std)", "seeds", "failed", "errors",
                   title=f"{run.config.world} on {run.config.backend}: {agents_label(run)}")
     for name, c in metrics["conditions"].items():
-        table.add_row(name, _mean_std(c["gini"], 3), _mean_std(c["welfare"], 2),
-                      f"{c['seeds_finished']}/{c['seeds_planned']}", str(len(c["errors"])))
+        table.add_row(name, mean_std_text(c["gini"], 3, ci=False), mean_std_text(c["welfare"], 2, ci=False),
+                      f"{c['seeds_finished']}/{c['seeds_planned']}", failures_text(c), agent_errors_text(c))
     console.print(table)
+    for name, c in metrics["conditions"].items():
+        if c["welfare"]["ci95"]:
+            console.print(f"{name}: 95% CI over {c['welfare']['n']} completed seeds: welfare "
+                          f"{_interval(c['welfare']['ci95'], 2)}"
+                          + (f", Gini {_interval(c['gini']['ci95'], 3)}" if c["gini"]["ci95"] else ""),
+                          markup=False, highlight=False, soft_wrap=True)
+        if c["gini"]["note"]:
+            console.print(f"{name}: Gini {c['gini']['note']}", markup=False, highlight=False, soft_wrap=True)
+        same = [o for o in c["outcomes"] if len(o["seeds"]) > 1]
+        for o in same:
+            console.print(f"{name}: seeds {', '.join(map(str, o['seeds']))} ({len(o['seeds'])} seeds, same outcome)",
+                          markup=False, highlight=False, soft_wrap=True)
     console.print(f"report: {run_dir.report}", markup=False, highlight=False, soft_wrap=True)
 
-
-def _mean_std(stat: dict[str, float | None], digits: int) -> str:
-    if stat["mean"] is None:
-        return "–"
-    return f"{stat['mean']:.{digits}f} ± {stat['std']:.{digits}f}"

@@ -2,10 +2,11 @@
 
 The formal judge always settles the clauses with explicit transfers. With LLM agents the LLM judge
 reads the same contract and observables too; both judgments are logged (the report compares them)
-and the run's settings say whose transfers apply. An LLM judgment that is invalid (no usable reply,
-or the endpoint failed) is logged as such and the formal judge's transfers apply instead. What the
-world's reward-sharing groups move (blockpact.judge.groups) is added to the transfers, with or
-without a contract.
+and the run's settings say whose transfers apply. An LLM judgment that is invalid (replies, none
+usable) is logged as such and the formal judge's transfers apply instead; an endpoint that gives no
+answer at all fails the unit (cause `endpoint`, experiments/failures.py). What the world's
+reward-sharing groups move (blockpact.judge.groups) is added to the transfers, with or without a
+contract.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from blockpact.agents.llm.errors import LLMError
 from blockpact.experiments.protocol import EpisodeLog
-from blockpact.judge.contract import Contract, parse_contract
+from blockpact.judge.contract import parse_contract
 from blockpact.judge.formal import judge_formal
 from blockpact.judge.llm_judge import LLMJudge
-from blockpact.judge.observables import EpisodeObservables, observables_from_events
+from blockpact.judge.observables import observables_from_events
 from blockpact.judge.verdict import Judgment, no_transfers
 from blockpact.worlds.events import Event
 from blockpact.worlds.spec import WorldSpec
@@ -37,15 +37,6 @@ class Settlement:
 class Judges:
     llm: LLMJudge | None = None
     apply_llm: bool = True  # the LLM judge's transfers apply when it gave a valid judgment
-
-
-async def _llm_judgment(judge: LLMJudge, contract: Contract, players: Sequence[str],
-                        obs: EpisodeObservables) -> Judgment:
-    try:
-        return await judge.judge(contract, obs)
-    except LLMError as exc:  # the endpoint failed: a judgment to report, not the end of the seed
-        return Judgment(no_transfers(players), {p: "" for p in players}, "llm", valid=False,
-                        error=f"the LLM judge could not be asked: {type(exc).__name__}: {exc}")
 
 
 def _combined_critiques(judgments: Sequence[Judgment], players: Sequence[str]) -> dict[str, str]:
@@ -72,7 +63,7 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
     contract = parse_contract(contract_text, players, world=spec.name)
     judgments = [judge_formal(contract, obs)]
     if judges.llm is not None:
-        judgments.append(await _llm_judgment(judges.llm, contract, players, obs))
+        judgments.append(await judges.llm.judge(contract, obs))  # an LLMError ends the unit (cause endpoint)
     for j in judgments:
         log.judgment(j.source, j.transfers, j.critiques, j.reasoning, valid=j.valid, error=j.error,
                      attempts=j.attempts, problems=j.problems, clauses=j.clauses)

@@ -1,7 +1,8 @@
 """metrics.json: the run's outcome per condition, computed from the typed records (so from events.jsonl alone).
 
 A seed's outcome is its last finished episode (with several episodes, agents have learnt from the
-earlier ones' critiques by then); every episode is listed under `episodes` as well.
+earlier ones' critiques by then); every episode is listed under `episodes` as well. Only completed
+units are measured: failed ones are counted per cause (`failures`), interrupted ones in `units`.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from typing import Any
 from blockpact.experiments.commons_metrics import commons_section
 from blockpact.experiments.groups_metrics import groups_section
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
-from blockpact.judge.metrics import gini, mean_std, social_welfare
+from blockpact.experiments.contract_reading import free_text_warning
+from blockpact.judge.metrics import gini_measure, social_welfare, summary_stats
 
-MEASURED_ON = "last finished episode of each seed; rewards after transfers"
+MEASURED_ON = "last finished episode of each completed seed; rewards after transfers"
 DISAGREEMENT_TOLERANCE = 1e-6  # emeralds
 
 
@@ -24,9 +26,8 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else value
 
 
-def _gini(rewards: dict[str, float]) -> float | None:
-    """None when a reward is negative (a transfer larger than the payer's holdings): Gini is undefined then."""
-    return None if any(v < 0 for v in rewards.values()) else gini(rewards.values())
+def _gini(rewards: dict[str, float]) -> dict[str, Any]:
+    return gini_measure(rewards.values()).to_json()
 
 
 def judge_disagreement(episode: EpisodeRecord) -> dict[str, Any] | None:
@@ -60,7 +61,8 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
         "inventory_rewards": ep.inventory_rewards,
         "transfers": ep.transfers,
         "welfare": social_welfare(rewards),
-        "gini": _gini(rewards),
+        "gini": _gini(rewards)["value"],
+        "gini_measure": _gini(rewards),
         "sim_seconds": ep.sim_seconds,
         "program_errors": sum(p.failed for p in ep.programs),
         "judgments": {j.source: j.transfers for j in ep.judgments},
@@ -69,9 +71,11 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
 
 
 def _seed_run(seed: SeedRecord) -> dict[str, Any] | None:
+    """A completed unit's outcome (its last episode); None for failed and interrupted units."""
     final = seed.final
-    if final is None or final.rewards is None:
+    if not seed.completed or final is None or final.rewards is None:
         return None
+    measure = _gini(final.rewards)
     return {
         "seed": seed.seed,
         "rewards": final.rewards,
@@ -79,9 +83,110 @@ def _seed_run(seed: SeedRecord) -> dict[str, Any] | None:
         "contract": seed.contract,
         "contract_source": seed.contract_source,
         "welfare": social_welfare(final.rewards),
-        "gini": _gini(final.rewards),
+        "gini": measure["value"],
+        "gini_measure": measure,
         "episodes": [_episode(ep) for ep in seed.episodes if ep.finished],
     }
+
+
+def _stats(values: list[float]) -> dict[str, Any]:
+    return {k: ([_finite(x) for x in v] if isinstance(v, list) else _finite(v) if isinstance(v, float) else v)
+            for k, v in summary_stats(values).items()}
+
+
+def gini_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean, std and 95% CI over the seeds where Gini is defined; how many were undefined or shifted, and why."""
+    defined = [r["gini"] for r in runs if r["gini"] is not None]
+    undefined = [r for r in runs if r["gini"] is None]
+    shifted = [r for r in runs if r["gini_measure"]["basis"] == "shifted"]
+    notes = []
+    if undefined:
+        notes.append(f"{len(undefined)} of {len(runs)} seed(s) undefined ({undefined[0]['gini_measure']['reason']})")
+    if shifted:
+        notes.append(f"{len(shifted)} of {len(runs)} seed(s) measured on shifted rewards "
+                     f"({shifted[0]['gini_measure']['reason']})")
+    return {**_stats(defined), "undefined": len(undefined), "shifted": len(shifted), "note": "; ".join(notes) or None}
+
+
+def _outcome_key(run: dict[str, Any]) -> str:
+    return json.dumps([run["rewards"], run["transfers"], run["contract"]], sort_keys=True)
+
+
+def outcome_groups(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Seeds with identical outcomes (rewards, transfers, contract) as one entry: a deterministic
+    baseline's five seeds are one outcome, not five."""
+    groups: dict[str, dict[str, Any]] = {}
+    for r in runs:
+        key = _outcome_key(r)
+        if key not in groups:
+            groups[key] = {"seeds": [], "rewards": r["rewards"], "transfers": r["transfers"], "welfare": r["welfare"],
+                           "gini": r["gini"], "gini_measure": r["gini_measure"], "contract_source": r["contract_source"]}
+        groups[key]["seeds"].append(r["seed"])
+    return list(groups.values())
+
+
+def unit_counts(seeds: list[SeedRecord], planned: int) -> dict[str, int]:
+    counts = {status: sum(s.status == status for s in seeds) for status in ("completed", "failed", "interrupted")}
+    return {**counts, "not_started": max(planned - len(seeds), 0)}
+
+
+def failures(seeds: list[SeedRecord]) -> dict[str, dict[str, Any]]:
+    """Failed units per cause: how many, which seeds, and the first message."""
+    out: dict[str, dict[str, Any]] = {}
+    for s in seeds:
+        if s.status != "failed":
+            continue
+        cause = s.cause or "internal"
+        entry = out.setdefault(cause, {"count": 0, "seeds": [], "first_message": s.errors[0] if s.errors else ""})
+        entry["count"] += 1
+        entry["seeds"].append(s.seed)
+    return out
+
+
+def agent_errors(seeds: list[SeedRecord]) -> dict[str, Any]:
+    """What the agents did wrong in completed units (outcomes, not failures), per player and kind, with
+    the first message of each kind."""
+    by_player: dict[str, dict[str, int]] = {}
+    first: dict[str, str] = {}
+
+    def add(player: str, kind: str, message: str | None) -> None:
+        kinds = by_player.setdefault(player, {})
+        kinds[kind] = kinds.get(kind, 0) + 1
+        first.setdefault(kind, f"{player}: {message or kind}")
+
+    for s in seeds:
+        if not s.completed:
+            continue
+        for turn in s.turns:
+            if turn.error:
+                add(turn.player, "negotiation_format", turn.error)
+        for ep in s.episodes:
+            for p in ep.programs:
+                if (kind := p.error_kind) is not None:
+                    add(p.player, kind, p.error)
+                if p.critic_source == "error":
+                    add(p.player, "critic_unusable", "the critic gave no usable verdict")
+            for j in ep.judgments:
+                if not j.valid:
+                    add(f"{j.source} judge", "judgment_invalid", j.error)
+    total = sum(n for kinds in by_player.values() for n in kinds.values())
+    return {"total": total, "by_player": by_player, "first": first}
+
+
+def contract_warnings(run: RunRecord) -> list[str]:
+    """A warning per distinct contract played under with clauses nothing formal reads."""
+    seen: dict[str, list[str]] = {}
+    for s in run.seeds:
+        if s.contract:
+            seen.setdefault(s.contract, []).append(f"{s.condition} seed {s.seed}")
+    out = []
+    for text, where in seen.items():
+        more = f" (and {len(where) - 1} more unit(s) with the same text)" if len(where) > 1 else ""
+        warning = free_text_warning(text, run.config.players, run.config.world,
+                                    f"the contract of condition {where[0]}{more}")
+        if warning:
+            out.append(warning)
+    return out
 
 
 def run_metrics(run: RunRecord) -> dict[str, Any]:
@@ -89,31 +194,41 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
     for condition in run.config.conditions:
         seeds = run.of_condition(condition.name)
         runs = [r for r in map(_seed_run, seeds) if r is not None]
-        ginis = [r["gini"] for r in runs if r["gini"] is not None]
         conditions[condition.name] = {
             "contract_mode": condition.contract_mode,
-            "gini": {k: _finite(v) for k, v in mean_std(ginis).items()},
-            "welfare": {k: _finite(v) for k, v in mean_std([r["welfare"] for r in runs]).items()},
-            "seeds_finished": len(runs),
+            "gini": gini_stats(runs),
+            "welfare": _stats([r["welfare"] for r in runs]),
+            "seeds_finished": len(runs),  # completed units: the only ones measured
             "seeds_planned": len(run.config.seeds),
+            "units": unit_counts(seeds, len(run.config.seeds)),
+            "failures": failures(seeds),
             "runs": runs,
-            "errors": [{"seed": s.seed, "error": e} for s in seeds for e in s.errors],
-            "judges": judge_summary(seeds),
+            "outcomes": outcome_groups(runs),
+            "errors": [{"seed": s.seed, "error": e, "cause": c} for s in seeds for e, c in zip(s.errors, s.causes)],
+            "agent_errors": agent_errors(seeds),
+            "judges": judge_summary([s for s in seeds if s.completed]),
         }
     return {
         "world": run.config.world,
         "agents": run.config.agents,
         "backend": run.config.backend,
         "status": run.status,
+        "all_completed": all_completed(run),
         "episodes_per_seed": run.config.episodes,
         "measured_on": MEASURED_ON,
         "conditions": conditions,
         "commons": commons_section(run),  # GovSim's measures; None without renewable resources
         "groups": groups_section(run),  # welfare and Gini per group; None without groups
-        "warnings": run.warnings,
+        "warnings": [*run.warnings, *contract_warnings(run)],
         "resumes": [{"after_seq": r.after_seq, "units": _unit_list(r.units), "superseded": _unit_list(r.superseded),
                      "dropped_torn_line": r.dropped_line is not None} for r in run.resumes],
     }
+
+
+def all_completed(run: RunRecord) -> bool:
+    """Every planned unit completed: what exit status 0 means."""
+    done = {(s.condition, s.seed) for s in run.seeds if s.completed}
+    return all((c.name, seed) in done for c in run.config.conditions for seed in run.config.seeds)
 
 
 def _unit_list(units: list[tuple[str, int]]) -> list[dict[str, Any]]:

@@ -1,6 +1,6 @@
 """PNG figures of a run: welfare per condition (mean and min–max band over seeds), per-player rewards
 with the gap between players filled, items each player holds, and region stocks when the world has
-dynamics. All curves are replayed from the world events of each seed's last finished episode."""
+dynamics. All curves are replayed from the world events of each completed seed's last finished episode."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def _playable(episode: EpisodeRecord | None) -> bool:
 
 
 def _final_episodes(run: RunRecord, condition: str) -> list[EpisodeRecord]:
-    return [ep for s in run.of_condition(condition) if _playable(ep := s.final)]  # type: ignore[misc]
+    """Completed units only: a failed or interrupted unit's episodes are not results."""
+    return [ep for s in run.of_condition(condition) if s.completed and _playable(ep := s.final)]  # type: ignore[misc]
 
 
 def _end(episodes: Sequence[EpisodeRecord]) -> float:

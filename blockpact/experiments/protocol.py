@@ -3,7 +3,8 @@
 Who plays is pluggable: an `EpisodeEngine` plays one episode (agents act, a judge may rule) and
 reports through an `EpisodeLog`; a `ContractNegotiation` produces the contract for the "negotiate"
 condition. The protocol owns the run coordinates and the events that frame them, so every engine's
-output lands in events.jsonl the same way. A failing seed is logged and the run goes on.
+output lands in events.jsonl the same way. A failing seed is logged with its cause (`failures.py`)
+and the run goes on.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 from blockpact import __version__
 from blockpact.config import PROJECT_ROOT
+from blockpact.experiments.failures import classify
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.worlds.events import Event, EventLog
@@ -240,12 +242,13 @@ class RunProtocol:
                                                            handover), coords.at(episode=index))
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
-        except Exception as exc:  # one seed's failure is a result to report, not the end of the run
-            self.writer.emit("seed_error", {"error": f"{type(exc).__name__}: {exc}",
+        except Exception as exc:  # a failed unit is reported with its cause; the run goes on
+            failure = classify(exc)
+            self.writer.emit("seed_error", {"error": failure.message, "cause": failure.cause,
                                             "traceback": traceback.format_exc()}, coords)
-            self.writer.emit("seed_end", {"status": "error"}, coords)
+            self.writer.emit("seed_end", {"status": "failed"}, coords)
             return
-        self.writer.emit("seed_end", {"status": "ok"}, coords)
+        self.writer.emit("seed_end", {"status": "completed"}, coords)
 
     async def contract(self, condition: ConditionSpec, seed: int, coords: Coords) -> str | None:
         if condition.contract_mode == "none":

@@ -60,10 +60,22 @@ class ProgramRecord:
     source: str | None = None  # who wrote the program: "scripted" | "llm"
     explain: str = ""  # the action agent's explanation (a scripted player lists the clauses it cannot follow)
     stopped_by_episode_end: bool = False  # still running when the episode ended: not an error
+    critic_source: str | None = None  # the critic's verdict came from: "execution" | "llm" | "scripted" | "error"
 
     @property
     def failed(self) -> bool:
         return not self.success and not self.stopped_by_episode_end
+
+    @property
+    def error_kind(self) -> str | None:
+        """What the agent did wrong in this run (an outcome, not a failed unit), or None."""
+        if self.code is None:
+            return "no_program"
+        if self.timed_out and not self.stopped_by_episode_end:
+            return "program_timeout"
+        if self.failed:
+            return "program_error"
+        return None
 
 
 @dataclass
@@ -113,7 +125,27 @@ class SeedRecord:
     accepted_round: int | None = None
     episodes: list[EpisodeRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    finished: bool = False
+    causes: list[str] = field(default_factory=list)  # the failure cause of each error (failures.CAUSES)
+    finished: bool = False  # its seed_end is in the log (completed or failed)
+    end_status: str | None = None  # seed_end's status: "completed" | "failed" (older logs: "ok" | "error")
+
+    @property
+    def status(self) -> str:
+        """completed | failed | interrupted (started, never ended: the run stopped inside it)."""
+        if not self.finished:
+            return "interrupted"
+        return "failed" if self.errors or self.end_status in ("failed", "error") else "completed"
+
+    @property
+    def completed(self) -> bool:
+        return self.status == "completed"
+
+    @property
+    def cause(self) -> str | None:
+        """The failure cause (of the first error), None unless failed."""
+        if self.status != "failed":
+            return None
+        return self.causes[0] if self.causes else "internal"
 
     def episode(self, index: int) -> EpisodeRecord:
         for e in self.episodes:
@@ -225,7 +257,8 @@ class _Builder:
                 self.episode(e).programs.append(ProgramRecord(
                     d["player"], bool(d["success"]), d.get("error"), d.get("error_line"), d.get("stack"),
                     list(d.get("chat", [])), d.get("duration"), bool(d.get("timed_out")), d.get("code"),
-                    d.get("source"), d.get("explain") or "", bool(d.get("stopped_by_episode_end"))))
+                    d.get("source"), d.get("explain") or "", bool(d.get("stopped_by_episode_end")),
+                    (d.get("critic") or {}).get("source")))
             case "critique":
                 self.episode(e).critiques.append(CritiqueRecord(d["player"], d["source"], d["text"]))
             case "judgment":
@@ -242,9 +275,12 @@ class _Builder:
                 ep.transfers = {p: float(v) for p, v in d.get("transfers", ep.transfers).items()}
                 ep.sim_seconds = d.get("sim_seconds")
             case "seed_error":
-                self.seed(e).errors.append(d["error"])
+                s = self.seed(e)
+                s.errors.append(d["error"])
+                s.causes.append(d.get("cause") or "internal")
             case "seed_end":
-                self.seed(e).finished = True
+                s = self.seed(e)
+                s.finished, s.end_status = True, d.get("status")
             case "run_end":
                 self.status, self.ended = d.get("status", "complete"), e.wall
             case "run_resumed":

@@ -28,21 +28,68 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _mean_std(stat: dict[str, float | None], digits: int) -> str:
+def mean_std_text(stat: dict[str, Any], digits: int, *, ci: bool = True) -> str:
+    """"mean ± std [lo, hi]" (the 95% CI when there are two values or more), "–" without values."""
     if stat["mean"] is None:
         return "–"
-    return f"{_fmt(stat['mean'], digits)} ± {_fmt(stat['std'], digits)}"
+    text = f"{_fmt(stat['mean'], digits)} ± {_fmt(stat['std'], digits)}"
+    if ci and stat.get("ci95"):
+        lo, hi = stat["ci95"]
+        text += f" [{_fmt(lo, digits)}, {_fmt(hi, digits)}]"
+    return text
+
+
+def failures_text(condition: dict[str, Any]) -> str:
+    """"2 endpoint, 1 server" for failed units, then interrupted ones; "0" when none."""
+    parts = [f"{f['count']} {cause}" for cause, f in condition["failures"].items()]
+    units = condition["units"]
+    if units["interrupted"]:
+        parts.append(f"{units['interrupted']} interrupted")
+    if units["not_started"]:
+        parts.append(f"{units['not_started']} not run")
+    return ", ".join(parts) or "0"
+
+
+def agent_errors_text(condition: dict[str, Any]) -> str:
+    """"3 (Glitch: no_program 2; Gizmo: program_error 1)", "0" when none."""
+    errors = condition["agent_errors"]
+    if not errors["total"]:
+        return "0"
+    players = "; ".join(f"{player}: " + ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
+                        for player, kinds in sorted(errors["by_player"].items()))
+    return f"{errors['total']} ({players})"
 
 
 def _players(values: dict[str, float] | None) -> str:
     return ", ".join(f"{p} {v:g}" for p, v in sorted((values or {}).items())) or "–"
 
 
-def _summary(metrics: dict[str, Any]) -> list[dict[str, str]]:
-    return [{"condition": name, "contract": c["contract_mode"], "welfare": _mean_std(c["welfare"], 2),
-             "gini": _mean_std(c["gini"], 3), "seeds": f"{c['seeds_finished']} / {c['seeds_planned']}",
-             "errors": str(len(c["errors"]))}
+def _summary(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"condition": name, "contract": c["contract_mode"], "welfare": mean_std_text(c["welfare"], 2),
+             "gini": mean_std_text(c["gini"], 3), "gini_note": c["gini"]["note"],
+             "seeds": f"{c['seeds_finished']} / {c['seeds_planned']}", "failed": failures_text(c),
+             "failures": c["failures"], "agent_errors": agent_errors_text(c), "first_errors": c["agent_errors"]["first"],
+             "outcomes": _outcome_rows(c)}
             for name, c in metrics["conditions"].items()]
+
+
+def _seed_list(seeds: list[int]) -> str:
+    return ", ".join(map(str, seeds))
+
+
+def _outcome_rows(condition: dict[str, Any]) -> list[dict[str, str]]:
+    """One row per distinct outcome of the completed seeds ("5 seeds, same outcome")."""
+    rows = []
+    for o in condition["outcomes"]:
+        n = len(o["seeds"])
+        measure = o["gini_measure"]
+        gini = _fmt(o["gini"], 3) if o["gini"] is not None else f"undefined ({measure['reason']})"
+        if measure["basis"] == "shifted":
+            gini += f" (on rewards shifted by +{measure['shift']:g})"
+        rows.append({"seeds": f"seed {o['seeds'][0]}" if n == 1 else f"seeds {_seed_list(o['seeds'])} ({n} seeds, same outcome)",
+                     "rewards": _players(o["rewards"]), "transfers": _players(o["transfers"]),
+                     "welfare": _fmt(o["welfare"], 1), "gini": gini, "contract": o["contract_source"] or "–"})
+    return rows
 
 
 def _seed_views(run: RunRecord) -> list[dict[str, Any]]:
@@ -68,7 +115,8 @@ def _seed_views(run: RunRecord) -> list[dict[str, Any]]:
         views.append({
             "condition": s.condition,
             "seed": s.seed,
-            "status": "error" if s.errors else ("ok" if s.finished else "unfinished"),
+            "status": s.status,
+            "cause": s.cause,
             "rewards": _players(final.rewards if final else None),
             "transfers": _players(final.transfers if final else None),
             "welfare": _fmt(sum(final.rewards.values()) if final and final.rewards else None, 1),
@@ -87,7 +135,13 @@ def _embed(plot: Plot) -> dict[str, str]:
 
 
 def _seed_gini(metrics: dict[str, Any]) -> dict[tuple[str, int], str]:
-    return {(name, r["seed"]): _fmt(r["gini"], 3) for name, c in metrics["conditions"].items() for r in c["runs"]}
+    out = {}
+    for name, c in metrics["conditions"].items():
+        for r in c["runs"]:
+            measure = r["gini_measure"]
+            text = "undefined" if r["gini"] is None else _fmt(r["gini"], 3)
+            out[(name, r["seed"])] = text + (" (shifted)" if measure["basis"] == "shifted" else "")
+    return out
 
 
 def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]) -> str:
@@ -104,7 +158,7 @@ def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]
         measured_on=metrics["measured_on"],
         seeds=seeds,
         plots=[_embed(p) for p in plots],
-        warnings=run.warnings,
+        warnings=metrics["warnings"],
         commons=metrics.get("commons"),
         groups=metrics.get("groups"),
     )

@@ -1,7 +1,8 @@
 """Where an interrupted run stands, read from its events.jsonl alone, and the repairs a resume makes
 before appending to it.
 
-A (condition, seed) unit is finished when its seed_end is in the log; every other unit is redone
+A (condition, seed) unit is finished when it completed (its seed_end says so); every other unit (failed,
+interrupted or never started) is redone
 from its start (contract, then every episode), so a finished unit's negotiated contract is kept and
 a half-done unit's partial events are superseded (listed in the run_resumed event, which the records
 honour). Nothing is changed until `ResumePoint` has found the log usable.
@@ -56,8 +57,9 @@ class ResumePoint:
 
     @property
     def pending(self) -> list[Unit]:
-        """The units without a seed_end, in the order the run plays them."""
-        finished = {(s.condition, s.seed) for s in self.run.seeds if s.finished}
+        """The units that did not complete (no seed_end, or a failed one: an outage is no result), in the
+        order the run plays them."""
+        finished = {(s.condition, s.seed) for s in self.run.seeds if s.completed}
         return [(c, seed) for c, seed in self.planned if (c.name, seed) not in finished]
 
     @property

@@ -76,10 +76,20 @@ def _no_program(player: str, reason: str | None) -> dict[str, object]:
             "error_line": None, "stack": None, "chat": [], "logs": [], "duration": 0.0, "timed_out": False}
 
 
+# World events that show a player acting; a program that ran the whole episode without one made no progress.
+PROGRESS_KINDS = frozenset({"move", "inventory", "block", "chest", "craft", "smelt", "signal", "chat"})
+
+
+def made_progress(events: list[Event], player: str) -> bool:
+    return any(e.agent == player and e.kind in PROGRESS_KINDS for e in events)
+
+
 class _Runs:
     """The programs' results as run, and as the agents see them: in this protocol a program plays the
     whole episode, so one still running when the episode ends has finished its job (no error to fix,
-    and the critic judges what it achieved); the log keeps the run as it was."""
+    and the critic judges what it achieved), unless its bot made no progress at all the whole time (a
+    hung bot or a program stuck waiting): that one stays `timed out`, and the critic sees so. The log
+    keeps the run as it was."""
 
     def __init__(self, episode_seconds: float) -> None:
         self.episode_seconds = episode_seconds
@@ -91,11 +101,12 @@ class _Runs:
         if event.kind == "proposal_failed":
             self.rejected.setdefault(event.player, []).append(event)
 
-    def record(self, results: Mapping[str, ProgramResult]) -> dict[str, ProgramResult]:
+    def record(self, results: Mapping[str, ProgramResult], events: list[Event]) -> dict[str, ProgramResult]:
         seen = {}
         for player, result in results.items():
             self.original[player] = result
-            if result.timed_out and result.observation.get("time", 0.0) >= self.episode_seconds:
+            if (result.timed_out and result.observation.get("time", 0.0) >= self.episode_seconds
+                    and made_progress(events, player)):
                 self.ended_with_episode.add(player)
                 result = dataclasses.replace(result, success=True, error=None, error_line=None, stack=None,
                                              timed_out=False, failure=None, limit=None)
@@ -147,7 +158,8 @@ class SimEpisodeEngine:
         budget = spec.episode_seconds + self.budget_margin
 
         async def run_programs(programs: dict[str, str], skills: dict[str, tuple[str, ...]]) -> dict[str, ProgramResult]:
-            return runs.record(await world.run_programs(programs, skills=skills, budget=budget))
+            results = await world.run_programs(programs, skills=skills, budget=budget)
+            return runs.record(results, world.sim.state.log.events)
 
         outcomes = await run_together(loops, [_context(episode, p, task) for p in players], run_programs)
         return outcomes, runs

@@ -149,12 +149,14 @@ class LLMJudge:
             {"role": "user", "content": case_prompt(contract, obs)},
         ]
         problems: list[str] = []
+        bad: list[LLMBadReply] = []
         for attempt in range(1, self.settings.attempts + 1):
             try:
                 reply = (await self.client.complete(self.settings.role, messages)).text
                 transfers, critiques, reasoning = validate_reply(reply, obs.players, self.settings.zero_sum_tolerance)
             except LLMBadReply as exc:
                 problems.append(f"attempt {attempt}: {exc}")
+                bad.append(exc)
                 continue
             except InvalidReply as exc:
                 problems.append(f"attempt {attempt}: {exc}")
@@ -162,6 +164,8 @@ class LLMJudge:
                 messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": retry}]
                 continue
             return Judgment(transfers, critiques, "llm", reasoning=reasoning, attempts=attempt, problems=problems)
+        if len(bad) == self.settings.attempts:  # never an answer: the endpoint failed (the unit fails)
+            raise bad[-1]
         return Judgment(
             no_transfers(obs.players),
             {p: "" for p in obs.players},

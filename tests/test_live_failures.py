@@ -1,0 +1,42 @@
+"""A live run whose server dies mid-episode: the seed is `failed` with cause `server` (not `complete` with
+0 errors), it has no welfare, the run exits 3 naming the cause, and the report says so. Real parts: the
+embedded flying-squid server, mineflayer bots, killed with SIGKILL as a crash would."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+from blockpact.experiments.records import read_run
+from test_run_live_cli import SERVER_LINE, LiveRun
+
+
+def _wait_for_digging(events: Path, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if events.exists() and '"old": "iron_ore"' in events.read_text():
+            return
+        time.sleep(0.1)
+    raise AssertionError("no bot started digging")
+
+
+def test_a_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Path) -> None:
+    out = tmp_path / "dead"
+    run = LiveRun("double_vein", "--seeds", "1", "--contract", "none", "--out", str(out))
+    try:
+        (server,) = run.wait_for(SERVER_LINE)
+        _wait_for_digging(out / "events.jsonl")
+        os.kill(int(server.group(1)), signal.SIGKILL)
+    finally:
+        code, stdout, stderr = run.finish(timeout=240)
+    assert code == 3, stderr
+    assert "1 of 1 condition-seed units did not complete: 1 server" in stderr and "Traceback" not in stderr
+    (seed,) = read_run(out / "events.jsonl").seeds
+    assert seed.status == "failed" and seed.cause == "server"
+    metrics = json.loads((out / "metrics.json").read_text())
+    none = metrics["conditions"]["none"]
+    assert none["runs"] == [] and none["welfare"]["mean"] is None and none["failures"]["server"]["count"] == 1
+    assert "cause server" in (out / "report.html").read_text()
