@@ -91,6 +91,7 @@ def _organizations(args: argparse.Namespace) -> list[tuple[str, Organization]]:
 
 
 def run_org_command(args: argparse.Namespace) -> int:
+    from blockpact.experiments import exit_codes
     from blockpact.experiments.org.outputs import build_org_outputs, summary_table
     from blockpact.experiments.org.run import OrgRunPlan, conditions_of, run_org
     from blockpact.experiments.rundir import RunDir
@@ -118,12 +119,12 @@ def run_org_command(args: argparse.Namespace) -> int:
     print(f"report: {out / 'report.html'}")
     if stopped_by is not None:
         print(f"blockpact: interrupted ({stopped_by}); the report covers what finished", file=sys.stderr)
-        return 143 if stopped_by == "SIGTERM" else 130
+        return exit_codes.SIGTERM if stopped_by == "SIGTERM" else exit_codes.SIGINT
     failed = {cause for c in metrics["conditions"].values() for cause in c["failures"]}
     if failed:
         print(f"blockpact: some seeds failed ({', '.join(sorted(failed))}); see the report", file=sys.stderr)
-        return 4
-    return 0 if metrics["success"] else 3
+        return exit_codes.UNITS_FAILED
+    return exit_codes.OK if metrics["success"] else exit_codes.TASK_NOT_DONE
 
 
 def run_agent_command(args: argparse.Namespace) -> int:
