@@ -18,6 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from blockpact.bridge.jspybridge import import_bridge
 from blockpact.config import NODE_MODULES, PROJECT_ROOT
 from blockpact.errors import UserError
 
@@ -51,15 +52,7 @@ class NodeRuntime:
 
     def __init__(self) -> None:
         check_node()
-        force_color = os.environ.get("FORCE_COLOR")
-        import javascript  # starts the Node process; sets FORCE_COLOR for it, which would make rich colour every later console
-
-        if force_color is None:
-            os.environ.pop("FORCE_COLOR", None)
-        else:
-            os.environ["FORCE_COLOR"] = force_color
-
-        self._js = javascript
+        self._js = import_bridge()  # starts the Node process, its output quiet and plain (jspybridge.py)
         self.pid: int = int(self.require(JS_DIR / "runtime" / "guard.js").install())
         self._closed = False
         atexit.register(self.close)
