@@ -7,6 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.package-lock.json
+KERNEL_STAMP := $(VENV)/.step-kernel
 LOCK := requirements.lock
 PIP_VERSION := 26.3
 UV_VERSION := 0.13.8
@@ -27,7 +28,7 @@ test: setup mqtt-broker
 test-all: PYTEST_ARGS += --run-slow
 test-all: test
 
-setup: $(PY_STAMP) $(NODE_STAMP)
+setup: $(PY_STAMP) $(NODE_STAMP) $(KERNEL_STAMP)
 
 $(PY_STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "blockpact needs Python >= 3.11 (set PYTHON=...)"; exit 1; }
@@ -36,6 +37,11 @@ $(PY_STAMP): pyproject.toml $(LOCK)
 	$(PY) -m pip install --quiet --require-hashes -r $(LOCK)
 	$(PY) -m pip install --quiet --no-deps -e .
 	@$(PY) -m pip check >/dev/null || { $(PY) -m pip check; echo "$(LOCK) does not satisfy pyproject.toml: run 'make lock'"; exit 1; }
+	touch $@
+
+# The step API's numba kernel, compiled once (it reads block data from minecraft-data in node_modules)
+# and again when its sources change; numba caches it in blockpact/worlds/__pycache__.
+$(KERNEL_STAMP): $(PY_STAMP) $(NODE_STAMP) $(wildcard blockpact/worlds/step_*.py)
 	$(PY) -m blockpact.worlds.step_compile
 	touch $@
 

@@ -40,7 +40,7 @@ def compile_kernel() -> float:
 
 
 def main() -> int:
-    print(f"Compiling the step API's numba kernel (about a minute on 2 cores the first time) into {cache_dir()} ...",
+    print(f"Compiling the step API's numba kernel (about 25 s of CPU the first time: a minute or two on a busy 2-core machine) into {cache_dir()} ...",
           file=sys.stderr, flush=True)
     seconds = compile_kernel()
     print(f"step kernel ready ({seconds:.1f} s)", file=sys.stderr)
