@@ -242,3 +242,32 @@ def test_a_world_authored_as_a_file_runs_on_the_simulator_and_live(server, tmp_p
         assert obs.finished and obs.collected["Ada"].get("coal", 0) > 0 and obs.collected["Bo"].get("coal", 0) > 0, name
         assert sum(outcome.inventory_rewards.values()) == 2 * sum(sum(c.values()) for c in obs.collected.values()), name
         assert any(e.kind == "block" and e.data["cause"] == "spawn" for e in events), name
+
+
+def test_a_world_master_that_fails_stops_the_episode_at_once(server, monkeypatch) -> None:
+    """A failing tick (a journal that cannot be read, a wedged bridge) ends the episode with the reason, without
+    waiting for the episode's end (played out here: the coal seam has dynamics)."""
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=scaled(120))
+    program = "async function idle(bot) { for (;;) await waitSignal(bot, 'never', 60); }"
+    tick = WorldMaster.tick
+    ticks = 0
+
+    def failing_tick(self) -> None:
+        nonlocal ticks
+        ticks += 1
+        if ticks == 3:
+            raise RuntimeError("the journal could not be read")
+        tick(self)
+
+    monkeypatch.setattr(WorldMaster, "tick", failing_tick)
+
+    async def play() -> float:
+        world = LiveWorld(spec, 0, server=server)
+        try:
+            with pytest.raises(EpisodeFailed, match="the world master stopped: the journal could not be read"):
+                await world.run_programs({"Ada": program, "Bo": program})
+            return world.sim.now
+        finally:
+            await world.close()
+
+    assert asyncio.run(play()) < spec.episode_seconds / 4

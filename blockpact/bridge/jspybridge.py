@@ -7,7 +7,14 @@ non-protocol stderr lines as `[JSE] line` on stdout with an extra newline, and s
 Node child. Importing it through `import_bridge()` instead pipes Node's stdout always, copies each
 non-empty line of it, and of its stray stderr, to our stderr as `node: line` without colour codes, stops
 at end of file, and starts Node with FORCE_COLOR=0. The caller's own FORCE_COLOR is left as it was
-(rich reads it). Nothing else of JSPyBridge changes.
+(rich reads it).
+
+One more change: JSPyBridge gives every attribute access on a JS object (`world.drainJournal` before the
+call) a hard-coded 10 s for Node to answer, and a request that times out can wedge the bridge. On a
+machine whose cores are shared by many processes, Node's main thread (path searches, a server's
+packets) can be that late without anything being wrong (seen at load 10 on 2 cores: `Timed out get
+drainJournal`, then a hung episode). Requests wait at least `MIN_REQUEST_SECONDS` instead; calls that
+give their own, longer timeout keep it.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from types import ModuleType
 from typing import Any
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+MIN_REQUEST_SECONDS = 120.0
 PREFIX = "node: "
 _write_lock = threading.Lock()
 
@@ -52,6 +60,26 @@ def _copy_node_stdout(connection: ModuleType) -> Any:
     return copy
 
 
+class _PatientRequest:
+    """The event a JSPyBridge request waits on, waiting at least MIN_REQUEST_SECONDS."""
+
+    def __init__(self, event: threading.Event) -> None:
+        self._event = event
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._event.wait(None if timeout is None else max(float(timeout), MIN_REQUEST_SECONDS))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._event, name)
+
+
+def _patient(queue_request: Any) -> Any:
+    def patient_queue_request(self: Any, request_id: Any, payload: Any, timeout: Any = None) -> _PatientRequest:
+        return _PatientRequest(queue_request(self, request_id, payload, timeout))
+
+    return patient_queue_request
+
+
 def import_bridge() -> ModuleType:
     """`javascript`, imported once; importing it starts the Node process."""
     if "javascript" in sys.modules:
@@ -68,6 +96,8 @@ def import_bridge() -> ModuleType:
         connection.stdout = subprocess.PIPE  # type: ignore[attr-defined]
         connection.notebook = True  # type: ignore[attr-defined]  # "copy Node's stdout in a thread"
         connection.stdout_read = _copy_node_stdout(connection)  # type: ignore[attr-defined]
+        events = importlib.import_module("javascript.events")
+        events.EventLoop.queue_request = _patient(events.EventLoop.queue_request)  # type: ignore[method-assign]
         os.environ["FORCE_COLOR"] = "0"  # for the Node child, spawned by the package's __init__
         spec.loader.exec_module(package)
     except BaseException:

@@ -144,9 +144,12 @@ class LiveWorld:
         tasks = {p: asyncio.ensure_future(self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
                  for p in sorted(programs)}
         try:
-            done, pending = await asyncio.wait(tasks.values(), timeout=max(0.0, end - self.sim.now),
+            # The world master's ticker is watched too: when it fails, the episode stops now, not at its end.
+            watched = [*tasks.values(), *([self._ticker] if self._ticker is not None else [])]
+            done, pending = await asyncio.wait(watched, timeout=max(0.0, end - self.sim.now),
                                                return_when=asyncio.FIRST_EXCEPTION)
-            failure = next((t.exception() for t in done if t.exception() is not None), None)
+            failure = next((t.exception() for t in done if t in tasks.values() and t.exception() is not None), None)
+            failure = failure or self._master_failure()
             ended = {p for p, t in tasks.items() if t in pending}
             for player in ended:
                 self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
@@ -159,13 +162,22 @@ class LiveWorld:
             raise failure
         self._check_master()
         if self.play_out and self.spec.rules and until is None and self.sim.now < end:
-            await asyncio.sleep(end - self.sim.now)
+            if self._ticker is not None:
+                await asyncio.wait([self._ticker], timeout=end - self.sim.now)  # the end, or the master failing
+            else:
+                await asyncio.sleep(end - self.sim.now)
             self._check_master()
         return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
 
-    def _check_master(self) -> None:
+    def _master_failure(self) -> EpisodeFailed | None:
         if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled() and self._ticker.exception():
-            raise EpisodeFailed(f"the world master stopped: {self._ticker.exception()}")
+            return EpisodeFailed(f"the world master stopped: {self._ticker.exception()}")
+        return None
+
+    def _check_master(self) -> None:
+        failure = self._master_failure()
+        if failure is not None:
+            raise failure
 
     def _episode_result(self, result: ProgramResult, *, stopped: bool) -> ProgramResult:
         """The engine reads `observation["time"]` as episode time (the simulator's clock)."""
