@@ -5,10 +5,11 @@
   another engineer's on the same machine.
 - Temporary files go to a directory of this session (`TMPDIR`), so a temp directory left behind is
   seen without looking at anybody else's; pytest's own `tmp_path` stays where pytest keeps it.
-- After each test: a process started during the test (by its body or its function-scoped fixtures)
-  that is still running is killed and the test errors at teardown; the same for a temp directory.
+- After each test, the processes and temp entries it started that still exist are noted with the
+  test's name (not removed: a module-scoped resource may be started lazily by a test's fixture).
 - At the end of the session (after every fixture is torn down and the Node runtime closed): any
-  process of the session still running, or anything left in its temp directory, fails the run.
+  process of the session still running, or anything left in its temp directory, is removed, listed
+  with the test that started it, and fails the run.
 - A shell that ignores SIGINT (`nohup`, `&` in a non-interactive shell) would pass that on to every
   child, and Ctrl-C tests then fail: the session resets SIGINT to Python's default handler, and makes
   SIGTERM interrupt the run like Ctrl-C, so fixtures still tear down and children start with defaults.
@@ -47,6 +48,7 @@ class Session:
         self.root = Path(tempfile.gettempdir())
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{os.getpid()}-{CHECKOUT}-", dir=self.root))
         self.leftovers: list[str] = []
+        self.origins: dict[str, str] = {}  # "pid 123" / a temp entry's name -> the test during which it appeared
 
 
 _session: Session | None = None
@@ -106,28 +108,29 @@ def _runtime_pid() -> int | None:
 
 
 @pytest.fixture(autouse=True)
-def _nothing_outlives_its_test():
-    """Processes and temp entries made during the test (body and function fixtures) are gone after it."""
+def _note_what_each_test_starts(request: pytest.FixtureRequest):
+    """Which test started each process and temp entry still there after it (for the session-end report)."""
     if _session is None:
         yield
         return
     pids_before, tmp_before = procfs.pids(), set(os.listdir(_session.tmp))
     yield
     started = procfs.marked(procfs.pids() - pids_before, MARK, _session.token) - {_runtime_pid()}
-    left = procfs.wait_gone(started, GRACE_SECONDS)
-    described = [f"process {pid}: {procfs.command_line(pid)}" for pid in sorted(left)]
-    procfs.kill(left)
-    for name in sorted(set(os.listdir(_session.tmp)) - tmp_before):
-        described.append(f"temp entry {_session.tmp / name}")
-        shutil.rmtree(_session.tmp / name, ignore_errors=True)
-    if described:
-        pytest.fail("left behind by this test (now removed):\n  " + "\n  ".join(described), pytrace=False)
+    for pid in started:
+        _session.origins.setdefault(f"pid {pid}", request.node.nodeid)
+    for name in set(os.listdir(_session.tmp)) - tmp_before:
+        _session.origins.setdefault(name, request.node.nodeid)
 
 
 def _close_node_runtime() -> None:
     runtime = sys.modules.get("blockpact.bridge.runtime")
     if runtime is not None and getattr(runtime, "_runtime", None) is not None:
         runtime._runtime.close()
+
+
+def _origin(key: str) -> str:
+    test = _session.origins.get(key) if _session is not None else None
+    return f" (started during {test})" if test else " (started by a fixture of wider scope than a test, or outside the tests)"
 
 
 @pytest.hookimpl(trylast=True)
@@ -138,9 +141,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _close_node_runtime()
     mine = procfs.marked(procfs.pids() - {os.getpid()}, MARK, _session.token)
     left = procfs.wait_gone(mine, GRACE_SECONDS)
-    _session.leftovers += [f"process {pid}: {procfs.command_line(pid)}" for pid in sorted(left)]
+    _session.leftovers += [f"process {pid}: {procfs.command_line(pid)}{_origin(f'pid {pid}')}" for pid in sorted(left)]
     procfs.kill(left)
-    _session.leftovers += [f"temp entry {path}" for path in sorted(_session.tmp.iterdir())]
+    _session.leftovers += [f"temp entry {path}{_origin(path.name)}" for path in sorted(_session.tmp.iterdir())]
     shutil.rmtree(_session.tmp, ignore_errors=True)
     if _session.leftovers and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
