@@ -1,38 +1,70 @@
 # Two entry points for a fresh clone (see README): `make run` and `make test`.
-# Each installs only what is missing: the Python env (.venv) and the Node packages (npm ci).
+# Each installs only what is missing: the Python env (.venv, exact versions from requirements.lock),
+# the Node packages (npm ci, from package-lock.json), and for the tests the mosquitto broker (apt-get).
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.package-lock.json
+KERNEL_STAMP := $(VENV)/.step-kernel
+LOCK := requirements.lock
+PIP_VERSION := 26.3
+UV_VERSION := 0.13.8
+LOCK_EXTRAS := test
+LOCK_TOOL := $(VENV)/lock-tool
 
-.PHONY: run test setup check-node mqtt-broker
+.PHONY: run test test-all setup lock check-node mqtt-broker
 
 run: setup
 	$(VENV)/bin/blockpact run double_vein
 
+# The Node tests run even when pytest fails; the exit status is the first failure's.
 test: setup mqtt-broker
-	$(PY) -m pytest
-	node --test tests/js/
+	@status=0; $(PY) -m pytest $(PYTEST_ARGS) || status=$$?; \
+	node --test tests/js/ || status=$$(( status ? status : $$? )); exit $$status
 
-setup: $(PY_STAMP) $(NODE_STAMP)
+# Also the tests marked `slow` (long live episodes, every variant of a parametrized case).
+test-all: PYTEST_ARGS += --run-slow
+test-all: test
 
-$(PY_STAMP): pyproject.toml
+setup: $(PY_STAMP) $(NODE_STAMP) $(KERNEL_STAMP)
+
+$(PY_STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "blockpact needs Python >= 3.11 (set PYTHON=...)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet pip==$(PIP_VERSION)
+	$(PY) -m pip install --quiet --require-hashes -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps -e .
+	@$(PY) -m pip check >/dev/null || { $(PY) -m pip check; echo "$(LOCK) does not satisfy pyproject.toml: run 'make lock'"; exit 1; }
 	touch $@
+
+# The step API's numba kernel, compiled once (it reads block data from minecraft-data in node_modules)
+# and again when its sources change; numba caches it in blockpact/worlds/__pycache__.
+$(KERNEL_STAMP): $(PY_STAMP) $(NODE_STAMP) $(wildcard blockpact/worlds/step_*.py)
+	$(PY) -m blockpact.worlds.step_compile
+	touch $@
+
+# Re-resolve requirements.lock from pyproject.toml (its dependencies and the `test` extra), with hashes,
+# for every platform, keeping the versions already locked where they still fit. After adding or
+# changing a dependency in pyproject.toml: `make lock`, then `make setup`. To move every package to its
+# newest version: `make lock LOCK_ARGS=--upgrade`.
+lock:
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@test -x $(LOCK_TOOL)/bin/uv || $(PY) -m pip install --quiet --target $(LOCK_TOOL) uv==$(UV_VERSION)
+	$(LOCK_TOOL)/bin/uv pip compile pyproject.toml $(addprefix --extra ,$(LOCK_EXTRAS)) --universal \
+	  --python-version 3.11 --generate-hashes --custom-compile-command "make lock" --quiet $(LOCK_ARGS) -o $(LOCK)
 
 $(NODE_STAMP): package.json package-lock.json | check-node
 	npm ci --no-audit --no-fund --loglevel=error
 
-# The message pool tests want mosquitto (Debian). Installed quietly when missing and apt-get can
-# (root); otherwise they use amqtt, a pip dependency, and skip what needs mosquitto's persistence.
+# The message pool tests run against mosquitto, Debian's MQTT broker. When it is missing and we are
+# root with apt-get, it is installed (saying so); otherwise the tests use amqtt, a pip dependency, and
+# skip what needs mosquitto's persistence.
 mqtt-broker:
 	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || \
 	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  echo "Installing mosquitto with apt-get (the MQTT broker the message-pool tests run against) ..." && \
 	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto >/dev/null 2>&1 || \
 	    { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto >/dev/null 2>&1; }; }; } || \
 	echo "mosquitto not installed (apt-get unavailable or failed): pool tests use amqtt"

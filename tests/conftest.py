@@ -1,4 +1,9 @@
-"""Shared fixtures: small world files written per test, and a runner for simulator programs."""
+"""Shared fixtures: small world files written per test, and a runner for simulator programs.
+
+The plugins in `harness/` apply to every test: nothing a test starts outlives it (cleanup.py), the
+`slow` marker and bounds that scale with how busy the machine is (pace.py), and one embedded
+Minecraft server for the live tests that can share it (live.py).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ import pytest
 
 from blockpact.worlds.loader import load_world
 from blockpact.worlds.simulator import Simulation
+
+pytest_plugins = ["harness.cleanup", "harness.pace", "harness.live"]
 
 WORKSHOP = """
 [world]

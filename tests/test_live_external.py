@@ -10,7 +10,6 @@ import dataclasses
 import pytest
 
 from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.live_settings import live_settings
 from blockpact.bridge.live_world import LiveWorld, LiveWorlds
 from blockpact.bridge.mineflayer_body import ServerAddress
 from blockpact.bridge.sim_body import SimWorld
@@ -18,29 +17,26 @@ from blockpact.bridge.world_access import PluginMissing
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.loader import load_world
 
-from test_bridge_runtime import _gone
+from harness.pace import scaled
 from test_live_world import NEW_WORLD, _contract, _play
-
-OPERATOR = str(live_settings()["external"]["operator"])
 
 
 @pytest.fixture(scope="module")
-def external():
-    """The embedded server as a stranger sees it: host and port; the operator bot is an operator there."""
-    live = EmbeddedServer(ops=(OPERATOR,)).start()
-    pid, port = live.pid, live.port
+def external(embedded_server: EmbeddedServer):
+    """The shared embedded server as a stranger sees it: host and port (its control channel is off limits
+    while this module runs); the operator bot is an operator there."""
 
     def no_control_channel(op: str, *args, **kwargs):
         raise AssertionError(f"the external path used the control channel ({op})")
 
-    live.request = no_control_channel  # type: ignore[method-assign]
-    yield ServerAddress("127.0.0.1", int(port or 0))
-    live.stop()
-    assert pid is not None and _gone(pid), f"server process {pid} survived"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(embedded_server, "request", no_control_channel)
+        yield ServerAddress("127.0.0.1", int(embedded_server.port or 0))
 
 
+@pytest.mark.slow  # 30 s or more; test_live_world's double_vein test plays the same episode through the plugin
 def test_double_vein_on_an_external_server_ends_as_on_the_simulator(external, tmp_path) -> None:
-    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=scaled(90))
     contract = asyncio.run(_contract(spec))
     live, events = asyncio.run(_play(spec, contract, LiveWorlds(address=external), tmp_path / "live"))
     simulated, sim_events = asyncio.run(_play(spec, contract, SimWorld, tmp_path / "sim"))
@@ -59,7 +55,7 @@ def test_double_vein_on_an_external_server_ends_as_on_the_simulator(external, tm
 
 def test_dynamics_chat_and_signals_on_an_external_server(external, tmp_path) -> None:
     """The coal seam's dynamics go through the operator's /fill; chat and signals are witnessed."""
-    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=12)
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=scaled(12, at_most=1.5))  # played out
     greet = "async function greet(bot) { bot.chat('hello Bo'); await sendSignal(bot, 'ready'); }"
     idle = "async function idle(bot) { await waitSignal(bot, 'ready', 30); bot.chat('got it'); }"
 
@@ -78,7 +74,7 @@ def test_dynamics_chat_and_signals_on_an_external_server(external, tmp_path) -> 
     assert [(p, t) for _, p, t in obs.signals] == [("Ada", "ready")]
     spawned = [e for e in events if e.kind == "block" and e.data["cause"] == "spawn"]
     assert spawned and all(e.data["new"] == "mud" and e.agent is None for e in spawned), "mud seeps in through /fill"
-    assert events[-1].kind == "episode_end" and events[-1].time >= 12
+    assert events[-1].kind == "episode_end" and events[-1].time >= spec.episode_seconds
 
 
 def test_what_needs_the_plugin_is_named(external) -> None:

@@ -1,7 +1,9 @@
 """Live episodes on the embedded server with the scripted players, played by the one episode engine: the
 same outcomes, events and judge observables as the simulator; dynamics applied by the world master;
 a bot that loses its connection mid-episode; a world authored as a file only. Episodes are shortened
-through `dataclasses.replace(spec, episode_seconds=...)`, never by editing the built-in worlds."""
+through `dataclasses.replace(spec, episode_seconds=...)`, never by editing the built-in worlds; live episodes
+last wall seconds, so their length is stretched by how busy the machine is (`scaled`): an episode whose
+programs finish early ends early, and the world's dynamics get the same number of ticks under load."""
 
 from __future__ import annotations
 
@@ -27,19 +29,17 @@ from blockpact.worlds.events import Event
 from blockpact.worlds.loader import load_world
 from blockpact.worlds.spec import WorldSpec
 
-from test_bridge_runtime import _gone
+from harness.pace import scaled
+
 
 TESTS = Path(__file__).parent
 NEW_WORLD = TESTS / "worlds" / "live_coal_seam.toml"
 
 
 @pytest.fixture(scope="module")
-def server():
-    live = EmbeddedServer().start()
-    pid = live.pid
-    yield live
-    live.stop()
-    assert pid is not None and _gone(pid), f"server process {pid} survived"
+def server(embedded_server) -> EmbeddedServer:
+    """The session's shared server (harness/live.py): every test here builds its own world in it."""
+    return embedded_server
 
 
 async def _play(spec: WorldSpec, contract: str | None, factory, out: Path) -> tuple[EpisodeOutcome, list[Event]]:
@@ -66,7 +66,7 @@ async def _contract(spec: WorldSpec) -> str:
 
 
 def test_double_vein_under_the_contract_ends_as_on_the_simulator(server, tmp_path) -> None:
-    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=scaled(90))
     contract = asyncio.run(_contract(spec))
     live, events = asyncio.run(_play(spec, contract, _live(server), tmp_path / "live"))
     simulated, sim_events = asyncio.run(_play(spec, contract, SimWorld, tmp_path / "sim"))
@@ -82,8 +82,9 @@ def test_double_vein_under_the_contract_ends_as_on_the_simulator(server, tmp_pat
     assert not [e for e in events if e.data.get("cause") == "reconcile"], "the journal missed a change"
 
 
+@pytest.mark.slow  # plays 30 wall seconds out; the authored world's test covers live dynamics in the fast suite
 def test_cleanup_mushrooms_regrow_only_while_the_river_is_clean(server, tmp_path) -> None:
-    spec = dataclasses.replace(load_world("cleanup"), episode_seconds=30)
+    spec = dataclasses.replace(load_world("cleanup"), episode_seconds=scaled(30))
     contract = asyncio.run(_contract(spec))
     outcome, events = asyncio.run(_play(spec, contract, _live(server), tmp_path))
     slime = resource_curves(events)["slime_block@river"]
@@ -95,8 +96,8 @@ def test_cleanup_mushrooms_regrow_only_while_the_river_is_clean(server, tmp_path
         assert slime.at(event.time) <= 7, f"regrowth at {event.time:.1f} s with {slime.at(event.time)} slime in the river"
     first_clean = min(e.time for e in events if e.kind == "block" and slime.at(e.time) <= 7)
     assert min(e.time for e in regrown) >= first_clean
-    assert events[-1].kind == "episode_end" and events[-1].time >= 30  # the world ran to the episode's end
-    assert outcome.sim_seconds >= 30
+    assert events[-1].kind == "episode_end" and events[-1].time >= spec.episode_seconds  # ran to the episode's end
+    assert outcome.sim_seconds >= spec.episode_seconds
 
 
 def _kicking_glitch(server, on_disconnect: str, seen_before_kick: list[Event]):
@@ -126,8 +127,9 @@ def _kicking_glitch(server, on_disconnect: str, seen_before_kick: list[Event]):
     return kicking_world
 
 
+@pytest.mark.slow  # a whole episode; test_a_disconnect_fails_the_episode_when_so_configured is the fast one
 def test_a_bot_that_loses_its_connection_is_reconnected_and_nothing_logged_is_lost(server, tmp_path) -> None:
-    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=scaled(90))
     contract = asyncio.run(_contract(spec))
     seen_before_kick: list[Event] = []
     kicking_world = _kicking_glitch(server, "reconnect", seen_before_kick)
@@ -157,7 +159,7 @@ class RetriedEpisode:
 @pytest.fixture(scope="module")
 def retried_episode(server, tmp_path_factory) -> RetriedEpisode:
     """double_vein under the contract, on_disconnect = "retry": Glitch is kicked once it has a diamond."""
-    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=90)
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=scaled(90))
     contract = asyncio.run(_contract(spec))
     builds: list[list[str]] = []
     build = WorldMaster.build
@@ -175,6 +177,7 @@ def retried_episode(server, tmp_path_factory) -> RetriedEpisode:
     return RetriedEpisode(spec, outcome, events, builds, seen_before_kick)
 
 
+@pytest.mark.slow  # two episodes
 def test_a_disconnect_retries_the_episode_on_a_rebuilt_world_in_the_same_log(retried_episode) -> None:
     spec, events, replay = retried_episode.spec, retried_episode.events, retried_episode.replay
     episode_kinds = [e.kind for e in events if e.kind.startswith("episode")]
@@ -195,6 +198,7 @@ def test_a_disconnect_retries_the_episode_on_a_rebuilt_world_in_the_same_log(ret
     assert obs.collected == observables_from_events(spec, replay).collected
 
 
+@pytest.mark.slow  # the same two episodes
 def test_the_metrics_of_a_retried_episode_read_the_replay_only(retried_episode) -> None:
     values = {p: dict(s.values) for p, s in retried_episode.spec.players.items()}
     events, replay = retried_episode.events, retried_episode.replay
@@ -203,7 +207,7 @@ def test_the_metrics_of_a_retried_episode_read_the_replay_only(retried_episode) 
 
 
 def test_a_disconnect_fails_the_episode_when_so_configured(server, tmp_path) -> None:
-    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=30)
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=scaled(30))
     program = "async function idle(bot) { for (;;) await waitSignal(bot, 'never', 60); }"
     greeting = "async function greet(bot) { await sendSignal(bot, 'hello'); await waitSignal(bot, 'never', 60); }"
 
@@ -212,6 +216,9 @@ def test_a_disconnect_fails_the_episode_when_so_configured(server, tmp_path) -> 
         try:
             run = asyncio.ensure_future(world.run_programs({"Ada": greeting, "Bo": program}))
             while not any(e.kind == "signal" for e in world.sim.state.log.events):
+                if run.done():
+                    run.result()  # the episode ended (or failed) before Ada's signal: say why
+                    raise AssertionError("the episode ended without Ada's signal")
                 await asyncio.sleep(0.1)
                 if world.master.started_at is not None:
                     world.master.record()
@@ -228,10 +235,39 @@ def test_a_disconnect_fails_the_episode_when_so_configured(server, tmp_path) -> 
 
 
 def test_a_world_authored_as_a_file_runs_on_the_simulator_and_live(server, tmp_path) -> None:
-    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=20)
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=scaled(20, at_most=1.5))  # played out
     for name, factory in (("sim", SimWorld), ("live", _live(server))):
         outcome, events = asyncio.run(_play(spec, None, factory, tmp_path / name))
         obs = observables_from_events(spec, events)
         assert obs.finished and obs.collected["Ada"].get("coal", 0) > 0 and obs.collected["Bo"].get("coal", 0) > 0, name
         assert sum(outcome.inventory_rewards.values()) == 2 * sum(sum(c.values()) for c in obs.collected.values()), name
         assert any(e.kind == "block" and e.data["cause"] == "spawn" for e in events), name
+
+
+def test_a_world_master_that_fails_stops_the_episode_at_once(server, monkeypatch) -> None:
+    """A failing tick (a journal that cannot be read, a wedged bridge) ends the episode with the reason, without
+    waiting for the episode's end (played out here: the coal seam has dynamics)."""
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=scaled(120))
+    program = "async function idle(bot) { for (;;) await waitSignal(bot, 'never', 60); }"
+    tick = WorldMaster.tick
+    ticks = 0
+
+    def failing_tick(self) -> None:
+        nonlocal ticks
+        ticks += 1
+        if ticks == 3:
+            raise RuntimeError("the journal could not be read")
+        tick(self)
+
+    monkeypatch.setattr(WorldMaster, "tick", failing_tick)
+
+    async def play() -> float:
+        world = LiveWorld(spec, 0, server=server)
+        try:
+            with pytest.raises(EpisodeFailed, match="the world master stopped: the journal could not be read"):
+                await world.run_programs({"Ada": program, "Bo": program})
+            return world.sim.now
+        finally:
+            await world.close()
+
+    assert asyncio.run(play()) < spec.episode_seconds / 4

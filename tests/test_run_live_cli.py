@@ -15,6 +15,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
+from harness.pace import scaled
 from test_bridge_runtime import _gone
 from test_run_cli import shell_env
 
@@ -34,7 +37,7 @@ class LiveRun:
         self.reader.start()
 
     def wait_for(self, pattern: re.Pattern[str], timeout: float = 60) -> list[re.Match[str]]:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         while time.monotonic() < deadline and self.proc.poll() is None:
             found = [m for line in list(self.lines) if (m := pattern.search(line))]
             if found:
@@ -45,7 +48,7 @@ class LiveRun:
     def finish(self, timeout: float = 120) -> tuple[int, str, str]:
         try:
             stdout = self.proc.stdout.read() if self.proc.stdout else ""
-            self.proc.wait(timeout)
+            self.proc.wait(scaled(timeout))
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
@@ -62,6 +65,7 @@ def _status(url: str) -> int | str:
         return str(exc)
 
 
+@pytest.mark.slow  # a negotiated live episode through the CLI: 35 s; test_live_world plays the episode itself
 def test_negotiated_double_vein_on_the_embedded_server_with_viewers(tmp_path: Path) -> None:
     out = tmp_path / "live"
     run = LiveRun("double_vein", "--seeds", "1", "--contract", "negotiate", "--out", str(out), "--viewer")

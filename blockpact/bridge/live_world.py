@@ -144,10 +144,10 @@ class LiveWorld:
         tasks = {p: asyncio.ensure_future(self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
                  for p in sorted(programs)}
         try:
-            done, pending = await asyncio.wait(tasks.values(), timeout=max(0.0, end - self.sim.now),
-                                               return_when=asyncio.FIRST_EXCEPTION)
-            failure = next((t.exception() for t in done if t.exception() is not None), None)
-            ended = {p for p, t in tasks.items() if t in pending}
+            await self._until_players_or_master(list(tasks.values()), max(0.0, end - self.sim.now))
+            done = [t for t in tasks.values() if t.done()]
+            failure = next((t.exception() for t in done if t.exception() is not None), None) or self._master_failure()
+            ended = {p for p, t in tasks.items() if not t.done()}
             for player in ended:
                 self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
             outcomes = await asyncio.gather(*tasks.values(), return_exceptions=True)
@@ -159,13 +159,34 @@ class LiveWorld:
             raise failure
         self._check_master()
         if self.play_out and self.spec.rules and until is None and self.sim.now < end:
-            await asyncio.sleep(end - self.sim.now)
+            if self._ticker is not None:
+                await asyncio.wait([self._ticker], timeout=end - self.sim.now)  # the end, or the master failing
+            else:
+                await asyncio.sleep(end - self.sim.now)
             self._check_master()
         return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
 
-    def _check_master(self) -> None:
+    async def _until_players_or_master(self, players: list[asyncio.Future], timeout: float) -> None:
+        """Until every player is done or one failed, or the world master's ticker failed (the episode stops
+        then, not at its end), or `timeout`."""
+        if not players:
+            return
+        all_done = asyncio.ensure_future(asyncio.wait(players, return_when=asyncio.FIRST_EXCEPTION))
+        try:
+            await asyncio.wait([all_done, *([self._ticker] if self._ticker is not None else [])], timeout=timeout,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            all_done.cancel()  # cancels the waiting only, not the players
+
+    def _master_failure(self) -> EpisodeFailed | None:
         if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled() and self._ticker.exception():
-            raise EpisodeFailed(f"the world master stopped: {self._ticker.exception()}")
+            return EpisodeFailed(f"the world master stopped: {self._ticker.exception()}")
+        return None
+
+    def _check_master(self) -> None:
+        failure = self._master_failure()
+        if failure is not None:
+            raise failure
 
     def _episode_result(self, result: ProgramResult, *, stopped: bool) -> ProgramResult:
         """The engine reads `observation["time"]` as episode time (the simulator's clock)."""

@@ -24,6 +24,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from blockpact.bridge.jspybridge import import_bridge, node_line
 from blockpact.config import NODE_MODULES, PROJECT_ROOT
 from blockpact.errors import UserError
 
@@ -77,9 +78,9 @@ class _NodeDiagnostics:
             self.window, self.lines = now, 0
         self.lines += 1
         if self.lines <= NODE_LINES_PER_MINUTE:
-            print(text, file=sys.stderr)
+            node_line(text)
         elif self.lines == NODE_LINES_PER_MINUTE + 1:
-            print("[JSE] (more Node diagnostics this minute dropped)", file=sys.stderr)
+            node_line("(more Node diagnostics this minute dropped)")
 
 
 def _restart_bridge(javascript: Any) -> None:
@@ -91,7 +92,15 @@ def _restart_bridge(javascript: Any) -> None:
     if config.event_loop is not None and connection.is_alive():
         return
     _stop_bridge(javascript)
-    javascript.init()
+    caller_force_color = os.environ.get("FORCE_COLOR")
+    os.environ["FORCE_COLOR"] = "0"  # for the new Node child, as import_bridge does for the first
+    try:
+        javascript.init()
+    finally:
+        if caller_force_color is None:
+            os.environ.pop("FORCE_COLOR", None)
+        else:
+            os.environ["FORCE_COLOR"] = caller_force_color
 
 
 def _stop_bridge(javascript: Any) -> None:
@@ -111,16 +120,8 @@ class NodeRuntime:
 
     def __init__(self) -> None:
         check_node()
-        force_color = os.environ.get("FORCE_COLOR")
-        import javascript  # starts the Node process; sets FORCE_COLOR for it, which would make rich colour every later console
-
-        _restart_bridge(javascript)
-
-        if force_color is None:
-            os.environ.pop("FORCE_COLOR", None)
-        else:
-            os.environ["FORCE_COLOR"] = force_color
-
+        javascript = import_bridge()  # starts the Node process, its output quiet and plain (jspybridge.py)
+        _restart_bridge(javascript)  # a new Node process when an earlier one died
         self._js = javascript
         self._proc = javascript.connection.proc
         self.pid: int = int(self.require(JS_DIR / "runtime" / "guard.js").install())

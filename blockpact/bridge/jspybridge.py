@@ -1,0 +1,112 @@
+"""Import JSPyBridge (`javascript`) with its Node child's output made quiet and plain.
+
+Left alone, JSPyBridge (1.2) hands Node the terminal's stdout, or, whenever `sys.stdout` is not the
+process's own (pytest's capture, a redirect), copies Node's stdout with `print` in a loop that prints an
+empty line for every read after Node closed it: hundreds of blank lines per run. It also prints Node's
+non-protocol stderr lines as `[JSE] line` on stdout with an extra newline, and sets FORCE_COLOR for the
+Node child. Importing it through `import_bridge()` instead pipes Node's stdout always, copies each
+non-empty line of it, and of its stray stderr, to our stderr as `node: line` without colour codes, stops
+at end of file, and starts Node with FORCE_COLOR=0. The caller's own FORCE_COLOR is left as it was
+(rich reads it).
+
+One more change: JSPyBridge gives every attribute access on a JS object (`world.drainJournal` before the
+call) a hard-coded 10 s for Node to answer, and a request that times out can wedge the bridge. On a
+machine whose cores are shared by many processes, Node's main thread (path searches, a server's
+packets) can be that late without anything being wrong (seen at load 10 on 2 cores: `Timed out get
+drainJournal`, then a hung episode). Requests wait at least `MIN_REQUEST_SECONDS` instead; calls that
+give their own, longer timeout keep it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import threading
+from types import ModuleType
+from typing import Any
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+MIN_REQUEST_SECONDS = 120.0
+PREFIX = "node: "
+_write_lock = threading.Lock()
+
+
+def node_line(*parts: Any, **_print_options: Any) -> None:
+    """Stands in for `print` inside JSPyBridge's connection module: non-empty lines to stderr, plain."""
+    text = " ".join(str(p) for p in parts).removeprefix("[JSE] ")
+    lines = [ANSI.sub("", line).rstrip() for line in text.splitlines()]
+    lines = [line for line in lines if line.strip()]
+    if not lines:
+        return
+    with _write_lock:
+        stream = sys.stderr
+        for line in lines:
+            stream.write(f"{PREFIX}{line}\n")
+        stream.flush()
+
+
+def _copy_node_stdout(connection: ModuleType) -> Any:
+    def copy() -> None:
+        proc = connection.proc
+        if proc is None or proc.stdout is None:
+            return
+        for raw in iter(proc.stdout.readline, b""):
+            node_line(raw.decode("utf-8", errors="replace"))
+
+    return copy
+
+
+class _PatientRequest:
+    """The event a JSPyBridge request waits on, waiting at least MIN_REQUEST_SECONDS."""
+
+    def __init__(self, event: threading.Event) -> None:
+        self._event = event
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._event.wait(None if timeout is None else max(float(timeout), MIN_REQUEST_SECONDS))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._event, name)
+
+
+def _patient(queue_request: Any) -> Any:
+    def patient_queue_request(self: Any, request_id: Any, payload: Any, timeout: Any = None) -> _PatientRequest:
+        return _PatientRequest(queue_request(self, request_id, payload, timeout))
+
+    return patient_queue_request
+
+
+def import_bridge() -> ModuleType:
+    """`javascript`, imported once; importing it starts the Node process."""
+    if "javascript" in sys.modules:
+        return sys.modules["javascript"]
+    spec = importlib.util.find_spec("javascript")
+    if spec is None or spec.loader is None:
+        raise ImportError("the JSPyBridge package `javascript` is not installed (make setup)")
+    caller_force_color = os.environ.get("FORCE_COLOR")
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["javascript"] = package  # so its submodules import without running its __init__ (which starts Node)
+    try:
+        connection = importlib.import_module("javascript.connection")
+        connection.print = node_line  # type: ignore[attr-defined]  # its [JSE] lines and its stdout copier
+        connection.stdout = subprocess.PIPE  # type: ignore[attr-defined]
+        connection.notebook = True  # type: ignore[attr-defined]  # "copy Node's stdout in a thread"
+        connection.stdout_read = _copy_node_stdout(connection)  # type: ignore[attr-defined]
+        events = importlib.import_module("javascript.events")
+        events.EventLoop.queue_request = _patient(events.EventLoop.queue_request)  # type: ignore[method-assign]
+        os.environ["FORCE_COLOR"] = "0"  # for the Node child, spawned by the package's __init__
+        spec.loader.exec_module(package)
+    except BaseException:
+        for name in [n for n in sys.modules if n == "javascript" or n.startswith("javascript.")]:
+            del sys.modules[name]
+        raise
+    finally:
+        if caller_force_color is None:
+            os.environ.pop("FORCE_COLOR", None)
+        else:
+            os.environ["FORCE_COLOR"] = caller_force_color
+    return package
