@@ -13,8 +13,9 @@ One more change: JSPyBridge gives every attribute access on a JS object (`world.
 call) a hard-coded 10 s for Node to answer, and a request that times out can wedge the bridge. On a
 machine whose cores are shared by many processes, Node's main thread (path searches, a server's
 packets) can be that late without anything being wrong (seen at load 10 on 2 cores: `Timed out get
-drainJournal`, then a hung episode). Requests wait at least `MIN_REQUEST_SECONDS` instead; calls that
-give their own, longer timeout keep it.
+drainJournal`, then a hung episode). Requests that wait JSPyBridge's default wait `MIN_REQUEST_SECONDS`
+instead; a call given its own bound (blockpact's bounded calls and liveness pings, which tell a wedged
+runtime from a slow one) keeps it, so its bound must differ from JSPyBridge's 10 s default.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 MIN_REQUEST_SECONDS = 120.0
+JSPYBRIDGE_DEFAULT_SECONDS = 10.0  # what JSPyBridge waits for a `get` and for a call given no timeout
 PREFIX = "node: "
 _write_lock = threading.Lock()
 
@@ -67,7 +69,9 @@ class _PatientRequest:
         self._event = event
 
     def wait(self, timeout: float | None = None) -> bool:
-        return self._event.wait(None if timeout is None else max(float(timeout), MIN_REQUEST_SECONDS))
+        if timeout is None or float(timeout) == JSPYBRIDGE_DEFAULT_SECONDS:
+            timeout = MIN_REQUEST_SECONDS  # JSPyBridge's own default: patience
+        return self._event.wait(timeout)  # a caller's own bound (a liveness ping, a bounded call) is kept
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._event, name)

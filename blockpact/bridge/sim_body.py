@@ -62,7 +62,8 @@ TICKS_PER_DAY = 24000
 QUERY_TIMEOUT_SECONDS = 30.0
 NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
 LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
-NODE_CALL_SECONDS = 10.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
+NODE_CALL_SECONDS = 9.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
+# (not JSPyBridge's 10 s default, which jspybridge.py stretches for patience)
 NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
 HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
 MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback) kept in a ProgramResult
