@@ -44,6 +44,8 @@ class Completion:
     finish_reason: str | None = None
     response_id: str | None = None
     attempts: int = 1
+    streamed: bool = False  # the server's reply was read from an event stream
+    merged_system: bool = False  # sent with the system message merged into the first user message
 
 
 @dataclass
@@ -97,8 +99,9 @@ class LLMClient:
         if not model:
             raise LLMNotConfigured(self.settings.model_problem(role) or "no LLM model configured")
         # A JSON round trip normalizes tuples and fails early on values the API could not take.
+        # No base URL: the same model answers the same on any port or host, so the cache is shared.
         normalized = json.loads(json.dumps({"messages": list(messages), "params": params}))
-        return {"base_url": self.settings.base_url, "model": model, **normalized}
+        return {"model": model, **normalized}
 
     async def complete(self, role: str, messages: Sequence[Message], **overrides: Any) -> Completion:
         """Ask the role's model; `overrides` (model, temperature, seed, max_tokens, ...) win over the role's.
@@ -110,12 +113,14 @@ class LLMClient:
         if self.cache is not None and (hit := self.cache.get(call.request)) is not None:
             return self._finish(call, RawReply.from_json(hit), cached=True)
         request = call.request
+        timeout = self.settings.timeout_for(role)
         try:
             reply = await self._with_retries(
-                lambda: self._backend.chat(request["model"], request["messages"], request["params"]), call.failures
+                lambda: self._backend.chat(request["model"], request["messages"], request["params"], timeout),
+                call.failures,
             )
         except Exception as exc:
-            self.accounting.record_failure(role)
+            self.accounting.record_failure(role, time.monotonic() - call.started)
             self._log(call, error=exc)
             raise
         if self.cache is not None:
@@ -140,12 +145,14 @@ class LLMClient:
     async def _with_retries(self, send: Callable[[], Awaitable[T]], failures: list[dict[str, Any]]) -> T:
         """`send()`, retried with backoff on transient failures, each logged into `failures`."""
         policy = self.settings.retry
-        retry = 0
+        retry = timeouts = 0
         while True:
             try:
                 return await send()
             except TransientFailure as failure:
-                if retry == policy.max_retries:
+                if failure.timed_out:
+                    timeouts += 1
+                if retry == policy.max_retries or timeouts > policy.timeout_retries:
                     failures.append({"error": str(failure), "status": failure.status, "retry_in_s": None})
                     tries = f"{retry + 1} attempt{'s' if retry else ''}"
                     if failure.unreachable:
@@ -172,8 +179,10 @@ class LLMClient:
             finish_reason=reply.finish_reason,
             response_id=reply.response_id,
             attempts=len(call.failures) + (0 if cached else 1),
+            streamed=reply.streamed,
+            merged_system=reply.merged_system,
         )
-        self.accounting.record(call.role, reply.usage, cost, cached)
+        self.accounting.record(call.role, reply.usage, cost, cached, completion.latency_s)
         self._log(call, completion=completion)
         return completion
 
@@ -183,6 +192,7 @@ class LLMClient:
         record: dict[str, Any] = {
             "time": time.time(),
             "role": call.role,
+            "base_url": self.settings.base_url,
             "request": call.request,
             "failed_attempts": call.failures,
             "latency_s": round(time.monotonic() - call.started, 4),
@@ -192,7 +202,10 @@ class LLMClient:
                 "reply": completion.text,
                 "model": completion.model,
                 "usage": {"prompt_tokens": completion.usage.prompt_tokens,
-                          "completion_tokens": completion.usage.completion_tokens},
+                          "completion_tokens": completion.usage.completion_tokens,
+                          "estimated": completion.usage.estimated},
+                "streamed": completion.streamed,
+                "merged_system": completion.merged_system,
                 "cost_usd": completion.cost_usd,
                 "cached": completion.cached,
                 "finish_reason": completion.finish_reason,
