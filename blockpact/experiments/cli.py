@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from blockpact.agents.llm.budget import Budget
 from blockpact.agents.llm.cli import add_llm_arguments, settings_from_args
 from blockpact.errors import UserError
 from blockpact.experiments.outputs import Outputs, build_outputs
@@ -25,6 +26,7 @@ from blockpact.experiments.participants import LiveOptions, check_backend, live_
 from blockpact.experiments.progress import RunProgress
 from blockpact.experiments.protocol import RunPlan, RunProtocol
 from blockpact.experiments.records import ConditionSpec
+from blockpact.experiments.llm_accounting import EXIT_STOPPED, budget_for, llm_table, stop_message
 from blockpact.experiments.report import agents_label
 from blockpact.experiments.resume import ResumePoint, repair_tail, set_aside_skills, unit_json
 from blockpact.experiments.run_events import EventWriter
@@ -54,6 +56,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     live.add_argument("--viewer", action="store_true", help="serve a prismarine-viewer page of each bot on 127.0.0.1 "
                       "and print its URL")
     add_llm_arguments(p)
+    p.add_argument("--llm-budget", metavar="AMOUNT", help="stop the run cleanly when its LLM calls have used this "
+                   "many tokens (200000, 200k) or dollars ($1.50, 1.5usd; needs prices in llm.toml); cached replies "
+                   "are free; units not started are reported as not run")
     p.set_defaults(handler=cmd_run)
 
     u = sub.add_parser("resume", help="finish an interrupted run: redo its unfinished (condition, seed) units with "
@@ -87,10 +92,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     llm = settings_from_args(args) if args.agents == "llm" else None
     if llm is not None:
         require_llm(llm)  # before anything is written
+    budget = budget_for(args.llm_budget, llm)
     spec = load_world(args.world, args.mc_version)
     live = {"server": args.server, "auth": args.auth, "viewer": args.viewer} if args.backend == "minecraft" else None
+    llm_record = {**settings_record(llm), "budget": budget.to_json() if budget else None} if llm is not None else None
     plan = RunPlan(spec, args.backend, args.agents, conditions_for(args.contract), list(range(args.seeds)),
-                   args.episodes, settings_record(llm) if llm is not None else None, live)
+                   args.episodes, llm_record, live)
     run_dir = RunDir.create(args.out or default_run_root(spec.name, Path(run_settings()["run"]["out_base"])))
     return execute(plan, run_dir, live_options, EventWriter(run_dir.events), plan.total_episodes,
                    lambda protocol: protocol.run())
@@ -136,10 +143,11 @@ def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: E
     """Play what `body` asks of the run's protocol, then write the outputs of the whole log."""
     live = live_worlds(live_options) if plan.backend == "minecraft" else None
     llm = settings_from_record(plan.llm) if plan.agents == "llm" and plan.llm is not None else None
+    budget = Budget.from_json(plan.llm.get("budget")) if llm is not None and plan.llm is not None else None
     console = Console()
     interrupted = False
     try:
-        participants = participants_for(plan.agents, plan.backend, run_dir, llm, live)
+        participants = participants_for(plan.agents, plan.backend, run_dir, llm, live, budget)
         with writer, RunProgress(console, episodes) as progress:
             writer.listeners.append(progress)
             try:
@@ -156,6 +164,10 @@ def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: E
         print("blockpact: interrupted; the report covers what finished (`blockpact resume DIR` finishes the run)",
               file=sys.stderr)
         return 130
+    if outputs.run.status == "stopped":
+        print(f"blockpact: stopped: {stop_message(outputs.metrics)} (`blockpact resume DIR` runs the rest)",
+              file=sys.stderr)
+        return EXIT_STOPPED
     return 0
 
 
@@ -177,6 +189,8 @@ def print_summary(console: Console, outputs: Outputs, run_dir: RunDir) -> None:
         table.add_row(name, _mean_std(c["gini"], 3), _mean_std(c["welfare"], 2),
                       f"{c['seeds_finished']}/{c['seeds_planned']}", str(len(c["errors"])))
     console.print(table)
+    if (calls := llm_table(metrics)) is not None:
+        console.print(calls)
     console.print(f"report: {run_dir.report}", markup=False, highlight=False, soft_wrap=True)
 
 

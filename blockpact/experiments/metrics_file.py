@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from blockpact.experiments.llm_accounting import llm_accounting
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
 from blockpact.judge.metrics import gini, mean_std, social_welfare
 
@@ -107,6 +108,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "measured_on": MEASURED_ON,
         "conditions": conditions,
         "warnings": run.warnings,
+        "llm": llm_accounting(run),  # who played and what it cost (None for scripted runs)
         "resumes": [{"after_seq": r.after_seq, "units": _unit_list(r.units), "superseded": _unit_list(r.superseded),
                      "dropped_torn_line": r.dropped_line is not None} for r in run.resumes],
     }

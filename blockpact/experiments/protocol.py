@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from blockpact import __version__
 from blockpact.config import PROJECT_ROOT
 from blockpact.experiments.records import ConditionSpec
-from blockpact.experiments.run_events import Coords, EventWriter
+from blockpact.experiments.run_events import CURRENT_COORDS, Coords, EventWriter
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.spec import WorldSpec
 
@@ -124,6 +124,8 @@ class Participants:
     engine: EpisodeEngine
     negotiation: ContractNegotiation
     aclose: Callable[[], Awaitable[None]] | None = None  # releases what they hold (an LLM client's connections)
+    bind: Callable[[EventWriter], None] | None = None  # given the run's log (LLM participants log every call)
+    stop_reason: Callable[[], str | None] | None = None  # why no further unit may start (LLM budget spent)
 
 
 Unit = tuple[ConditionSpec, int]  # a (condition, seed): negotiated, played and ended as one piece
@@ -206,6 +208,8 @@ class RunProtocol:
         self.plan = plan
         self.participants = participants
         self.writer = writer
+        if participants.bind is not None:
+            participants.bind(writer)
 
     async def run(self) -> None:
         self.writer.emit("run_start", run_start_data(self.plan))
@@ -220,16 +224,30 @@ class RunProtocol:
     async def run_units(self, units: Sequence[Unit]) -> None:
         status = "interrupted"
         try:
-            for condition, seed in units:
+            for index, (condition, seed) in enumerate(units):
+                if (reason := self.stop_reason()) is not None:
+                    self.not_run(units[index:], reason)
+                    status = "stopped"
+                    break
                 await self.run_seed(condition, seed)
-            status = "complete"
+            else:
+                status = "complete"
         finally:
             self.writer.emit("run_end", {"status": status})
             if self.participants.aclose is not None:
                 await self.participants.aclose()
 
+    def stop_reason(self) -> str | None:
+        return self.participants.stop_reason() if self.participants.stop_reason is not None else None
+
+    def not_run(self, units: Sequence[Unit], reason: str) -> None:
+        """Units the run will not start (their seeds stay unfinished: `blockpact resume` runs them)."""
+        for condition, seed in units:
+            self.writer.emit("unit_not_run", {"reason": reason}, Coords(condition.name, seed))
+
     async def run_seed(self, condition: ConditionSpec, seed: int) -> None:
         coords = Coords(condition.name, seed)
+        CURRENT_COORDS.set(coords)
         self.writer.emit("seed_start", {}, coords)
         try:
             contract = await self.contract(condition, seed, coords)
@@ -265,7 +283,9 @@ class RunProtocol:
             "world_seed": episode.seed, "contract": episode.contract, "critiques": episode.critiques,
             "handover": {p: h.to_json() for p, h in sorted(episode.handover.items())},
         }, coords)
+        CURRENT_COORDS.set(coords)
         outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords))
+        CURRENT_COORDS.set(coords.at(episode=None))
         self.writer.emit("transfers", {"transfers": outcome.transfers, "source": outcome.transfers_source}, coords)
         self.writer.emit("episode_end", {"rewards": outcome.rewards, "inventory_rewards": outcome.inventory_rewards,
                                          "transfers": outcome.transfers, "sim_seconds": outcome.sim_seconds}, coords)

@@ -113,6 +113,8 @@ class SeedRecord:
     episodes: list[EpisodeRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     finished: bool = False
+    llm_calls: list[dict[str, Any]] = field(default_factory=list)  # `llm_call` events' data, in order
+    not_run: str | None = None  # why the run never started this unit (unit_not_run)
 
     def episode(self, index: int) -> EpisodeRecord:
         for e in self.episodes:
@@ -241,6 +243,10 @@ class _Builder:
                 ep.sim_seconds = d.get("sim_seconds")
             case "seed_error":
                 self.seed(e).errors.append(d["error"])
+            case "llm_call":
+                self.seed(e).llm_calls.append({**d, "episode": e.coords.episode})
+            case "unit_not_run":
+                self.seed(e).not_run = d.get("reason") or "not run"
             case "seed_end":
                 self.seed(e).finished = True
             case "run_end":

@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from blockpact.experiments.llm_accounting import rows as llm_rows
 from blockpact.experiments.metrics_file import judge_disagreement
 from blockpact.experiments.plots import Plot
 from blockpact.experiments.records import RunRecord
@@ -105,6 +106,8 @@ def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]
         seeds=seeds,
         plots=[_embed(p) for p in plots],
         warnings=run.warnings,
+        llm=metrics.get("llm"),
+        llm_rows=llm_rows(metrics),
     )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from blockpact.agents.llm.accounting import Accounting, Usage, cost_usd
+from blockpact.agents.llm.budget import Budget, LLMBudgetSpent
 from blockpact.agents.llm.backend import OpenAIBackend, RawReply, TransientFailure
 from blockpact.agents.llm.cache import ResponseCache
 from blockpact.agents.llm.errors import LLMNotConfigured, LLMUnavailable, LLMUnreachable
@@ -72,8 +73,13 @@ class LLMClient:
         *,
         transcript: str | Path | None = None,
         use_cache: bool = True,
+        budget: Budget | None = None,
     ) -> None:
         self.settings = settings or load_llm_settings()
+        self.budget = budget
+        # Called with a summary of every call (role, model, endpoint, tokens, cost, latency, error):
+        # how a run puts its LLM accounting into its event log.
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self.settings.require_endpoint()
         self._backend = OpenAIBackend(self.settings)
         cache_dir = self.settings.cache_dir
@@ -115,6 +121,7 @@ class LLMClient:
         request = call.request
         timeout = self.settings.timeout_for(role)
         try:
+            self._check_budget()
             reply = await self._with_retries(
                 lambda: self._backend.chat(request["model"], request["messages"], request["params"], timeout),
                 call.failures,
@@ -122,10 +129,20 @@ class LLMClient:
         except Exception as exc:
             self.accounting.record_failure(role, time.monotonic() - call.started)
             self._log(call, error=exc)
+            self._tell(call, error=exc)
             raise
         if self.cache is not None:
             self.cache.put(call.request, reply.to_json())
         return self._finish(call, reply, cached=False)
+
+    def _check_budget(self) -> None:
+        if self.budget is None:
+            return
+        total = self.accounting.total()
+        spent = self.budget.spent(total.sent_tokens, total.cost_usd)
+        if spent >= self.budget.amount:
+            raise LLMBudgetSpent(f"the LLM budget of {self.budget.describe()} is spent "
+                                 f"({self.budget.describe(spent)} used); no further request is sent")
 
     def complete_sync(self, role: str, messages: Sequence[Message], **overrides: Any) -> Completion:
         """`complete` for code that runs no event loop (scripts, notebooks without a loop)."""
@@ -184,7 +201,31 @@ class LLMClient:
         )
         self.accounting.record(call.role, reply.usage, cost, cached, completion.latency_s)
         self._log(call, completion=completion)
+        self._tell(call, completion=completion)
         return completion
+
+    def _tell(self, call: _Call, *, completion: Completion | None = None, error: Exception | None = None) -> None:
+        """Every listener gets the call's accounting (never the messages, never the key)."""
+        if not self.listeners:
+            return
+        usage = completion.usage if completion is not None else None
+        record = {
+            "role": call.role,
+            "model": call.request["model"],
+            "reply_model": completion.model if completion is not None else None,
+            "base_url": self.settings.base_url,
+            "prompt_tokens": usage.prompt_tokens if usage else 0,
+            "completion_tokens": usage.completion_tokens if usage else 0,
+            "estimated": usage.estimated if usage else False,
+            "cost_usd": completion.cost_usd if completion is not None else 0.0,
+            "cached": completion.cached if completion is not None else False,
+            "latency_s": round(time.monotonic() - call.started, 4),
+            "attempts": completion.attempts if completion is not None else len(call.failures),
+            "finish_reason": completion.finish_reason if completion is not None else None,
+            "error": f"{type(error).__name__}: {self._backend.redact(str(error))}" if error is not None else None,
+        }
+        for listener in self.listeners:
+            listener(record)
 
     def _log(self, call: _Call, *, completion: Completion | None = None, error: Exception | None = None) -> None:
         if self.transcript is None:
