@@ -115,6 +115,7 @@ def test_the_second_episode_prompt_carries_the_first_judge_critique(llm_env, tmp
     first, second = (a["messages"][-1]["content"] for a in actions)
     critique = "(stub) Gizmo is judged on the transfer clauses only."
     assert "Critique (judge): None." in first and "Code from the last round:\nNo code in the first round." in first
+    assert "What you observe:\nPosition: (5, 64, 9)" in first and "Time: 0 s elapsed of 300 s; 300 s left" in first
     assert f"Critique (judge): {critique}" in second and "async function playByContract(bot)" in second
     (seed,) = read_run(out / "events.jsonl").seeds
     assert [ep.episode for ep in seed.episodes] == [0, 1] and all(ep.finished for ep in seed.episodes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.agents.action_prompts import action_messages, parse_error_message
 from blockpact.agents.action_settings import action_settings
@@ -34,6 +34,7 @@ class ActionContext:
     contract: str | None = None
     inventory: Mapping[str, int] = field(default_factory=dict)
     others_inventories: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    observation: Mapping[str, Any] = field(default_factory=dict)  # the body's observe(): what the player sees now
     chat_log: Sequence[str] = ()
     last_code: str | None = None
     last_error: str | None = None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.embedded_server import EmbeddedServer
@@ -119,6 +120,11 @@ class LiveWorld:
         while True:
             await asyncio.sleep(self.tick_interval)
             self.master.tick()
+
+    async def observe(self, player: str) -> dict[str, Any]:
+        """What `player` sees now (joining the server first if needed); SimWorld.observe gives the same keys."""
+        await self._ensure_ready()
+        return self.body(player).observe()
 
     def body(self, player: str) -> MineflayerBody:
         if self.bots is None:
