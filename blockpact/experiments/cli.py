@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", type=int, default=d["seeds"], help=f"number of seeds (default {d['seeds']})")
     p.add_argument("--episodes", type=int, default=d["episodes"], help=f"episodes per seed (default {d['episodes']})")
     p.add_argument("--out", type=Path, default=None, help=f"run directory (default {d['out_base']}/<world>-<time>/)")
+    p.add_argument("--parallel", type=int, default=1, metavar="N", help="play up to N (condition, seed) units at once: "
+                   "with LLM agents the wall time is the LLM's latency, not CPU; same results as one at a time "
+                   "(default 1)")
     live = p.add_argument_group("live Minecraft (--backend minecraft)")
     live.add_argument("--server", metavar="HOST:PORT", help="an external server (vanilla, Paper, Fabric) where the operator "
                       "bot (live.toml [external] operator) is an operator; default: the embedded server, started for the run")
@@ -64,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     u = sub.add_parser("resume", help="finish an interrupted run: redo its unfinished (condition, seed) units with "
                        "the settings in its events.jsonl, then write metrics.json, plots and report.html")
     u.add_argument("dir", type=Path, help="the run directory")
+    u.add_argument("--parallel", type=int, default=1, metavar="N", help="units at once, as for run (default 1)")
     u.set_defaults(handler=cmd_resume)
 
     r = sub.add_parser("report", help="rebuild metrics.json, plots and report.html of a run from its events.jsonl")
@@ -84,8 +88,8 @@ def conditions_for(contract: str | None) -> list[ConditionSpec]:
 def cmd_run(args: argparse.Namespace) -> int:
     from blockpact.worlds.loader import load_world
 
-    if args.seeds < 1 or args.episodes < 1:
-        raise UserError("--seeds and --episodes must be at least 1")
+    if args.seeds < 1 or args.episodes < 1 or args.parallel < 1:
+        raise UserError("--seeds, --episodes and --parallel must be at least 1")
     check_backend(args.backend)
     live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer)
     live_options.check(args.backend)
@@ -100,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                    args.episodes, llm_record, live)
     run_dir = RunDir.create(args.out or default_run_root(spec.name, Path(run_settings()["run"]["out_base"])))
     return execute(plan, run_dir, live_options, EventWriter(run_dir.events), plan.total_episodes,
-                   lambda protocol: protocol.run())
+                   lambda protocol: protocol.run(), args.parallel)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -135,11 +139,11 @@ def cmd_resume(args: argparse.Namespace) -> int:
           f"{len(pending)} to run ({len(superseded)} of them redone from the start)"
           + (f"; cut off the torn line {dropped.line} ({dropped.size} bytes)" if dropped else ""), file=sys.stderr)
     return execute(plan, run_dir, live_options, writer, len(pending) * plan.episodes,
-                   lambda protocol: protocol.resume(pending, note))
+                   lambda protocol: protocol.resume(pending, note), args.parallel)
 
 
 def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: EventWriter, episodes: int,
-            body: Callable[[RunProtocol], Awaitable[None]]) -> int:
+            body: Callable[[RunProtocol], Awaitable[None]], parallel: int = 1) -> int:
     """Play what `body` asks of the run's protocol, then write the outputs of the whole log."""
     live = live_worlds(live_options) if plan.backend == "minecraft" else None
     llm = settings_from_record(plan.llm) if plan.agents == "llm" and plan.llm is not None else None
@@ -151,7 +155,7 @@ def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: E
         with writer, RunProgress(console, episodes) as progress:
             writer.listeners.append(progress)
             try:
-                asyncio.run(body(RunProtocol(plan, participants, writer)))
+                asyncio.run(body(RunProtocol(plan, participants, writer, parallel)))
             except KeyboardInterrupt:
                 interrupted = True
     finally:

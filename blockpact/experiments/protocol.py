@@ -204,10 +204,11 @@ def _turn_data(turn: Any) -> dict[str, Any]:
 class RunProtocol:
     """Runs a plan and writes its events; constructed once per run."""
 
-    def __init__(self, plan: RunPlan, participants: Participants, writer: EventWriter) -> None:
+    def __init__(self, plan: RunPlan, participants: Participants, writer: EventWriter, parallel: int = 1) -> None:
         self.plan = plan
         self.participants = participants
         self.writer = writer
+        self.parallel = parallel  # units (condition, seed) in progress at once
         if participants.bind is not None:
             participants.bind(writer)
 
@@ -222,16 +223,25 @@ class RunProtocol:
         await self.run_units(units)
 
     async def run_units(self, units: Sequence[Unit]) -> None:
+        """Every unit, `parallel` at a time (each one's events carry its coordinates, and a unit's outcome
+        depends only on its seed, so the order in which they interleave changes nothing)."""
         status = "interrupted"
-        try:
-            for index, (condition, seed) in enumerate(units):
+        slots = asyncio.Semaphore(max(self.parallel, 1))
+
+        async def one(condition: ConditionSpec, seed: int) -> bool:
+            async with slots:
                 if (reason := self.stop_reason()) is not None:
-                    self.not_run(units[index:], reason)
-                    status = "stopped"
-                    break
+                    self.not_run([(condition, seed)], reason)
+                    return False
                 await self.run_seed(condition, seed)
+                return True
+
+        try:
+            if self.parallel <= 1:
+                ran = [await one(condition, seed) for condition, seed in units]
             else:
-                status = "complete"
+                ran = await asyncio.gather(*(one(condition, seed) for condition, seed in units))
+            status = "complete" if all(ran) else "stopped"
         finally:
             self.writer.emit("run_end", {"status": status})
             if self.participants.aclose is not None:
