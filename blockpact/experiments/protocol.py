@@ -239,8 +239,9 @@ class RunProtocol:
         try:
             if self.parallel <= 1:
                 ran = [await one(condition, seed) for condition, seed in units]
-            else:
-                ran = await asyncio.gather(*(one(condition, seed) for condition, seed in units))
+            else:  # the longest first (negotiating units have a whole negotiation more): a shorter tail
+                longest_first = sorted(units, key=lambda u: u[0].contract_mode != "negotiate")
+                ran = await asyncio.gather(*(one(condition, seed) for condition, seed in longest_first))
             status = "complete" if all(ran) else "stopped"
         finally:
             self.writer.emit("run_end", {"status": status})
