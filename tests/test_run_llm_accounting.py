@@ -69,6 +69,7 @@ def test_metrics_name_the_model_and_endpoint_and_count_every_call_per_role(accou
     expected = (total["prompt_tokens"] * 1000 + total["completion_tokens"] * 2000) / 1e6
     assert total["cost_usd"] == pytest.approx(expected)
     assert llm["budget"] is None
+    assert set(llm["models"]) == {"stub-model"} and llm["models"]["stub-model"]["calls"] == total["calls"]
 
 
 def test_every_call_is_an_event_of_its_unit(accounted) -> None:

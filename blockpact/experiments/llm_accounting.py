@@ -85,6 +85,7 @@ def llm_accounting(run: RunRecord) -> dict[str, Any] | None:
         "endpoint": recorded.get("base_url"),
         "model": recorded.get("model"),
         "roles": roles,
+        "models": {model: _totals(c for c in calls if c["model"] == model) for model in sorted({c["model"] for c in calls})},
         "total": _totals(calls),
         "estimate": ESTIMATE_NOTE,
         "budget": None if budget is None else {
