@@ -67,3 +67,16 @@ def test_the_action_prompt_carries_the_observation_and_the_briefing(double_vein)
     assert "Your briefing (only you know this):\nGlitch owes you 3." in user["content"]
     glitch = ActionContext(player="Glitch", world=spec, task="Play.")
     assert "briefing" not in action_messages(glitch, "", [], 10)[1]["content"]
+
+
+@pytest.mark.parametrize("world", ["double_vein", "cleanup"])
+def test_the_first_look_from_the_spec_is_what_the_simulator_shows(world: str) -> None:
+    """A live world shows the spec's first look before its bots join: the same as the simulator at time 0."""
+    from blockpact.worlds.first_look import first_look
+
+    spec = load_world(world)
+    for player in spec.players:
+        sim = observe(spec, player)
+        look = first_look(spec, player)
+        keys = ("position", "inventory", "time", "nearby_blocks", "nearby_entities", "chests", "held")
+        assert {k: look[k] for k in keys} == {k: sim[k] for k in keys}

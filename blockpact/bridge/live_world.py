@@ -26,6 +26,7 @@ from blockpact.bridge.world_access import EmbeddedAccess, WitnessedAccess, World
 from blockpact.bridge.world_master import WorldMaster
 from blockpact.errors import UserError
 from blockpact.worlds.events import Event
+from blockpact.worlds.first_look import first_look
 from blockpact.worlds.spec import WorldSpec
 from blockpact.worlds.state import WorldState
 
@@ -122,8 +123,10 @@ class LiveWorld:
             self.master.tick()
 
     async def observe(self, player: str) -> dict[str, Any]:
-        """What `player` sees now (joining the server first if needed); SimWorld.observe gives the same keys."""
-        await self._ensure_ready()
+        """What `player` sees now; SimWorld.observe gives the same keys. Before the bots join, the world as
+        its spec builds it (joining here would start the episode's clock while the agents think)."""
+        if self.bots is None:
+            return first_look(self.spec, player)
         return self.body(player).observe()
 
     def body(self, player: str) -> MineflayerBody:
