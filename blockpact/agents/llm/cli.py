@@ -89,7 +89,9 @@ async def _check(settings: LLMSettings) -> int:
             raise UserError(f"the endpoint did not answer usefully: {exc}") from None
     print(
         f"reply:    {reply.text.strip()[:80]!r} from {reply.model} in {reply.latency_s:.2f} s "
-        f"({reply.usage.prompt_tokens} prompt + {reply.usage.completion_tokens} completion tokens)"
+        f"({reply.usage.prompt_tokens} prompt + {reply.usage.completion_tokens} completion tokens"
+        f"{', estimated: the server reported none' if reply.usage.estimated else ''})"
+        + (", streamed" if reply.streamed else "") + (", system message merged (no system role)" if reply.merged_system else "")
     )
     print("OK: the LLM endpoint answers")
     return 0
