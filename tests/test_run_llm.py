@@ -110,7 +110,7 @@ def test_the_second_episode_prompt_carries_the_first_judge_critique(llm_env, tmp
     out = tmp_path / "two"
     code, stub = llm_run("double_vein", out, "--seeds", "1", "--contract", "negotiate", "--episodes", "2")
     assert code == 0
-    actions = [r.body for r in stub.chat_requests if r.body["messages"][0]["content"].startswith("You are Gizmo, a player in a Minecraft world")]
+    actions = [r.body for r in stub.chat_requests if r.body["messages"][0]["content"].endswith("You play as Gizmo.")]
     assert len(actions) == 2
     first, second = (a["messages"][-1]["content"] for a in actions)
     critique = "(stub) Gizmo is judged on the transfer clauses only."
@@ -158,7 +158,7 @@ def test_a_player_without_a_program_and_a_failing_judge_are_reported_and_the_run
 
     def responder(request: dict) -> Script:
         system = request["messages"][0]["content"]
-        if system.startswith("You are Glitch, a player in a Minecraft world"):
+        if system.endswith("You play as Glitch."):
             return "Explain: I would rather not.\nPlan:\n1) Wait.\nCode:\n(none)"
         if system.startswith("You are the judge"):
             return StubReply.server_error()

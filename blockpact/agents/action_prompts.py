@@ -68,6 +68,8 @@ def action_messages(ctx: ActionContext, primitives: str, skills: Sequence[Skill]
         critic_critique=ctx.critic_critique or "None.",
         judge_critique=ctx.judge_critique or "None.",
     )
+    # What differs between players and rounds comes last: a local server reuses the shared opening's
+    # computed prefix (rules, primitives, format) for every action call instead of reading it again.
     system = render("action_system", player=ctx.player, primitives=primitives.strip(), skills=skills_text(skills))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

@@ -70,11 +70,13 @@ class LlamaServer:
 
     def start(self) -> LlamaServer:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
+        # OpenMP threads that spin while waiting slow llama.cpp down several times on a shared machine.
+        env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
         try:
             self._process = subprocess.Popen(
                 [self.python, "-m", "llama_cpp.server", "--model", str(self.model_path), "--model_alias", self.model,
                  "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx)],
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env)
         finally:
             if out is not subprocess.DEVNULL:
                 out.close()
