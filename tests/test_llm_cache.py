@@ -82,7 +82,7 @@ def test_entries_describe_their_request(tmp_path: Path) -> None:
         LLMClient(stub_settings(stub, cache_dir=tmp_path)).complete_sync("critic", MESSAGES)
     [entry_file] = tmp_path.rglob("*.json")
     entry = json.loads(entry_file.read_text())
-    assert entry["request"]["messages"] == MESSAGES and entry["request"]["params"] == {"temperature": 0.1, "max_tokens": 512}
+    assert entry["request"]["messages"] == MESSAGES and entry["request"]["params"] == {"temperature": 0.1, "max_tokens": 384}
     assert "base_url" not in entry["request"]
     assert entry["reply"]["text"] == "stored"
     assert entry_file.stem == request_key(entry["request"])

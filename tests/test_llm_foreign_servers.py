@@ -29,7 +29,7 @@ def test_every_role_is_bounded_by_default() -> None:
             ask(client, role)
         bodies = {r.body["max_tokens"] for r in stub.chat_requests}
         negotiator = stub.chat_requests[4].body
-    assert bodies == {1536, 512, 256, 768, 1024}
+    assert bodies == {1024, 384, 192, 512, 768}
     assert negotiator["stop"] == ["\nRound "]  # a model writing the next round's turn itself is cut there
 
 
