@@ -28,6 +28,7 @@ from blockpact.experiments.records import read_run
 
 BLOCKPACT = str(Path(sys.executable).with_name("blockpact"))
 FIGURES = Path(__file__).with_name("last_run.json")
+CONFIG = Path(__file__).with_name("llama_cpp.toml")  # one request at a time, as the server answers
 RUN_LIMIT_S = 600  # the acceptance bound: both conditions of one seed in under 10 minutes on 2 cores
 
 pytestmark = pytest.mark.skipif(not os.environ.get(PYTHON_ENV), reason=f"needs {PYTHON_ENV} (run `make test-llm`)")
@@ -50,7 +51,7 @@ def clean_env() -> dict[str, str]:
 
 def run(server: LlamaServer, out: Path, cache: Path, *flags: str) -> tuple[subprocess.CompletedProcess[str], float]:
     command = [BLOCKPACT, "run", "double_vein", "--agents", "llm", "--seeds", "1", "--out", str(out),
-               "--llm-base-url", server.base_url, "--llm-model", server.model, "--llm-cache-dir", str(cache), *flags]
+               "--llm-base-url", server.base_url, "--llm-model", server.model, "--llm-cache-dir", str(cache), "--llm-config", str(CONFIG), *flags]
     started = time.monotonic()
     done = subprocess.run(command, env=clean_env(), capture_output=True, text=True, timeout=RUN_LIMIT_S + 300)
     return done, time.monotonic() - started
