@@ -108,6 +108,12 @@ def tokens_text(totals: Mapping[str, Any], key: str) -> str:
     return f"{'~' if totals['tokens_estimated'] else ''}{totals[key]:,}"
 
 
+def calls_text(totals: Mapping[str, Any]) -> str:
+    """'10', '10 (5 cached)', '10 (5 cached, 1 failed)'."""
+    notes = [f"{totals[k]} {label}" for k, label in (("cached_calls", "cached"), ("failed_calls", "failed")) if totals[k]]
+    return f"{totals['calls']}" + (f" ({', '.join(notes)})" if notes else "")
+
+
 def rows(metrics: Mapping[str, Any]) -> list[dict[str, str]]:
     """One row per role and a total row, as text, for the summary table and the report."""
     llm = metrics.get("llm")
@@ -119,8 +125,7 @@ def rows(metrics: Mapping[str, Any]) -> list[dict[str, str]]:
             "role": name,
             "model": ", ".join(t.get("models", [llm.get("model") or ""])) if name != "total" else "",
             "endpoint": ", ".join(t.get("endpoints", [])) if name != "total" else (llm.get("endpoint") or ""),
-            "calls": f"{t['calls']}" + (f" ({t['cached_calls']} cached, {t['failed_calls']} failed)"
-                                        if t["cached_calls"] or t["failed_calls"] else ""),
+            "calls": calls_text(t),
             "prompt_tokens": tokens_text(t, "prompt_tokens"),
             "completion_tokens": tokens_text(t, "completion_tokens"),
             "cost": f"${t['cost_usd']:.4f}",
