@@ -31,7 +31,10 @@ FIGURES = Path(__file__).with_name("last_run.json")
 CONFIG = Path(__file__).with_name("llama_cpp.toml")  # one request at a time, as the server answers
 RUN_LIMIT_S = 600  # the acceptance bound: both conditions of one seed in under 10 minutes on 2 cores
 
-pytestmark = pytest.mark.skipif(not os.environ.get(PYTHON_ENV), reason=f"needs {PYTHON_ENV} (run `make test-llm`)")
+pytestmark = [
+    pytest.mark.skipif(not os.environ.get(PYTHON_ENV), reason=f"needs {PYTHON_ENV} (run `make test-llm`)"),
+    pytest.mark.timeout(RUN_LIMIT_S + 600),  # a whole run with a real model (the suite's default is 300 s)
+]
 
 
 @pytest.fixture(scope="module")
