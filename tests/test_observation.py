@@ -4,7 +4,6 @@ around, chests seen, other players in view and the private briefing, from a body
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 import pytest
 
@@ -59,14 +58,12 @@ def test_chests_seen_and_air_and_many_block_kinds() -> None:
     assert "Other players in view: none" in text
 
 
-def test_the_action_prompt_carries_the_observation_and_the_briefing(double_vein) -> None:
-    spec = dataclasses.replace(double_vein, extra={**double_vein.extra, "briefings": {"Gizmo": "Glitch owes you 3."}})
-    ctx = ActionContext(player="Gizmo", world=spec, task="Play.", observation=observe(spec, "Gizmo"))
+def test_the_action_prompt_carries_the_observation(double_vein) -> None:
+    ctx = ActionContext(player="Gizmo", world=double_vein, task="Play.", observation=observe(double_vein, "Gizmo"))
     _, user = action_messages(ctx, "(primitives)", [], 10)
     assert "What you observe:\nPosition: (5, 64, 9)" in user["content"]
-    assert "Your briefing (only you know this):\nGlitch owes you 3." in user["content"]
-    glitch = ActionContext(player="Glitch", world=spec, task="Play.")
-    assert "briefing" not in action_messages(glitch, "", [], 10)[1]["content"]
+    empty = ActionContext(player="Glitch", world=double_vein, task="Play.")
+    assert "What you observe:\nNothing observed yet." in action_messages(empty, "", [], 10)[1]["content"]
 
 
 @pytest.mark.parametrize("world", ["double_vein", "cleanup"])

@@ -13,6 +13,7 @@ from blockpact.agents.action import ActionContext, LLMActionAgent, ProposalError
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.critic import Critic, CriticError
 from blockpact.agents.llm.client import LLMClient
+from blockpact.agents.llm.errors import LLMBadReply
 from blockpact.agents.negotiation import LLMNegotiator, load_negotiation_settings
 from blockpact.agents.repair import find_json_object
 from blockpact.agents.testing.llm_settings import stub_settings
@@ -73,10 +74,16 @@ def test_the_critic_reads_json_in_prose_and_asks_again_after_an_empty_body() -> 
     assert verdict.success and verdict.reasoning == "has iron" and len(requests) == 2
 
 
-def test_the_critic_fails_after_three_empty_bodies() -> None:
+def test_three_empty_bodies_are_the_endpoints_failure_not_the_agents() -> None:
+    result = ProgramResult("Gizmo", True, None, None, None)
+    with pytest.raises(LLMBadReply, match="empty content"):
+        run(lambda c: Critic(c).critique("Mine iron.", result), [StubReply.empty()] * 3)
+
+
+def test_the_critic_fails_after_three_unusable_replies() -> None:
     result = ProgramResult("Gizmo", True, None, None, None)
     with pytest.raises(CriticError, match="no usable verdict in 3 replies"):
-        run(lambda c: Critic(c).critique("Mine iron.", result), [StubReply.empty()] * 3)
+        run(lambda c: Critic(c).critique("Mine iron.", result), [StubReply.empty(), "no json", "still none"])
 
 
 def test_the_negotiator_asks_again_after_an_empty_body(spec) -> None:

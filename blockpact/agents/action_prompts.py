@@ -13,7 +13,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from blockpact.agents.observation import briefing_of, render_observation
+from blockpact.agents.observation import render_observation
 
 if TYPE_CHECKING:
     from blockpact.agents.action import ActionContext
@@ -54,7 +54,6 @@ def action_messages(ctx: ActionContext, primitives: str, skills: Sequence[Skill]
         "action_user",
         world_title=spec.title or spec.name,
         scenario=spec.description.strip(),
-        briefing=f"\nYour briefing (only you know this):\n{brief}\n" if (brief := briefing_of(spec, ctx.player)) else "",
         observation=render_observation(ctx.observation, spec),
         player=ctx.player,
         values=items_text(values, empty="nothing") + " (emeralds themselves: 1)",

@@ -1,6 +1,7 @@
 """What a player sees when it writes its next program, as Voyager gives it: position, what it holds,
 time elapsed (and left, when the world tells the players its length), the blocks around it, the
-chests it has seen with their contents, the other players in view, and its private briefing.
+chests it has seen with their contents and the other players in view (its private briefing, when the
+world file has one, is in the scenario text: WorldSpec.description_for).
 
 Rendered from a body's `observe()` dict, which the simulator's SimBody and the live MineflayerBody
 produce with the same keys from the same facts, so the prompt reads the same on both backends.
@@ -57,15 +58,6 @@ def players_line(entities: Any) -> str:
         return "none"
     return "; ".join(f"{e['name']} at {_position(e.get('position'))}, {float(e.get('distance', 0)):.1f} blocks away"
                      for e in others)
-
-
-def briefing_of(spec: WorldSpec, player: str) -> str | None:
-    """The player's private briefing when the world file gives one."""
-    found = getattr(spec.players[player], "briefing", None)
-    if found is None:
-        briefings = spec.extra.get("briefings")
-        found = briefings.get(player) if isinstance(briefings, Mapping) else None
-    return str(found).strip() or None if found else None
 
 
 def render_observation(obs: Mapping[str, Any], spec: WorldSpec) -> str:

@@ -1,7 +1,8 @@
 """One repair loop for every role (action, critic, negotiator, judge, planners): ask, parse, and when a
 reply is unusable ask again, up to the role's number of attempts, which counts every kind of unusable
 reply the same way: a body with no text (LLMBadReply: asked again as it was), or a text that does not
-parse (sent back with the reason). Small models produce both; no role gives up after the first.
+parse (sent back with the reason). Small models produce both; no role gives up after the first. When
+no attempt got any text at all, the endpoint failed, not the agent: the last LLMBadReply is raised.
 
 Also the tolerant JSON reader the JSON roles share: models wrap their object in prose or fences.
 """
@@ -40,15 +41,18 @@ async def ask_until_usable(client: Any, role: str, messages: Sequence[Mapping[st
                            retry: Callable[[str], Mapping[str, Any]], attempts: int,
                            errors: tuple[type[Exception], ...] = (ValueError,)) -> Asked[T]:
     """`parse(text)` raises one of `errors` for an unusable text; `retry(reason)` is the user message
-    that sends the reason back. Other LLM errors (unavailable, rejected) propagate."""
+    that sends the reason back. Other LLM errors (unavailable, rejected) propagate, and so does the
+    last LLMBadReply when every attempt was one (no text ever came back)."""
     conversation = list(messages)
     asked: Asked[T] = Asked(None, 0)
+    bad: LLMBadReply | None = None
     for attempt in range(1, attempts + 1):
         asked.attempts = attempt
         try:
             completion = await client.complete(role, conversation)
         except LLMBadReply as exc:
             asked.problems.append(str(exc))
+            bad = exc
             continue
         asked.replies.append(completion.text)
         try:
@@ -58,6 +62,8 @@ async def ask_until_usable(client: Any, role: str, messages: Sequence[Mapping[st
             reason = str(exc) + (CUT_OFF if getattr(completion, "finish_reason", None) == "length" else "")
             asked.problems.append(reason)
             conversation = [*conversation, {"role": "assistant", "content": completion.text}, retry(reason)]
+    if not asked.replies and bad is not None:
+        raise bad
     return asked
 
 

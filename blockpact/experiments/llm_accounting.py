@@ -77,7 +77,7 @@ def llm_accounting(run: RunRecord) -> dict[str, Any] | None:
         }
     recorded = run.config.llm or {}
     budget = Budget.from_json(recorded.get("budget"))
-    not_run = [{"condition": s.condition, "seed": s.seed, "reason": s.not_run} for s in run.seeds if s.not_run]
+    not_run = list(run.not_run)
     sent = [c for c in calls if not c.get("cached") and not c.get("error")]
     used = Budget.spent(budget, sum(c["prompt_tokens"] + c["completion_tokens"] for c in sent),
                         sum(float(c.get("cost_usd") or 0.0) for c in sent)) if budget else 0.0

@@ -114,7 +114,6 @@ class SeedRecord:
     errors: list[str] = field(default_factory=list)
     finished: bool = False
     llm_calls: list[dict[str, Any]] = field(default_factory=list)  # `llm_call` events' data, in order
-    not_run: str | None = None  # why the run never started this unit (unit_not_run)
 
     def episode(self, index: int) -> EpisodeRecord:
         for e in self.episodes:
@@ -150,6 +149,7 @@ class RunRecord:
     started: float
     ended: float | None
     resumes: list[ResumeRecord] = field(default_factory=list)
+    not_run: list[dict[str, Any]] = field(default_factory=list)  # units the run never started: condition, seed, reason
 
     def of_condition(self, name: str) -> list[SeedRecord]:
         return [s for s in self.seeds if s.condition == name]
@@ -191,6 +191,7 @@ class _Builder:
         self.ended: float | None = None
         self.unknown: set[str] = set()
         self.resumes: list[ResumeRecord] = []
+        self.not_run: dict[tuple[str | None, int | None], str] = {}
 
     def seed(self, e: RunEvent) -> SeedRecord:
         if e.coords.condition is None or e.coords.seed is None:
@@ -245,8 +246,8 @@ class _Builder:
                 self.seed(e).errors.append(d["error"])
             case "llm_call":
                 self.seed(e).llm_calls.append({**d, "episode": e.coords.episode})
-            case "unit_not_run":
-                self.seed(e).not_run = d.get("reason") or "not run"
+            case "unit_not_run":  # never started: no seed record (it has no status), listed on the run
+                self.not_run[(e.coords.condition, e.coords.seed)] = d.get("reason") or "not run"
             case "seed_end":
                 self.seed(e).finished = True
             case "run_end":
@@ -265,6 +266,8 @@ class _Builder:
                               (d.get("dropped_line") or {}).get("text"))
         for key in resume.superseded:
             self.seeds.pop(key, None)
+        for key in resume.units:
+            self.not_run.pop(key, None)
         self.resumes.append(resume)
         self.status, self.ended = "incomplete", None
 
@@ -284,7 +287,9 @@ def build_run(events: list[RunEvent], warnings: list[str] | None = None) -> RunR
     seeds = sorted(builder.seeds.values(), key=lambda s: (order.get(s.condition, len(order)), s.condition, s.seed))
     for s in seeds:
         s.episodes.sort(key=lambda ep: ep.episode)
-    return RunRecord(builder.config, seeds, builder.status, notes, builder.started, builder.ended, builder.resumes)
+    not_run = [{"condition": c, "seed": s, "reason": r} for (c, s), r in builder.not_run.items()]
+    return RunRecord(builder.config, seeds, builder.status, notes, builder.started, builder.ended, builder.resumes,
+                     not_run)
 
 
 def read_run(events_path: Path) -> RunRecord:
