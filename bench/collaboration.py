@@ -34,7 +34,7 @@ from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.experiments.org.runner import run_episode
 
 CHUNK = 5  # blocks per todo item, as the stub's action planner writes them
-_PLAYER = re.compile(r"^You are ([A-Za-z0-9_]+), a player")
+_PLAYER = re.compile(r"^You play as ([A-Za-z0-9_]+)\.$", re.MULTILINE)
 _TASK = re.compile(r"^Task: (.+)$", re.MULTILINE)
 
 
@@ -62,7 +62,7 @@ class UnevenStub:
                 parts = split(whole, self.weights[: len(members)], ["x"] * len(members))
                 plan["assignments"] = [{"agent": m, "task": p.text()} for m, p in zip(members, parts) if p]
             reply = json.dumps(plan)
-        elif (player := _PLAYER.match(system)) is not None:
+        elif (player := _PLAYER.search(system)) is not None:
             name = player.group(1)
             with self.lock:
                 if "No code in the first round." in messages[-1]["content"]:

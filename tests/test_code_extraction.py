@@ -60,3 +60,26 @@ def test_unusable_replies_say_why(reply: str, kind: str, message: str) -> None:
         extract_program(reply)
     assert caught.value.kind == kind
     assert message in str(caught.value)
+
+
+PROGRAM = "async function mineIron(bot) {\n  await mineBlock(bot, 'iron_ore', 1);\n}"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"Code:\n```JavaScript (ES2020)\n{PROGRAM}\n```",  # another tag
+        f"Explain: fine.\nCode:\n```javascript\n{PROGRAM}\n",  # never closed (cut at the length limit)
+        f"Here is my program:\n\n{PROGRAM}\n\nThis mines one iron ore.",  # bare code in prose
+        f"Code:\n{PROGRAM}\n```",  # a stray closing fence
+    ],
+)
+def test_loosely_formatted_programs_are_found(reply: str) -> None:
+    program = extract_program(reply)
+    assert program.function_name == "mineIron" and "mineBlock(bot, 'iron_ore', 1)" in program.code
+
+
+def test_a_loose_program_that_does_not_parse_says_where() -> None:
+    with pytest.raises(CodeExtractionError) as caught:
+        extract_program("Code:\n```javascript\nasync function f(bot) {\n  await mineBlock(bot, 'x'\n")
+    assert caught.value.kind == "syntax"

@@ -210,7 +210,7 @@ def test_a_program_that_makes_no_progress_all_episode_is_timed_out_not_a_success
             "  while (true) { await bot.waitForTicks(20); }\n}\n```")
 
     def responder(request: dict) -> Script:
-        if request["messages"][0]["content"].startswith("You are Glitch, a player in a Minecraft world"):
+        if request["messages"][0]["content"].endswith("You play as Glitch."):
             return idle
         return plays(request)
 

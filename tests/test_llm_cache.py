@@ -69,10 +69,12 @@ def test_anything_that_shapes_the_reply_is_part_of_the_key(change: dict, tmp_pat
         assert not again.cached and len(stub.chat_requests) == 2
 
 
-def test_another_endpoint_does_not_share_entries(tmp_path: Path) -> None:
+def test_the_same_model_on_another_port_is_answered_from_the_cache(tmp_path: Path) -> None:
+    """The key is what determines the reply (model, messages, sampling), not where the server listens."""
     with OpenAIStub(["from A"]) as a, OpenAIStub(["from B"]) as b:
         assert LLMClient(stub_settings(a, cache_dir=tmp_path)).complete_sync("action", MESSAGES).text == "from A"
-        assert LLMClient(stub_settings(b, cache_dir=tmp_path)).complete_sync("action", MESSAGES).text == "from B"
+        again = LLMClient(stub_settings(b, cache_dir=tmp_path)).complete_sync("action", MESSAGES)
+        assert again.text == "from A" and again.cached and b.chat_requests == []
 
 
 def test_entries_describe_their_request(tmp_path: Path) -> None:
@@ -80,7 +82,8 @@ def test_entries_describe_their_request(tmp_path: Path) -> None:
         LLMClient(stub_settings(stub, cache_dir=tmp_path)).complete_sync("critic", MESSAGES)
     [entry_file] = tmp_path.rglob("*.json")
     entry = json.loads(entry_file.read_text())
-    assert entry["request"]["messages"] == MESSAGES and entry["request"]["params"] == {"temperature": 0.1}
+    assert entry["request"]["messages"] == MESSAGES and entry["request"]["params"] == {"temperature": 0.1, "max_tokens": 384}
+    assert "base_url" not in entry["request"]
     assert entry["reply"]["text"] == "stored"
     assert entry_file.stem == request_key(entry["request"])
 

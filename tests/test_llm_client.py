@@ -116,7 +116,7 @@ def test_role_model_and_params_come_from_the_config_file(tmp_path: Path) -> None
         ask(client, role="action")
         judge, action = (r.body for r in stub.chat_requests)
     assert (judge["model"], judge["temperature"], judge["max_tokens"]) == ("big-judge", 0.0, 64)
-    assert (action["model"], action["temperature"], "max_tokens" in action) == ("small", 0.1, False)
+    assert (action["model"], action["temperature"], action["max_tokens"]) == ("small", 0.1, 1024)  # the default
 
 
 def test_tokens_and_cost_per_role_match_the_stub_usage() -> None:
@@ -158,9 +158,9 @@ def test_transcript_records_every_call(tmp_path: Path) -> None:
     ok, failed = read_transcript(path)
     assert ok["role"] == "negotiator" and ok["reply"] == "one" and ok["cached"] is False
     assert ok["request"]["messages"] == [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-    assert ok["request"]["params"] == {"temperature": 0.7}
+    assert ok["request"]["params"] == {"temperature": 0.7, "max_tokens": 512, "stop": ["\nRound "]}
     assert ok["request"]["model"] == "stub-model" and ok["model"] == "stub-model"
-    assert ok["usage"] == {"prompt_tokens": 2, "completion_tokens": 1}
+    assert ok["usage"] == {"prompt_tokens": 2, "completion_tokens": 1, "estimated": False}
     assert ok["latency_s"] >= 0 and ok["failed_attempts"] == []
     assert failed["role"] == "judge" and failed["error"]["type"] == "LLMBadReply"
 

@@ -112,11 +112,12 @@ def test_the_second_episode_prompt_carries_the_first_judge_critique(llm_env, tmp
     out = tmp_path / "two"
     code, stub = llm_run("double_vein", out, "--seeds", "1", "--contract", "negotiate", "--episodes", "2")
     assert code == 0
-    actions = [r.body for r in stub.chat_requests if r.body["messages"][0]["content"].startswith("You are Gizmo, a player in a Minecraft world")]
+    actions = [r.body for r in stub.chat_requests if r.body["messages"][0]["content"].endswith("You play as Gizmo.")]
     assert len(actions) == 2
     first, second = (a["messages"][-1]["content"] for a in actions)
     critique = "(stub) Gizmo is judged on the transfer clauses only."
     assert "Critique (judge): None." in first and "Code from the last round:\nNo code in the first round." in first
+    assert "What you observe:\nPosition: (5, 64, 9)" in first and "Time: 0 s elapsed of 300 s; 300 s left" in first
     assert f"Critique (judge): {critique}" in second and "async function playByContract(bot)" in second
     (seed,) = read_run(out / "events.jsonl").seeds
     assert [ep.episode for ep in seed.episodes] == [0, 1] and all(ep.finished for ep in seed.episodes)
@@ -161,7 +162,7 @@ def test_a_player_without_a_program_is_an_agent_error_and_the_unit_completes(llm
 
     def responder(request: dict) -> Script:
         system = request["messages"][0]["content"]
-        if system.startswith("You are Glitch, a player in a Minecraft world"):
+        if system.endswith("You play as Glitch."):
             return "Explain: I would rather not.\nPlan:\n1) Wait.\nCode:\n(none)"
         return plays(request)
 

@@ -64,7 +64,8 @@ def assert_same_outcome(resumed: Path, full: Path) -> None:
     got, want = metrics(resumed), metrics(full)
     assert got["conditions"] == want["conditions"]
     assert got["status"] == "complete" and got["warnings"] == [] == want["warnings"]
-    assert {k for k in want if got[k] != want[k]} <= {"resumes"}
+    # LLM accounting differs: a resumed run's redone calls come from the response cache
+    assert {k for k in want if got[k] != want[k]} <= {"resumes", "llm"}
     read_events(resumed / "events.jsonl")  # whole lines, seq increasing throughout
 
 

@@ -1,7 +1,8 @@
 """The action agent: writes the program a player runs next (Voyager's Explain / Plan / Code).
 
 `LLMActionAgent` asks the "action" role; a reply without a runnable program is asked again with
-the parse error appended to the conversation. The scripted players in `blockpact.agents.scripted`
+the parse error appended to the conversation, and an empty or malformed body is asked again as it
+was (`repair.ask_until_usable`, the same loop as every other role's). The scripted players in `blockpact.agents.scripted`
 implement the same `ActionAgent` protocol without an LLM.
 """
 
@@ -9,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.agents.action_prompts import action_messages, parse_error_message
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.code_extraction import CodeExtractionError, extract_program, reply_sections
-from blockpact.agents.llm.errors import LLMBadReply
+from blockpact.agents.repair import ask_until_usable
 from blockpact.skills.reference import primitive_reference
 from blockpact.worlds.spec import WorldSpec
 
@@ -33,6 +34,7 @@ class ActionContext:
     contract: str | None = None
     inventory: Mapping[str, int] = field(default_factory=dict)
     others_inventories: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    observation: Mapping[str, Any] = field(default_factory=dict)  # the body's observe(): what the player sees now
     chat_log: Sequence[str] = ()
     last_code: str | None = None
     last_error: str | None = None
@@ -99,33 +101,22 @@ class LLMActionAgent:
         (the endpoint's failure: no answer, or no usable reply body in any attempt)."""
         skills = self.library.retrieve(f"{ctx.task}\n{ctx.contract or ''}", k=self.retrieved_skills) if self.library else []
         messages = action_messages(ctx, primitive_reference(), skills, self.chat_log_lines)
-        replies: list[str] = []
-        error: CodeExtractionError | LLMBadReply | None = None
-        for _ in range(self.extraction_attempts):
-            try:
-                completion = await self.client.complete(self.role, messages)
-            except LLMBadReply as exc:  # asked again; every reply bad: the endpoint failed (raised below)
-                error = exc
-                continue
-            replies.append(completion.text)
-            try:
-                program = extract_program(completion.text)
-            except CodeExtractionError as exc:
-                error = exc
-                messages = [*messages, {"role": "assistant", "content": completion.text}, parse_error_message(str(exc))]
-                continue
-            sections = reply_sections(completion.text)
-            return Proposal(
-                explain=sections["explain"],
-                plan=sections["plan"],
-                code=program.code,
-                function_name=program.function_name,
-                scripted=False,
-                skills=tuple(s.code for s in skills),
-                replies=tuple(replies),
+        asked = await ask_until_usable(self.client, self.role, messages, extract_program,
+                                       lambda reason: parse_error_message(reason), self.extraction_attempts,
+                                       errors=(CodeExtractionError,))
+        if asked.value is None:
+            raise ProposalError(
+                f"{self.player}: no runnable program in {asked.attempts} replies; last problem: {asked.last_problem}",
+                asked.replies,
             )
-        if not replies and isinstance(error, LLMBadReply):
-            raise error
-        raise ProposalError(
-            f"{self.player}: no runnable program in {len(replies)} replies; last problem: {error}", replies
+        program, text = asked.value, asked.replies[-1]
+        sections = reply_sections(text)
+        return Proposal(
+            explain=sections["explain"],
+            plan=sections["plan"],
+            code=program.code,
+            function_name=program.function_name,
+            scripted=False,
+            skills=tuple(s.code for s in skills),
+            replies=tuple(asked.replies),
         )

@@ -13,6 +13,8 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from blockpact.agents.observation import render_observation
+
 if TYPE_CHECKING:
     from blockpact.agents.action import ActionContext
     from blockpact.bridge.body import ProgramResult
@@ -52,6 +54,7 @@ def action_messages(ctx: ActionContext, primitives: str, skills: Sequence[Skill]
         "action_user",
         world_title=spec.title or spec.name,
         scenario=spec.description_for(ctx.player),
+        observation=render_observation(ctx.observation, spec),
         player=ctx.player,
         values=items_text(values, empty="nothing") + " (emeralds themselves: 1)",
         task=ctx.task,
@@ -64,6 +67,8 @@ def action_messages(ctx: ActionContext, primitives: str, skills: Sequence[Skill]
         critic_critique=ctx.critic_critique or "None.",
         judge_critique=ctx.judge_critique or "None.",
     )
+    # What differs between players and rounds comes last: a local server reuses the shared opening's
+    # computed prefix (rules, primitives, format) for every action call instead of reading it again.
     system = render("action_system", player=ctx.player, primitives=primitives.strip(), skills=skills_text(skills))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

@@ -17,6 +17,10 @@ from blockpact.bridge.runtime import JS_DIR, NodeRuntime, runtime
 
 # ```javascript / ```js / ``` (an untagged block counts: models often omit the tag).
 _FENCE = re.compile(r"```[ \t]*(javascript|js|jsx|typescript|ts)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_ANY_FENCE = re.compile(r"```[ \t]*([^\n`]*)\n(.*?)```", re.DOTALL)
+_OPEN_FENCE = re.compile(r"```[^\n`]*\n((?:(?!```).)*)\Z", re.DOTALL)  # the last block, never closed
+_BARE_START = re.compile(r"^[ \t]*(?:async[ \t]+function|function)\b", re.MULTILINE)
+_CLOSING_LINE = re.compile(r"^\}[ \t]*;?[ \t]*$", re.MULTILINE)
 _SECTION = re.compile(
     r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*)?(Explain|Plan|Code)(?:\*\*)?[ \t]*(?::|$)(?:\*\*)?", re.IGNORECASE | re.MULTILINE
 )
@@ -71,8 +75,36 @@ def parse_program(source: str) -> ExtractedProgram:
 
 
 def extract_program(reply: str) -> ExtractedProgram:
-    """The program in an LLM reply (all its code blocks joined); raises CodeExtractionError."""
+    """The program in an LLM reply (all its JavaScript code blocks joined); raises CodeExtractionError.
+
+    Small models format loosely, so when there is no closed JavaScript block the program is looked
+    for in a block with another tag (```JavaScript ES6, ```node), an unclosed block (a reply cut at
+    its length limit), then bare code from its first `async function` on (cut after each closing
+    brace at the line start, from the longest). The first that parses is it; otherwise the error of
+    the most plausible candidate."""
     blocks = code_blocks(reply)
-    if not blocks:
+    if blocks:
+        return parse_program("\n".join(block.rstrip() for block in blocks) + "\n")
+    candidates = _loose_candidates(reply)
+    if not candidates:
         raise CodeExtractionError("no_code", "the reply has no ```javascript code block")
-    return parse_program("\n".join(block.rstrip() for block in blocks) + "\n")
+    first_error: CodeExtractionError | None = None
+    for candidate in candidates:
+        try:
+            return parse_program(candidate)
+        except CodeExtractionError as exc:
+            first_error = first_error or exc
+    assert first_error is not None
+    raise first_error
+
+
+def _loose_candidates(reply: str) -> list[str]:
+    """Program texts to try when the reply has no closed ```javascript block, most plausible first."""
+    out = [body for _tag, body in _ANY_FENCE.findall(reply) if "function" in body]
+    if (unclosed := _OPEN_FENCE.search(reply)) is not None and "function" in unclosed.group(1):
+        out.append(unclosed.group(1))
+    if (start := _BARE_START.search(reply)) is not None:
+        bare = reply[start.start():].replace("```", "")
+        ends = [m.end() for m in _CLOSING_LINE.finditer(bare)]
+        out += [bare[:end] + "\n" for end in reversed(ends)] or [bare]
+    return out

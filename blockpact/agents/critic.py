@@ -8,19 +8,16 @@ a reply that is not that JSON is asked again, then reported as a `CriticError`.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.agents.action_prompts import critic_json_error_message, critic_messages
 from blockpact.agents.action_settings import action_settings
-from blockpact.agents.llm.errors import LLMBadReply
+from blockpact.agents.repair import ask_until_usable, find_json_object
 
 if TYPE_CHECKING:
     from blockpact.agents.llm.client import LLMClient
     from blockpact.bridge.body import ProgramResult
-
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -63,16 +60,8 @@ def execution_failure(result: ProgramResult) -> Critique | None:
 
 
 def parse_verdict(text: str) -> Critique:
-    """The critic's JSON (a fenced or surrounded object is accepted); raises ValueError."""
-    match = _JSON_OBJECT.search(text)
-    if match is None:
-        raise ValueError("no JSON object in the reply")
-    try:
-        data: Any = json.loads(match.group(0))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    if not isinstance(data, dict):
-        raise ValueError("the JSON is not an object")
+    """The critic's JSON (fenced, or anywhere in prose); raises ValueError."""
+    data: Any = find_json_object(text, required="success")
     success = data.get("success")
     if not isinstance(success, bool):
         raise ValueError(f'"success" must be true or false, got {json.dumps(success)}')
@@ -93,25 +82,12 @@ class Critic:
     async def critique(self, task: str, result: ProgramResult) -> Critique:
         if (failed := execution_failure(result)) is not None:
             return failed
-        messages = critic_messages(task, result)
-        replies: list[str] = []
-        problem = ""
-        bad: LLMBadReply | None = None
-        for _ in range(self.json_attempts):
-            try:
-                completion = await self.client.complete(self.role, messages)
-            except LLMBadReply as exc:  # asked again; every reply bad: the endpoint failed
-                bad, problem = exc, str(exc)
-                continue
-            replies.append(completion.text)
-            try:
-                return parse_verdict(completion.text)
-            except ValueError as exc:
-                problem = str(exc)
-                messages = [*messages, {"role": "assistant", "content": completion.text}, critic_json_error_message(problem)]
-        if not replies and bad is not None:
-            raise bad
-        raise CriticError(f"the critic gave no usable verdict in {len(replies)} replies; last problem: {problem}", replies)
+        asked = await ask_until_usable(self.client, self.role, critic_messages(task, result), parse_verdict,
+                                       critic_json_error_message, self.json_attempts)
+        if asked.value is None:
+            raise CriticError(f"the critic gave no usable verdict in {asked.attempts} replies; last problem: "
+                              f"{asked.last_problem}", asked.replies)
+        return asked.value
 
 
 class ScriptedCritic:

@@ -15,10 +15,10 @@ from string import Template
 from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.config import read_toml
-from blockpact.agents.llm.errors import LLMBadReply
 from blockpact.agents.negotiation_format import FormatError, parse_reply
 from blockpact.agents.negotiation_plan import social_optimum_clauses
 from blockpact.judge.clauses import Clause
+from blockpact.agents.repair import ask_until_usable
 from blockpact.judge.contract import parse_contract, render_contract
 from blockpact.worlds.spec import WorldSpec
 
@@ -168,27 +168,17 @@ class LLMNegotiator:
             {"role": "system", "content": self.system_prompt(k)},
             {"role": "user", "content": self.turn_prompt(history, round, k)},
         ]
-        problems: list[str] = []
-        raw = ""
-        bad: list[LLMBadReply] = []
-        for attempt in range(1, self.settings.attempts + 1):
-            try:
-                raw = (await self.client.complete(self.settings.role, messages)).text
-                parsed = parse_reply(raw, can_accept=can_accept(history))
-            except LLMBadReply as exc:
-                problems.append(str(exc))
-                bad.append(exc)
-                continue
-            except FormatError as exc:
-                problems.append(str(exc))
-                retry = _template("negotiator_retry.md").substitute(reason=str(exc))
-                messages += [{"role": "assistant", "content": raw}, {"role": "user", "content": retry}]
-                continue
+        asked = await ask_until_usable(
+            self.client, self.settings.role, messages, lambda raw: parse_reply(raw, can_accept=can_accept(history)),
+            lambda reason: {"role": "user", "content": _template("negotiator_retry.md").substitute(reason=reason)},
+            self.settings.attempts, errors=(FormatError,))
+        if asked.value is not None:
+            parsed = asked.value
             return NegotiationTurn(round, self.player, parsed.thinking, parsed.message, parsed.proposal, parsed.accept,
-                                   raw, attempts=attempt)
-        if len(bad) == self.settings.attempts:  # never an answer: the endpoint failed, not the player
-            raise bad[-1]
-        error = f"no reply in the format after {self.settings.attempts} attempts ({'; '.join(problems)}): counted as a pass"
+                                   asked.replies[-1], attempts=asked.attempts)
+        raw = asked.replies[-1] if asked.replies else ""
+        error = (f"no reply in the format after {self.settings.attempts} attempts ({'; '.join(asked.problems)}): "
+                 "counted as a pass")
         return NegotiationTurn(round, self.player, "", "", None, False, raw, error=error, attempts=self.settings.attempts)
 
 

@@ -178,6 +178,7 @@ class VoyagerLoop:
         return dataclasses.replace(
             ctx,
             inventory=dict(inventory),
+            observation=dict(result.observation) or ctx.observation,
             chat_log=[*ctx.chat_log, *(f"{ctx.player}: {line}" for line in result.chat)],
             last_code=proposal.code,
             last_error=None if result.success else result.error,

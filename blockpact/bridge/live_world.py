@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.embedded_server import EmbeddedServer
@@ -25,6 +26,7 @@ from blockpact.bridge.world_access import EmbeddedAccess, WitnessedAccess, World
 from blockpact.bridge.world_master import WorldMaster
 from blockpact.errors import UserError
 from blockpact.worlds.events import Event
+from blockpact.worlds.first_look import first_look
 from blockpact.worlds.spec import WorldSpec
 from blockpact.worlds.state import WorldState
 
@@ -119,6 +121,13 @@ class LiveWorld:
         while True:
             await asyncio.sleep(self.tick_interval)
             self.master.tick()
+
+    async def observe(self, player: str) -> dict[str, Any]:
+        """What `player` sees now; SimWorld.observe gives the same keys. Before the bots join, the world as
+        its spec builds it (joining here would start the episode's clock while the agents think)."""
+        if self.bots is None:
+            return first_look(self.spec, player)
+        return self.body(player).observe()
 
     def body(self, player: str) -> MineflayerBody:
         if self.bots is None:

@@ -674,6 +674,10 @@ class SimWorld:
             self._bodies[player] = SimBody(self, player)  # sim.api raises a KeyError naming the players
         return self._bodies[player]
 
+    async def observe(self, player: str) -> dict[str, Any]:
+        """What `player` sees now (the action prompt's observation); LiveWorld.observe gives the same keys."""
+        return self.body(player).observe()
+
     async def run_programs(
         self,
         programs: Mapping[str, str],

@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from blockpact.agents.llm.budget import Budget
 from blockpact.agents.llm.cli import add_llm_arguments, settings_from_args
 from blockpact.errors import UserError
 from blockpact.experiments.outputs import Outputs, build_outputs
@@ -31,6 +32,7 @@ from blockpact.experiments.exit_codes import OK, UNITS_FAILED
 from blockpact.experiments.preflight import check_endpoint
 from blockpact.experiments.report import agent_errors_text, agents_label, failures_text, mean_std_text
 from blockpact.experiments.stopping import SigtermAsInterrupt, Stop
+from blockpact.experiments.llm_accounting import budget_for, llm_table
 from blockpact.experiments.resume import ResumePoint, repair_tail, set_aside_skills, unit_json
 from blockpact.experiments.run_events import EventWriter
 from blockpact.experiments.rundir import RunDir, default_run_root
@@ -51,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", type=int, default=d["seeds"], help=f"number of seeds (default {d['seeds']})")
     p.add_argument("--episodes", type=int, default=d["episodes"], help=f"episodes per seed (default {d['episodes']})")
     p.add_argument("--out", type=Path, default=None, help=f"run directory (default {d['out_base']}/<world>-<time>/)")
+    p.add_argument("--parallel", type=int, default=1, metavar="N", help="play up to N (condition, seed) units at once: "
+                   "with LLM agents the wall time is the LLM's latency, not CPU; same results as one at a time "
+                   "(default 1)")
     live = p.add_argument_group("live Minecraft (--backend minecraft)")
     live.add_argument("--server", metavar="HOST:PORT", help="an external server (vanilla, Paper, Fabric) where the operator "
                       "bot (live.toml [external] operator) is an operator; default: the embedded server, started for the run")
@@ -59,11 +64,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     live.add_argument("--viewer", action="store_true", help="serve a prismarine-viewer page of each bot on 127.0.0.1 "
                       "and print its URL")
     add_llm_arguments(p)
+    p.add_argument("--llm-budget", metavar="AMOUNT", help="stop the run cleanly when its LLM calls have used this "
+                   "many tokens (200000, 200k) or dollars ($1.50, 1.5usd; needs prices in llm.toml); cached replies "
+                   "are free; units not started are reported as not run")
     p.set_defaults(handler=cmd_run)
 
     u = sub.add_parser("resume", help="finish an interrupted run: redo its unfinished (condition, seed) units with "
                        "the settings in its events.jsonl, then write metrics.json, plots and report.html")
     u.add_argument("dir", type=Path, help="the run directory")
+    u.add_argument("--parallel", type=int, default=1, metavar="N", help="units at once, as for run (default 1)")
     u.set_defaults(handler=cmd_resume)
 
     r = sub.add_parser("report", help="rebuild metrics.json, plots and report.html of a run from its events.jsonl")
@@ -94,14 +103,15 @@ def require_something_of_value(spec: WorldSpec) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from blockpact.worlds.loader import load_world
 
-    if args.seeds < 1 or args.episodes < 1:
-        raise UserError("--seeds and --episodes must be at least 1")
+    if args.seeds < 1 or args.episodes < 1 or args.parallel < 1:
+        raise UserError("--seeds, --episodes and --parallel must be at least 1")
     check_backend(args.backend)
     live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer)
     live_options.check(args.backend)
     llm = settings_from_args(args) if args.agents == "llm" else None
     if llm is not None:
         require_llm(llm)  # before anything is written
+    budget = budget_for(args.llm_budget, llm)
     spec = load_world(args.world, args.mc_version)
     require_something_of_value(spec)
     conditions = conditions_for(args.contract)
@@ -114,11 +124,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if llm is not None:
         check_endpoint(llm)  # once, before any unit starts and before anything is written
     live = {"server": args.server, "auth": args.auth, "viewer": args.viewer} if args.backend == "minecraft" else None
+    llm_record = {**settings_record(llm), "budget": budget.to_json() if budget else None} if llm is not None else None
     plan = RunPlan(spec, args.backend, args.agents, conditions, list(range(args.seeds)),
-                   args.episodes, settings_record(llm) if llm is not None else None, live)
+                   args.episodes, llm_record, live)
     run_dir = create_run_dir(args.out or default_run_root(spec.name, Path(run_settings()["run"]["out_base"])))
     return execute(plan, run_dir, live_options, EventWriter(run_dir.events), plan.total_episodes,
-                   lambda protocol: protocol.run())
+                   lambda protocol: protocol.run(), args.parallel)
 
 
 def create_run_dir(path: Path) -> RunDir:
@@ -161,23 +172,24 @@ def cmd_resume(args: argparse.Namespace) -> int:
           f"{len(pending)} to run ({len(superseded)} of them, failed or cut short, redone from the start)"
           + (f"; cut off the torn line {dropped.line} ({dropped.size} bytes)" if dropped else ""), file=sys.stderr)
     return execute(plan, run_dir, live_options, writer, len(pending) * plan.episodes,
-                   lambda protocol: protocol.resume(pending, note))
+                   lambda protocol: protocol.resume(pending, note), args.parallel)
 
 
 def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: EventWriter, episodes: int,
-            body: Callable[[RunProtocol], Awaitable[None]]) -> int:
+            body: Callable[[RunProtocol], Awaitable[None]], parallel: int = 1) -> int:
     """Play what `body` asks of the run's protocol, then write the outputs of the whole log."""
     live = live_worlds(live_options) if plan.backend == "minecraft" else None
     llm = settings_from_record(plan.llm) if plan.agents == "llm" and plan.llm is not None else None
+    budget = Budget.from_json(plan.llm.get("budget")) if llm is not None and plan.llm is not None else None
     console = summary_console()
     stop: Stop | None = None
     with SigtermAsInterrupt() as sigterm:
         try:
-            participants = participants_for(plan.agents, plan.backend, run_dir, llm, live)
+            participants = participants_for(plan.agents, plan.backend, run_dir, llm, live, budget)
             with writer, RunProgress(console, episodes) as progress:
                 writer.listeners.append(progress)
                 try:
-                    asyncio.run(sigterm.guard(body(RunProtocol(plan, participants, writer))))
+                    asyncio.run(sigterm.guard(body(RunProtocol(plan, participants, writer, parallel))))
                 except (KeyboardInterrupt, asyncio.CancelledError) as exc:
                     stop = sigterm.stop_of(exc)
         except KeyboardInterrupt as exc:  # before or after the units: the log is valid, write what finished
@@ -267,5 +279,7 @@ def print_summary(console: Console, outputs: Outputs, run_dir: RunDir) -> None:
         for o in same:
             console.print(f"{name}: seeds {', '.join(map(str, o['seeds']))} ({len(o['seeds'])} seeds, same outcome)",
                           markup=False, highlight=False, soft_wrap=True)
+    if (calls := llm_table(metrics)) is not None:
+        console.print(calls)
     console.print(f"report: {run_dir.report}", markup=False, highlight=False, soft_wrap=True)
 

@@ -35,6 +35,7 @@ class UnitFailure(Exception):
 # Exception class names per cause, for layers this module must not import (bridge, live server).
 _BY_NAME = {
     "EpisodeFailed": "server",
+    "LLMBudgetSpent": "budget",
     "ServerError": "server",
     "BotError": "bridge",
     "WorldBuildError": "world",

@@ -9,6 +9,7 @@ from typing import Any
 
 from blockpact.agents.action import ActionAgent, LLMActionAgent
 from blockpact.agents.critic import Critic
+from blockpact.agents.llm.budget import Budget, LLMBudgetSpent
 from blockpact.agents.llm.client import Completion, LLMClient, Message
 from blockpact.agents.llm.settings import LLMSettings
 from blockpact.agents.negotiation import LLMNegotiator, NegotiationResult, negotiate
@@ -16,6 +17,7 @@ from blockpact.agents.voyager_loop import LLMSkillDescriber
 from blockpact.bridge.sim_body import SimWorld
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
+from blockpact.experiments.run_events import CURRENT_COORDS, EventWriter
 from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.settings import run_settings
 from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine, WorldFactory
@@ -84,7 +86,30 @@ class LLMNegotiation:
         return await negotiate([LLMNegotiator(client, p, spec) for p in sorted(spec.players)])
 
 
-def llm_participants(settings: LLMSettings, run_dir: RunDir, world_factory: WorldFactory = SimWorld) -> Participants:
-    client = LLMClient(settings, transcript=run_dir.transcripts / TRANSCRIPT)
+class CallLog:
+    """Puts every LLM call's accounting into events.jsonl as an `llm_call` event of the unit (and
+    episode) it was made for, so metrics and the report count calls, tokens and cost from the log."""
+
+    def __init__(self, client: LLMClient) -> None:
+        self.client = client
+        self.budget_spent: str | None = None
+
+    def bind(self, writer: EventWriter) -> None:
+        def log(call: dict[str, Any]) -> None:
+            if call["error"] and call["error"].startswith(f"{LLMBudgetSpent.__name__}:"):
+                self.budget_spent = call["error"].split(": ", 1)[1]
+            writer.emit("llm_call", call, CURRENT_COORDS.get())
+
+        self.client.listeners.append(log)
+
+    def stop_reason(self) -> str | None:
+        return self.budget_spent
+
+
+def llm_participants(settings: LLMSettings, run_dir: RunDir, world_factory: WorldFactory = SimWorld,
+                     budget: Budget | None = None) -> Participants:
+    client = LLMClient(settings, transcript=run_dir.transcripts / TRANSCRIPT, budget=budget)
     cast = LLMCast(client, run_dir)
-    return Participants(SimEpisodeEngine(cast, world_factory), LLMNegotiation(cast), aclose=client.aclose)
+    calls = CallLog(client)
+    return Participants(SimEpisodeEngine(cast, world_factory), LLMNegotiation(cast), aclose=client.aclose,
+                        bind=calls.bind, stop_reason=calls.stop_reason)

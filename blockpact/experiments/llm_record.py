@@ -23,8 +23,11 @@ def settings_record(settings: LLMSettings) -> dict[str, Any]:
         "max_concurrent_requests": settings.max_concurrent_requests,
         "retry": dataclasses.asdict(settings.retry),
         "cache_dir": str(settings.cache_dir) if settings.cache_dir is not None else None,
-        "roles": {name: {"model": r.model, "temperature": r.temperature, "params": dict(r.params)}
+        "roles": {name: {"model": r.model, "temperature": r.temperature, "params": dict(r.params),
+                         "timeout_s": r.timeout_s}
                   for name, r in sorted(settings.roles.items())},
+        "chat_format": settings.chat_format,
+        "stream": settings.stream,
         "prices": {name: dataclasses.asdict(p) for name, p in sorted(settings.prices.items())},
         "sources": list(settings.sources),
     }
@@ -45,10 +48,12 @@ def settings_from_record(record: Mapping[str, Any], environ: Mapping[str, str] |
             max_concurrent_requests=int(record["max_concurrent_requests"]),
             retry=RetryPolicy(**record["retry"]),
             cache_dir=Path(cache_dir) if cache_dir is not None else None,
-            roles={name: RoleSettings(r["model"], float(r["temperature"]), dict(r.get("params", {})))
+            roles={name: RoleSettings(r["model"], float(r["temperature"]), dict(r.get("params", {})), r.get("timeout_s"))
                    for name, r in record["roles"].items()},
             prices={name: Price(**p) for name, p in record["prices"].items()},
             sources=tuple(record.get("sources", ())),
+            chat_format=str(record.get("chat_format", "auto")),
+            stream=str(record.get("stream", "auto")),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise UserError(f"run_start: the recorded LLM settings are unusable ({type(exc).__name__}: {exc})") from None

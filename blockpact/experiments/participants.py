@@ -12,6 +12,7 @@ from blockpact.experiments.protocol import Participants
 from blockpact.experiments.rundir import RunDir
 
 if TYPE_CHECKING:
+    from blockpact.agents.llm.budget import Budget
     from blockpact.agents.llm.settings import LLMSettings
     from blockpact.bridge.live_world import LiveWorlds
     from blockpact.experiments.sim_engine import WorldFactory
@@ -75,7 +76,7 @@ def require_llm(settings: LLMSettings) -> None:
 
 
 def participants_for(agents: str, backend: str, run_dir: RunDir, llm: LLMSettings | None = None,
-                     worlds: WorldFactory | None = None) -> Participants:
+                     worlds: WorldFactory | None = None, budget: Budget | None = None) -> Participants:
     """`worlds` makes each episode's world: a `LiveWorlds` for --backend minecraft (required then), SimWorld else."""
     check_backend(backend)
     if backend == "minecraft" and worlds is None:
@@ -92,4 +93,4 @@ def participants_for(agents: str, backend: str, run_dir: RunDir, llm: LLMSetting
     require_llm(llm)
     from blockpact.experiments.llm_players import llm_participants  # imports `openai`: only for LLM runs
 
-    return llm_participants(llm, run_dir, factory)
+    return llm_participants(llm, run_dir, factory, budget)

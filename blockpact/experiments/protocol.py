@@ -22,7 +22,7 @@ from blockpact import __version__
 from blockpact.config import PROJECT_ROOT
 from blockpact.experiments.failures import classify
 from blockpact.experiments.records import ConditionSpec
-from blockpact.experiments.run_events import Coords, EventWriter
+from blockpact.experiments.run_events import CURRENT_COORDS, Coords, EventWriter
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.spec import WorldSpec
 
@@ -127,6 +127,8 @@ class Participants:
     engine: EpisodeEngine
     negotiation: ContractNegotiation
     aclose: Callable[[], Awaitable[None]] | None = None  # releases what they hold (an LLM client's connections)
+    bind: Callable[[EventWriter], None] | None = None  # given the run's log (LLM participants log every call)
+    stop_reason: Callable[[], str | None] | None = None  # why no further unit may start (LLM budget spent)
 
 
 Unit = tuple[ConditionSpec, int]  # a (condition, seed): negotiated, played and ended as one piece
@@ -205,10 +207,13 @@ def _turn_data(turn: Any) -> dict[str, Any]:
 class RunProtocol:
     """Runs a plan and writes its events; constructed once per run."""
 
-    def __init__(self, plan: RunPlan, participants: Participants, writer: EventWriter) -> None:
+    def __init__(self, plan: RunPlan, participants: Participants, writer: EventWriter, parallel: int = 1) -> None:
         self.plan = plan
         self.participants = participants
         self.writer = writer
+        self.parallel = parallel  # units (condition, seed) in progress at once
+        if participants.bind is not None:
+            participants.bind(writer)
 
     async def run(self) -> None:
         self.writer.emit("run_start", run_start_data(self.plan))
@@ -221,18 +226,42 @@ class RunProtocol:
         await self.run_units(units)
 
     async def run_units(self, units: Sequence[Unit]) -> None:
+        """Every unit, `parallel` at a time (each one's events carry its coordinates, and a unit's outcome
+        depends only on its seed, so the order in which they interleave changes nothing)."""
         status = "interrupted"
-        try:
-            for condition, seed in units:
+        slots = asyncio.Semaphore(max(self.parallel, 1))
+
+        async def one(condition: ConditionSpec, seed: int) -> bool:
+            async with slots:
+                if (reason := self.stop_reason()) is not None:
+                    self.not_run([(condition, seed)], reason)
+                    return False
                 await self.run_seed(condition, seed)
-            status = "complete"
+                return True
+
+        try:
+            if self.parallel <= 1:
+                ran = [await one(condition, seed) for condition, seed in units]
+            else:  # the longest first (negotiating units have a whole negotiation more): a shorter tail
+                longest_first = sorted(units, key=lambda u: u[0].contract_mode != "negotiate")
+                ran = await asyncio.gather(*(one(condition, seed) for condition, seed in longest_first))
+            status = "complete" if all(ran) else "stopped"
         finally:
             self.writer.emit("run_end", {"status": status})
             if self.participants.aclose is not None:
                 await self.participants.aclose()
 
+    def stop_reason(self) -> str | None:
+        return self.participants.stop_reason() if self.participants.stop_reason is not None else None
+
+    def not_run(self, units: Sequence[Unit], reason: str) -> None:
+        """Units the run will not start (their seeds stay unfinished: `blockpact resume` runs them)."""
+        for condition, seed in units:
+            self.writer.emit("unit_not_run", {"reason": reason}, Coords(condition.name, seed))
+
     async def run_seed(self, condition: ConditionSpec, seed: int) -> None:
         coords = Coords(condition.name, seed)
+        CURRENT_COORDS.set(coords)
         self.writer.emit("seed_start", {}, coords)
         try:
             contract = await self.contract(condition, seed, coords)
@@ -269,7 +298,9 @@ class RunProtocol:
             "world_seed": episode.seed, "contract": episode.contract, "critiques": episode.critiques,
             "handover": {p: h.to_json() for p, h in sorted(episode.handover.items())},
         }, coords)
+        CURRENT_COORDS.set(coords)
         outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords))
+        CURRENT_COORDS.set(coords.at(episode=None))
         self.writer.emit("transfers", {"transfers": outcome.transfers, "source": outcome.transfers_source}, coords)
         self.writer.emit("episode_end", {"rewards": outcome.rewards, "inventory_rewards": outcome.inventory_rewards,
                                          "transfers": outcome.transfers, "sim_seconds": outcome.sim_seconds}, coords)

@@ -127,6 +127,7 @@ class SeedRecord:
     errors: list[str] = field(default_factory=list)
     causes: list[str] = field(default_factory=list)  # the failure cause of each error (failures.CAUSES)
     finished: bool = False  # its seed_end is in the log (completed or failed)
+    llm_calls: list[dict[str, Any]] = field(default_factory=list)  # `llm_call` events' data, in order
     end_status: str | None = None  # seed_end's status: "completed" | "failed" (older logs: "ok" | "error")
 
     @property
@@ -181,6 +182,7 @@ class RunRecord:
     started: float
     ended: float | None
     resumes: list[ResumeRecord] = field(default_factory=list)
+    not_run: list[dict[str, Any]] = field(default_factory=list)  # units the run never started: condition, seed, reason
 
     def of_condition(self, name: str) -> list[SeedRecord]:
         return [s for s in self.seeds if s.condition == name]
@@ -222,6 +224,7 @@ class _Builder:
         self.ended: float | None = None
         self.unknown: set[str] = set()
         self.resumes: list[ResumeRecord] = []
+        self.not_run: dict[tuple[str | None, int | None], str] = {}
 
     def seed(self, e: RunEvent) -> SeedRecord:
         if e.coords.condition is None or e.coords.seed is None:
@@ -278,6 +281,10 @@ class _Builder:
                 s = self.seed(e)
                 s.errors.append(d["error"])
                 s.causes.append(d.get("cause") or "internal")
+            case "llm_call":
+                self.seed(e).llm_calls.append({**d, "episode": e.coords.episode})
+            case "unit_not_run":  # never started: no seed record (it has no status), listed on the run
+                self.not_run[(e.coords.condition, e.coords.seed)] = d.get("reason") or "not run"
             case "seed_end":
                 s = self.seed(e)
                 s.finished, s.end_status = True, d.get("status")
@@ -297,6 +304,8 @@ class _Builder:
                               (d.get("dropped_line") or {}).get("text"))
         for key in resume.superseded:
             self.seeds.pop(key, None)
+        for key in resume.units:
+            self.not_run.pop(key, None)
         self.resumes.append(resume)
         self.status, self.ended = "incomplete", None
 
@@ -316,7 +325,9 @@ def build_run(events: list[RunEvent], warnings: list[str] | None = None) -> RunR
     seeds = sorted(builder.seeds.values(), key=lambda s: (order.get(s.condition, len(order)), s.condition, s.seed))
     for s in seeds:
         s.episodes.sort(key=lambda ep: ep.episode)
-    return RunRecord(builder.config, seeds, builder.status, notes, builder.started, builder.ended, builder.resumes)
+    not_run = [{"condition": c, "seed": s, "reason": r} for (c, s), r in builder.not_run.items()]
+    return RunRecord(builder.config, seeds, builder.status, notes, builder.started, builder.ended, builder.resumes,
+                     not_run)
 
 
 def read_run(events_path: Path) -> RunRecord:

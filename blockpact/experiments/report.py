@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from blockpact.experiments.llm_accounting import rows as llm_rows
 from blockpact.experiments.metrics_file import judge_disagreement
 from blockpact.experiments.plots import Plot
 from blockpact.experiments.records import RunRecord
@@ -161,6 +162,8 @@ def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]
         warnings=metrics["warnings"],
         commons=metrics.get("commons"),
         groups=metrics.get("groups"),
+        llm=metrics.get("llm"),
+        llm_rows=llm_rows(metrics),
     )
 
 

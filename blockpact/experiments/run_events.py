@@ -8,6 +8,7 @@ so an interrupted run loses at most its last line, which the reader then skips w
 
 from __future__ import annotations
 
+import contextvars
 import fcntl
 import json
 import os
@@ -33,6 +34,11 @@ class Coords:
 
     def at(self, **changes: Any) -> Coords:
         return Coords(**{**self.__dict__, **changes})
+
+
+# The unit (and episode) the running task works on: set by the protocol, read by what logs from deep
+# inside agents without being handed the coordinates (the LLM client's per-call accounting).
+CURRENT_COORDS: contextvars.ContextVar[Coords] = contextvars.ContextVar("blockpact_coords", default=Coords())
 
 
 @dataclass(frozen=True)

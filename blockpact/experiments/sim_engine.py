@@ -52,7 +52,7 @@ def chat_lines(events: list[Event]) -> tuple[str, ...]:
     return tuple(f"[{e.time:.1f} s] {e.agent}: {e.data.get('message', '')}" for e in events if e.kind == "chat" and e.agent)
 
 
-def _context(episode: EpisodeInput, player: str, task: str) -> ActionContext:
+def _context(episode: EpisodeInput, player: str, task: str, observation: Mapping[str, Any]) -> ActionContext:
     spec = episode.spec
     handover = episode.handover.get(player, Handover())
     return ActionContext(
@@ -62,6 +62,7 @@ def _context(episode: EpisodeInput, player: str, task: str) -> ActionContext:
         contract=episode.contract,
         inventory=dict(spec.players[player].inventory),
         others_inventories={p: dict(s.inventory) for p, s in sorted(spec.players.items()) if p != player},
+        observation=observation,
         chat_log=handover.chat_log,
         last_code=handover.last_code,
         last_error=handover.last_error,
@@ -161,7 +162,8 @@ class SimEpisodeEngine:
             results = await world.run_programs(programs, skills=skills, budget=budget)
             return runs.record(results, world.sim.state.log.events)
 
-        outcomes = await run_together(loops, [_context(episode, p, task) for p in players], run_programs)
+        observations = {p: await world.observe(p) for p in players}
+        outcomes = await run_together(loops, [_context(episode, p, task, observations[p]) for p in players], run_programs)
         return outcomes, runs
 
     @staticmethod

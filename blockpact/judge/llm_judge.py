@@ -17,7 +17,7 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 
 from blockpact.config import read_toml
-from blockpact.agents.llm.errors import LLMBadReply
+from blockpact.agents.repair import ask_until_usable, find_json_object
 from blockpact.judge.contract import Contract
 from blockpact.judge.observables import EpisodeObservables
 from blockpact.judge.verdict import Judgment, no_transfers
@@ -55,6 +55,10 @@ class InvalidReply(ValueError):
 
 
 def _json_object(text: str) -> dict[str, Any]:
+    try:  # anywhere in prose or fences; the reasons below when there is none
+        return find_json_object(text, required="transfers")
+    except ValueError:
+        pass
     fenced = _FENCED.search(text)
     body = fenced.group(1) if fenced else text
     start, end = body.find("{"), body.rfind("}")
@@ -148,24 +152,15 @@ class LLMJudge:
             {"role": "system", "content": _template("judge.md").substitute(players=players)},
             {"role": "user", "content": case_prompt(contract, obs)},
         ]
-        problems: list[str] = []
-        bad: list[LLMBadReply] = []
-        for attempt in range(1, self.settings.attempts + 1):
-            try:
-                reply = (await self.client.complete(self.settings.role, messages)).text
-                transfers, critiques, reasoning = validate_reply(reply, obs.players, self.settings.zero_sum_tolerance)
-            except LLMBadReply as exc:
-                problems.append(f"attempt {attempt}: {exc}")
-                bad.append(exc)
-                continue
-            except InvalidReply as exc:
-                problems.append(f"attempt {attempt}: {exc}")
-                retry = _template("judge_retry.md").substitute(reason=str(exc), players=players)
-                messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": retry}]
-                continue
-            return Judgment(transfers, critiques, "llm", reasoning=reasoning, attempts=attempt, problems=problems)
-        if len(bad) == self.settings.attempts:  # never an answer: the endpoint failed (the unit fails)
-            raise bad[-1]
+        asked = await ask_until_usable(
+            self.client, self.settings.role, messages,
+            lambda reply: validate_reply(reply, obs.players, self.settings.zero_sum_tolerance),
+            lambda reason: {"role": "user", "content": _template("judge_retry.md").substitute(reason=reason, players=players)},
+            self.settings.attempts, errors=(InvalidReply,))
+        problems = [f"attempt {i}: {p}" for i, p in enumerate(asked.problems, start=1)]
+        if asked.value is not None:
+            transfers, critiques, reasoning = asked.value
+            return Judgment(transfers, critiques, "llm", reasoning=reasoning, attempts=asked.attempts, problems=problems)
         return Judgment(
             no_transfers(obs.players),
             {p: "" for p in obs.players},

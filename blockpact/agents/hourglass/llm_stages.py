@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +22,7 @@ from blockpact.agents.hourglass.mind import Mind, Progress, Role, TaskPlan
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.hourglass.stages import Perception, PromptCounter, held, inform, own_progress, plan_of, share_out
 from blockpact.agents.llm.errors import LLMError
+from blockpact.agents.repair import ask_until_usable, find_json_object
 from blockpact.agents.org.jobs import PLACE, Job
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.voyager_loop import VoyagerLoop
@@ -32,7 +32,6 @@ from blockpact.worlds.spec import WorldSpec
 if TYPE_CHECKING:
     from blockpact.agents.llm.client import Completion, LLMClient
 
-_JSON = re.compile(r"\{.*\}", re.DOTALL)
 STATUSES = ("success", "fail", "unknown")
 
 
@@ -71,25 +70,20 @@ class StageError(Exception):
 async def ask_json(llm: CountingLLM, role: str, system: str, user: str, check: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     """The first reply that is a JSON object `check` accepts (it raises ValueError otherwise)."""
     messages: list[dict[str, str]] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    problem = ""
-    for _ in range(hourglass_settings().json_attempts):
-        try:
-            reply = (await llm.complete(role, messages)).text
-        except LLMError as exc:
-            raise StageError(f"{role}: {exc}") from None
-        try:
-            match = _JSON.search(reply)
-            if match is None:
-                raise ValueError("no JSON object in the reply")
-            data = json.loads(match.group(0))
-            if not isinstance(data, dict):
-                raise ValueError("the JSON is not an object")
-            check(data)
-            return data
-        except (ValueError, json.JSONDecodeError) as exc:
-            problem = str(exc)
-            messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": render("hourglass_json_error", error=problem)}]
-    raise StageError(f"{role}: no usable reply after {hourglass_settings().json_attempts} attempts; last problem: {problem}")
+
+    def parse(reply: str) -> dict[str, Any]:
+        data = find_json_object(reply)
+        check(data)
+        return data
+
+    retry = lambda problem: {"role": "user", "content": render("hourglass_json_error", error=problem)}  # noqa: E731
+    try:
+        asked = await ask_until_usable(llm, role, messages, parse, retry, hourglass_settings().json_attempts)
+    except LLMError as exc:
+        raise StageError(f"{role}: {exc}") from None
+    if asked.value is None:
+        raise StageError(f"{role}: no usable reply after {asked.attempts} attempts; last problem: {asked.last_problem}")
+    return asked.value
 
 
 def _messages_text(perception: Perception) -> str:

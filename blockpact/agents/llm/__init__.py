@@ -15,6 +15,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.llm.accounting import Accounting, RoleTotals, Usage
+from blockpact.agents.llm.budget import Budget, LLMBudgetSpent
 from blockpact.agents.llm.errors import (
     LLMAuthError,
     LLMBadReply,
@@ -44,6 +45,8 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "Accounting",
+    "Budget",
+    "LLMBudgetSpent",
     "Completion",
     "LLMAuthError",
     "LLMBadReply",

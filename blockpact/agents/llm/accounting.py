@@ -15,8 +15,12 @@ _DATE_SUFFIX = re.compile(r"-\d{4}-\d{2}-\d{2}$")
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens of one call; `estimated`: the server reported none, so they were counted from the text
+    (`wire.estimate_tokens`, ~4 characters a token)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    estimated: bool = False
 
     @property
     def total_tokens(self) -> int:
@@ -46,10 +50,13 @@ class RoleTotals:
     calls: int = 0
     cached_calls: int = 0
     failed_calls: int = 0
+    estimated_calls: int = 0  # calls whose tokens were estimated (the server reported none)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
     cached_cost_usd: float = 0.0
+    wall_s: float = 0.0  # summed call latencies (overlapping calls count each)
+    sent_tokens: int = 0  # tokens of calls answered over HTTP (not from the cache): what a token budget counts
 
     def add(self, other: RoleTotals) -> None:
         for name, value in asdict(other).items():
@@ -63,21 +70,26 @@ class Accounting:
         self._lock = threading.Lock()
         self._roles: dict[str, RoleTotals] = {}
 
-    def record(self, role: str, usage: Usage, cost: float, cached: bool) -> None:
+    def record(self, role: str, usage: Usage, cost: float, cached: bool, wall_s: float = 0.0) -> None:
         with self._lock:
             totals = self._roles.setdefault(role, RoleTotals())
             totals.calls += 1
             totals.prompt_tokens += usage.prompt_tokens
             totals.completion_tokens += usage.completion_tokens
+            totals.estimated_calls += usage.estimated
+            totals.wall_s += wall_s
             if cached:
                 totals.cached_calls += 1
                 totals.cached_cost_usd += cost
             else:
                 totals.cost_usd += cost
+                totals.sent_tokens += usage.total_tokens
 
-    def record_failure(self, role: str) -> None:
+    def record_failure(self, role: str, wall_s: float = 0.0) -> None:
         with self._lock:
-            self._roles.setdefault(role, RoleTotals()).failed_calls += 1
+            totals = self._roles.setdefault(role, RoleTotals())
+            totals.failed_calls += 1
+            totals.wall_s += wall_s
 
     def by_role(self) -> dict[str, RoleTotals]:
         with self._lock:

@@ -24,6 +24,19 @@ from blockpact.agents.llm.errors import (
     LLMRequestRejected,
 )
 from blockpact.agents.llm.settings import LLMSettings
+from blockpact.agents.llm.wire import (
+    Body,
+    NotACompletion,
+    completion_from_events,
+    estimate_prompt_tokens,
+    estimate_tokens,
+    has_system,
+    html_summary,
+    merge_system,
+    read_body,
+    refuses_system_role,
+    refuses_whole_replies,
+)
 
 # Sent when the endpoint needs no key (local servers): the `openai` package insists on one.
 NO_KEY_PLACEHOLDER = "no-key"
@@ -33,13 +46,15 @@ RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 @dataclass(frozen=True)
 class RawReply:
-    """The parts of a chat completion the layer keeps (and caches)."""
+    """The parts of a chat completion the layer keeps (and caches), and how it was obtained."""
 
     text: str
     model: str
     usage: Usage
     finish_reason: str | None
     response_id: str | None
+    streamed: bool = False  # read from an event stream
+    merged_system: bool = False  # sent without a system message (the template has no system role)
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "usage": asdict(self.usage)}
@@ -50,14 +65,16 @@ class RawReply:
 
 
 class TransientFailure(Exception):
-    """A failure worth retrying; `unreachable` marks connection failures (no answer at all)."""
+    """A failure worth retrying; `unreachable` marks connection failures (no answer at all),
+    `timed_out` a call that ran out of time (retried less often)."""
 
     def __init__(self, message: str, *, status: int | None = None, retry_after_s: float | None = None,
-                 unreachable: bool = False) -> None:
+                 unreachable: bool = False, timed_out: bool = False) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after_s = retry_after_s
         self.unreachable = unreachable
+        self.timed_out = timed_out
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
@@ -99,7 +116,19 @@ def _server_message(exc: openai.APIStatusError) -> str:
             return str(inner["message"])
         if isinstance(inner, str):
             return inner
+        if isinstance(body.get("detail"), str):  # FastAPI servers (llama-cpp-python)
+            return str(body["detail"])
+    text = body if isinstance(body, str) else _response_text(exc)
+    if text and (summary := html_summary(text)) is not None:
+        return f"an HTML error page ({summary!r})"
     return exc.message
+
+
+def _response_text(exc: openai.APIStatusError) -> str:
+    try:
+        return exc.response.text
+    except Exception:  # noqa: BLE001 - a streamed body not read: no text to show
+        return ""
 
 
 class OpenAIBackend:
@@ -111,6 +140,9 @@ class OpenAIBackend:
         self._openai: openai.AsyncOpenAI | None = None
         self._slots: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        # How this endpoint is spoken to, learnt from its refusals (chat_format / stream "auto").
+        self.merge_system = settings.chat_format == "merge_system"
+        self.stream = settings.stream == "always"
 
     def _client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
@@ -136,53 +168,88 @@ class OpenAIBackend:
             await self._openai.close()
         self._openai = self._slots = self._loop = None
 
-    async def chat(self, model: str, messages: Sequence[Mapping[str, Any]], params: Mapping[str, Any]) -> RawReply:
-        """One chat completion; raises TransientFailure, an LLMError or an LLMConfigError."""
+    async def chat(self, model: str, messages: Sequence[Mapping[str, Any]], params: Mapping[str, Any],
+                   timeout_s: float | None = None) -> RawReply:
+        """One chat completion within `timeout_s` (from sending to the reply's last byte, queueing for a
+        slot not included); raises TransientFailure, an LLMError or an LLMConfigError."""
         client, slots = self._client()
+        timeout = timeout_s or self.settings.timeout_s
         async with slots:
             try:
-                response = await client.chat.completions.create(model=model, messages=messages, **params)
+                return await asyncio.wait_for(self._adapting(client, model, messages, params, timeout), timeout)
+            except (asyncio.TimeoutError, openai.APITimeoutError):
+                raise TransientFailure(f"no answer from {self.settings.base_url} within {timeout:g} s",
+                                       timed_out=True) from None
+
+    async def _adapting(self, client: openai.AsyncOpenAI, model: str, messages: Sequence[Mapping[str, Any]],
+                        params: Mapping[str, Any], timeout: float) -> RawReply:
+        """Send; when the server refuses a system message or a whole (non-streamed) reply, send again
+        the way it accepts, and keep doing so for this endpoint (settings chat_format / stream: auto)."""
+        while True:
+            merged = self.merge_system and has_system(messages)
+            sent = merge_system(messages) if merged else list(messages)
+            try:
+                if self.stream:
+                    body = await self._streamed(client, model, sent, params, timeout)
+                else:
+                    raw = await client.chat.completions.with_raw_response.create(
+                        model=model, messages=sent, timeout=timeout, **params)
+                    body = read_body(raw.http_response.text)
+            except openai.APIStatusError as exc:
+                message = _server_message(exc)
+                if (self.settings.chat_format == "auto" and not merged and has_system(messages)
+                        and refuses_system_role(exc.status_code, message)):
+                    self.merge_system = True
+                    continue
+                if self.settings.stream == "auto" and not self.stream and refuses_whole_replies(exc.status_code, message):
+                    self.stream = True
+                    continue
+                raise self._translate(exc, model) from None
+            except NotACompletion as exc:
+                raise LLMBadReply(f"{self.settings.base_url} returned {self.redact(str(exc))}") from None
             except Exception as exc:  # noqa: BLE001 - every failure is translated below
                 raise self._translate(exc, model) from None
-        return self._parse(response)
+            return self._reply(body, sent, streamed=body.streamed, merged=merged)
+
+    async def _streamed(self, client: openai.AsyncOpenAI, model: str, messages: Sequence[Mapping[str, Any]],
+                        params: Mapping[str, Any], timeout: float) -> Body:
+        stream = await client.chat.completions.create(model=model, messages=messages, stream=True, timeout=timeout,
+                                                      **params)
+        chunks = [chunk async for chunk in stream]
+        return completion_from_events(chunks)
+
+    def _reply(self, body: Body, messages: Sequence[Mapping[str, Any]], *, streamed: bool, merged: bool) -> RawReply:
+        if body.text is None or not body.text.strip():
+            raise LLMBadReply(
+                f"{self.settings.base_url} returned empty content (finish_reason={body.finish_reason!r})"
+            )
+        estimated = body.prompt_tokens is None or body.completion_tokens is None
+        usage = Usage(
+            prompt_tokens=body.prompt_tokens if body.prompt_tokens is not None else estimate_prompt_tokens(messages),
+            completion_tokens=body.completion_tokens if body.completion_tokens is not None else estimate_tokens(body.text),
+            estimated=estimated,
+        )
+        return RawReply(body.text, body.model, usage, body.finish_reason, body.response_id, streamed=streamed,
+                        merged_system=merged)
 
     async def list_models(self) -> list[str]:
         """Model ids the endpoint offers; raises like `chat` (404 means it offers no list)."""
         client, slots = self._client()
         async with slots:
             try:
-                page = await client.models.list()
+                page = await asyncio.wait_for(client.models.list(), self.settings.timeout_s)
+            except asyncio.TimeoutError:
+                raise TransientFailure(f"no answer from {self.settings.base_url} within {self.settings.timeout_s:g} s",
+                                       timed_out=True) from None
             except Exception as exc:  # noqa: BLE001 - translated below
                 raise self._translate(exc, None) from None
         return [m.id for m in page.data]
-
-    def _parse(self, response: Any) -> RawReply:
-        choices = getattr(response, "choices", None)
-        if not choices:
-            raise LLMBadReply(f"{self.settings.base_url} returned a completion without choices")
-        choice = choices[0]
-        text = getattr(getattr(choice, "message", None), "content", None)
-        if not isinstance(text, str) or not text.strip():
-            raise LLMBadReply(
-                f"{self.settings.base_url} returned empty content (finish_reason={choice.finish_reason!r})"
-            )
-        usage = getattr(response, "usage", None)
-        return RawReply(
-            text=text,
-            model=str(getattr(response, "model", None) or ""),
-            usage=Usage(
-                prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            ),
-            finish_reason=choice.finish_reason,
-            response_id=getattr(response, "id", None),
-        )
 
     def _translate(self, exc: Exception, model: str | None) -> Exception:
         """The layer's error for an exception of the `openai` package, with the key redacted."""
         url = self.settings.base_url
         if isinstance(exc, openai.APITimeoutError):
-            return TransientFailure(f"no answer from {url} within {self.settings.timeout_s:g} s")
+            return TransientFailure(f"no answer from {url} within {self.settings.timeout_s:g} s", timed_out=True)
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             detail = f": {self.redact(str(cause))}" if cause else ""

@@ -1,7 +1,8 @@
 """On-disk response cache, so re-running an experiment costs nothing and reproduces it.
 
-An entry is keyed on everything that determines a reply: base URL, model, messages and every
-sampling parameter sent (temperature, seed, max_tokens, ...). The API key is not part of the
+An entry is keyed on everything that determines a reply: model, messages and every sampling
+parameter sent (temperature, seed, max_tokens, stop, ...). Not the base URL: the same server on
+another port or host, or behind a proxy, answers the same model the same way. The API key is not part of the
 request and is never stored. Writes go to a temporary file renamed into place, so concurrent
 writers (several agents, several processes) never leave a torn entry.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 # Bump when the entry layout or the key recipe changes, so old entries are simply missed.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def request_key(request: dict[str, Any]) -> str:

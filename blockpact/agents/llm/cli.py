@@ -46,16 +46,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_llm_arguments(check)
     check.add_argument("--retries", type=int, default=0, help="retries on transient failures (default: 0)")
+    check.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                       help="give up on a call after this long (default: the configured timeout_seconds)")
     check.set_defaults(handler=run_check)
 
 
 def run_check(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    settings = dataclasses.replace(settings, retry=dataclasses.replace(settings.retry, max_retries=args.retries))
+    if args.retries < 0 or (args.timeout is not None and args.timeout <= 0):
+        raise UserError("--retries must be at least 0 and --timeout positive")
+    retry = dataclasses.replace(settings.retry, max_retries=args.retries, timeout_retries=min(args.retries, 1))
+    settings = dataclasses.replace(settings, retry=retry)
+    if args.timeout is not None:
+        settings = settings.with_timeout(args.timeout)
     if (problem := settings.endpoint_problem()) is not None:
         raise LLMNotConfigured(f"{problem}. Commands will use the scripted baseline agents.")
     print(f"config:   {' < '.join(settings.sources)}")
-    print(f"endpoint: {settings.base_url}")
+    print(f"endpoint: {settings.base_url} (timeout {settings.timeout_for('default'):g} s)")
     key = "set" if settings.api_key else "not set (fine for local servers)"
     print(f"API key:  ${settings.api_key_env} {key}")
     return asyncio.run(_check(settings))
@@ -82,7 +89,9 @@ async def _check(settings: LLMSettings) -> int:
             raise UserError(f"the endpoint did not answer usefully: {exc}") from None
     print(
         f"reply:    {reply.text.strip()[:80]!r} from {reply.model} in {reply.latency_s:.2f} s "
-        f"({reply.usage.prompt_tokens} prompt + {reply.usage.completion_tokens} completion tokens)"
+        f"({reply.usage.prompt_tokens} prompt + {reply.usage.completion_tokens} completion tokens"
+        f"{', estimated: the server reported none' if reply.usage.estimated else ''})"
+        + (", streamed" if reply.streamed else "") + (", system message merged (no system role)" if reply.merged_system else "")
     )
     print("OK: the LLM endpoint answers")
     return 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from blockpact.agents.llm.accounting import Accounting, Usage, cost_usd
+from blockpact.agents.llm.budget import Budget, LLMBudgetSpent
 from blockpact.agents.llm.backend import OpenAIBackend, RawReply, TransientFailure
 from blockpact.agents.llm.cache import ResponseCache
 from blockpact.agents.llm.errors import LLMNotConfigured, LLMUnavailable, LLMUnreachable
@@ -44,6 +45,8 @@ class Completion:
     finish_reason: str | None = None
     response_id: str | None = None
     attempts: int = 1
+    streamed: bool = False  # the server's reply was read from an event stream
+    merged_system: bool = False  # sent with the system message merged into the first user message
 
 
 @dataclass
@@ -70,8 +73,13 @@ class LLMClient:
         *,
         transcript: str | Path | None = None,
         use_cache: bool = True,
+        budget: Budget | None = None,
     ) -> None:
         self.settings = settings or load_llm_settings()
+        self.budget = budget
+        # Called with a summary of every call (role, model, endpoint, tokens, cost, latency, error):
+        # how a run puts its LLM accounting into its event log.
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self.settings.require_endpoint()
         self._backend = OpenAIBackend(self.settings)
         cache_dir = self.settings.cache_dir
@@ -97,8 +105,9 @@ class LLMClient:
         if not model:
             raise LLMNotConfigured(self.settings.model_problem(role) or "no LLM model configured")
         # A JSON round trip normalizes tuples and fails early on values the API could not take.
+        # No base URL: the same model answers the same on any port or host, so the cache is shared.
         normalized = json.loads(json.dumps({"messages": list(messages), "params": params}))
-        return {"base_url": self.settings.base_url, "model": model, **normalized}
+        return {"model": model, **normalized}
 
     async def complete(self, role: str, messages: Sequence[Message], **overrides: Any) -> Completion:
         """Ask the role's model; `overrides` (model, temperature, seed, max_tokens, ...) win over the role's.
@@ -110,17 +119,30 @@ class LLMClient:
         if self.cache is not None and (hit := self.cache.get(call.request)) is not None:
             return self._finish(call, RawReply.from_json(hit), cached=True)
         request = call.request
+        timeout = self.settings.timeout_for(role)
         try:
+            self._check_budget()
             reply = await self._with_retries(
-                lambda: self._backend.chat(request["model"], request["messages"], request["params"]), call.failures
+                lambda: self._backend.chat(request["model"], request["messages"], request["params"], timeout),
+                call.failures,
             )
         except Exception as exc:
-            self.accounting.record_failure(role)
+            self.accounting.record_failure(role, time.monotonic() - call.started)
             self._log(call, error=exc)
+            self._tell(call, error=exc)
             raise
         if self.cache is not None:
             self.cache.put(call.request, reply.to_json())
         return self._finish(call, reply, cached=False)
+
+    def _check_budget(self) -> None:
+        if self.budget is None:
+            return
+        total = self.accounting.total()
+        spent = self.budget.spent(total.sent_tokens, total.cost_usd)
+        if spent >= self.budget.amount:
+            raise LLMBudgetSpent(f"the LLM budget of {self.budget.describe()} is spent "
+                                 f"({self.budget.describe(spent)} used); no further request is sent")
 
     def complete_sync(self, role: str, messages: Sequence[Message], **overrides: Any) -> Completion:
         """`complete` for code that runs no event loop (scripts, notebooks without a loop)."""
@@ -140,12 +162,14 @@ class LLMClient:
     async def _with_retries(self, send: Callable[[], Awaitable[T]], failures: list[dict[str, Any]]) -> T:
         """`send()`, retried with backoff on transient failures, each logged into `failures`."""
         policy = self.settings.retry
-        retry = 0
+        retry = timeouts = 0
         while True:
             try:
                 return await send()
             except TransientFailure as failure:
-                if retry == policy.max_retries:
+                if failure.timed_out:
+                    timeouts += 1
+                if retry == policy.max_retries or timeouts > policy.timeout_retries:
                     failures.append({"error": str(failure), "status": failure.status, "retry_in_s": None})
                     tries = f"{retry + 1} attempt{'s' if retry else ''}"
                     if failure.unreachable:
@@ -172,10 +196,36 @@ class LLMClient:
             finish_reason=reply.finish_reason,
             response_id=reply.response_id,
             attempts=len(call.failures) + (0 if cached else 1),
+            streamed=reply.streamed,
+            merged_system=reply.merged_system,
         )
-        self.accounting.record(call.role, reply.usage, cost, cached)
+        self.accounting.record(call.role, reply.usage, cost, cached, completion.latency_s)
         self._log(call, completion=completion)
+        self._tell(call, completion=completion)
         return completion
+
+    def _tell(self, call: _Call, *, completion: Completion | None = None, error: Exception | None = None) -> None:
+        """Every listener gets the call's accounting (never the messages, never the key)."""
+        if not self.listeners:
+            return
+        usage = completion.usage if completion is not None else None
+        record = {
+            "role": call.role,
+            "model": call.request["model"],
+            "reply_model": completion.model if completion is not None else None,
+            "base_url": self.settings.base_url,
+            "prompt_tokens": usage.prompt_tokens if usage else 0,
+            "completion_tokens": usage.completion_tokens if usage else 0,
+            "estimated": usage.estimated if usage else False,
+            "cost_usd": completion.cost_usd if completion is not None else 0.0,
+            "cached": completion.cached if completion is not None else False,
+            "latency_s": round(time.monotonic() - call.started, 4),
+            "attempts": completion.attempts if completion is not None else len(call.failures),
+            "finish_reason": completion.finish_reason if completion is not None else None,
+            "error": f"{type(error).__name__}: {self._backend.redact(str(error))}" if error is not None else None,
+        }
+        for listener in self.listeners:
+            listener(record)
 
     def _log(self, call: _Call, *, completion: Completion | None = None, error: Exception | None = None) -> None:
         if self.transcript is None:
@@ -183,6 +233,7 @@ class LLMClient:
         record: dict[str, Any] = {
             "time": time.time(),
             "role": call.role,
+            "base_url": self.settings.base_url,
             "request": call.request,
             "failed_attempts": call.failures,
             "latency_s": round(time.monotonic() - call.started, 4),
@@ -192,7 +243,10 @@ class LLMClient:
                 "reply": completion.text,
                 "model": completion.model,
                 "usage": {"prompt_tokens": completion.usage.prompt_tokens,
-                          "completion_tokens": completion.usage.completion_tokens},
+                          "completion_tokens": completion.usage.completion_tokens,
+                          "estimated": completion.usage.estimated},
+                "streamed": completion.streamed,
+                "merged_system": completion.merged_system,
                 "cost_usd": completion.cost_usd,
                 "cached": completion.cached,
                 "finish_reason": completion.finish_reason,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,12 @@ ROLE_PARAMS: dict[str, tuple[type, ...]] = {
     "stop": (str, list),
     "presence_penalty": (int, float),
     "frequency_penalty": (int, float),
+    "timeout_seconds": (int, float),  # not sent: this role's per-call deadline (default: [endpoint])
 }
+# Role keys that configure the client rather than go into the request.
+CLIENT_ROLE_KEYS = ("model", "temperature", "timeout_seconds")
+CHAT_FORMATS = ("auto", "native", "merge_system")
+STREAM_MODES = ("auto", "never", "always")
 
 PRICE_PARAMS: dict[str, tuple[type, ...]] = {
     "prompt_per_million": (int, float),
@@ -68,6 +73,7 @@ class RoleSettings:
     model: str
     temperature: float
     params: Mapping[str, Any] = field(default_factory=dict)
+    timeout_s: float | None = None  # None: the endpoint's timeout_s
 
 
 @dataclass(frozen=True)
@@ -81,10 +87,14 @@ class Price:
 
 @dataclass(frozen=True)
 class RetryPolicy:
+    """429/5xx/network failures are retried `max_retries` times with backoff; a call that ran out of
+    time only `timeout_retries` times (a slow local model would otherwise take 5x its time)."""
+
     max_retries: int
     backoff_initial_s: float
     backoff_max_s: float
     retry_after_max_s: float
+    timeout_retries: int = 1
 
     def delay(self, retry_number: int, retry_after_s: float | None) -> float:
         """Seconds to wait before retry `retry_number` (0-based); the server's Retry-After wins."""
@@ -108,10 +118,22 @@ class LLMSettings:
     roles: Mapping[str, RoleSettings]
     prices: Mapping[str, Price]
     sources: tuple[str, ...] = ()  # config files read, lowest precedence first
+    chat_format: str = "auto"  # auto | native | merge_system (no system role: merged into the first user message)
+    stream: str = "auto"  # auto | never | always
 
     def role(self, name: str) -> RoleSettings:
         """Settings of `name`, or of the default role when the name is not configured."""
         return self.roles.get(name) or self.roles["default"]
+
+    def timeout_for(self, role: str) -> float:
+        """Seconds one call of `role` may take, from sending to the last byte of the reply."""
+        own = self.role(role).timeout_s
+        return own if own is not None else self.timeout_s
+
+    def with_timeout(self, seconds: float) -> LLMSettings:
+        """Every role bounded by `seconds` (for `llm check --timeout`)."""
+        roles = {name: replace(r, timeout_s=seconds) for name, r in self.roles.items()}
+        return replace(self, timeout_s=seconds, roles=roles)
 
     def endpoint_problem(self) -> str | None:
         if self.base_url:
@@ -221,13 +243,21 @@ def load_llm_settings(
         name: RoleSettings(
             model=table.get("model") or default_model,
             temperature=float(table.get("temperature", raw["roles"]["default"]["temperature"])),
-            params={k: v for k, v in table.items() if k not in ("model", "temperature")},
+            params={k: v for k, v in table.items() if k not in CLIENT_ROLE_KEYS},
+            timeout_s=float(table["timeout_seconds"]) if "timeout_seconds" in table else None,
         )
         for name, table in raw["roles"].items()
     }
     for name, role in roles.items():
         if not 0.0 <= role.temperature <= 2.0:
             raise LLMConfigError(f"{where}: 'roles.{name}.temperature' must be within 0..2, got {role.temperature}")
+        if role.timeout_s is not None and role.timeout_s <= 0:
+            raise LLMConfigError(f"{where}: 'roles.{name}.timeout_seconds' must be positive, got {role.timeout_s:g}")
+        if int(role.params.get("max_tokens", 1)) < 1:
+            raise LLMConfigError(f"{where}: 'roles.{name}.max_tokens' must be at least 1, got {role.params['max_tokens']}")
+    for key, allowed in (("chat_format", CHAT_FORMATS), ("stream", STREAM_MODES)):
+        if endpoint[key] not in allowed:
+            raise LLMConfigError(f"{where}: 'endpoint.{key}' must be one of {', '.join(allowed)}, got {endpoint[key]!r}")
     prices = {
         name: Price(float(p.get("prompt_per_million", 0.0)), float(p.get("completion_per_million", 0.0)))
         for name, p in raw["prices"].items()
@@ -253,11 +283,14 @@ def load_llm_settings(
             backoff_initial_s=_number(retry, "backoff_initial_seconds", where, 0.0),
             backoff_max_s=_number(retry, "backoff_max_seconds", where, 0.0),
             retry_after_max_s=_number(retry, "retry_after_max_seconds", where, 0.0),
+            timeout_retries=int(_number(retry, "timeout_retries", where, 0)),
         ),
         cache_dir=resolved_cache,
         roles=roles,
         prices=prices,
         sources=tuple(sources),
+        chat_format=endpoint["chat_format"],
+        stream=endpoint["stream"],
     )
 
 

@@ -22,6 +22,9 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from blockpact.agents.llm.wire import message_text as _message_text
+from blockpact.agents.testing.stub_quirks import ServerQuirks, event_stream, html_page
+
 
 @dataclass(frozen=True)
 class StubReply:
@@ -41,6 +44,19 @@ class StubReply:
     finish_reason: str = "stop"
     model: str | None = None
     error_message: str | None = None
+    content_type: str = "application/json"  # of raw_body
+    stall: bool = False  # answer 200 and headers, then keep the connection alive without a reply
+
+    @classmethod
+    def html_error(cls, status: int = 502, title: str = "Bad Gateway") -> StubReply:
+        """An HTML error page (a proxy or load balancer in front of the server); status 200 too."""
+        return cls(status=status, raw_body=html_page(status, title), content_type="text/html")
+
+    @classmethod
+    def stalled(cls) -> StubReply:
+        """Headers, then a keep-alive comment every 0.2 s and never a reply: only a deadline on the
+        whole call ends it (a read timeout between bytes never fires)."""
+        return cls(stall=True)
 
     @classmethod
     def rate_limited(cls, retry_after: str | None = "1") -> StubReply:
@@ -82,13 +98,6 @@ def _words(text: str | None) -> int:
     return len(text.split()) if text else 0
 
 
-def _message_text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, list):  # content parts
-        return " ".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-    return str(content or "")
-
-
 def echo_last_user_message(request: dict[str, Any]) -> Script:
     """Default responder: deterministic, and shows which prompt produced the reply."""
     users = [m for m in request.get("messages", []) if m.get("role") == "user"]
@@ -119,7 +128,9 @@ class OpenAIStub:
         api_key: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        quirks: ServerQuirks = ServerQuirks(),
     ) -> None:
+        self.quirks = quirks
         self._queue: deque[Script] = deque(replies)
         self._responder = responder
         self.models = list(models) if models is not None else None  # None: no /v1/models (404)
@@ -258,9 +269,10 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
             """Silent: request lines would clutter test output."""
 
-        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None,
+                  content_type: str = "application/json") -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("x-request-id", f"req_stub_{len(stub.requests)}")
             for name, value in (headers or {}).items():
@@ -314,17 +326,42 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
             if not isinstance(body, dict) or "messages" not in body or "model" not in body:
                 self._send_json(400, _error_body("'model' and 'messages' are required", "invalid_request_error", None))
                 return
+            quirks = stub.quirks
+            if (refusal := quirks.refusal(body)) is not None:
+                self._send_json(*refusal)
+                return
             script = stub._next_script(body)
-            if script.delay_s and stub._stopping.wait(script.delay_s):
+            delay = script.delay_s + quirks.latency_s
+            if delay and stub._stopping.wait(delay):
                 return  # stopped while delaying
-            if script.status != 200:
+            if script.stall:
+                self._stall()
+            elif script.raw_body is not None:
+                self._send(script.status, script.raw_body, content_type=script.content_type)
+            elif script.status != 200:
                 headers = {"Retry-After": script.retry_after} if script.retry_after is not None else {}
                 reason = script.error_message or HTTPStatus(script.status).phrase
                 self._send_json(script.status, _error_body(reason, "stub_error", str(script.status)), headers)
-            elif script.raw_body is not None:
-                self._send(200, script.raw_body)
             else:
-                self._send_json(200, _completion_body(script, body, len(stub.chat_requests)))
+                completion = quirks.shape(_completion_body(script, body, len(stub.chat_requests)))
+                if quirks.streams(body):
+                    usage = (body.get("stream_options") or {}).get("include_usage") or body.get("stream") is not True
+                    self._send(200, event_stream(completion, bool(usage)), content_type="text/event-stream")
+                else:
+                    self._send_json(200, completion)
+
+        def _stall(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            try:
+                while not stub._stopping.wait(0.2):
+                    self.wfile.write(b": waiting\n\n")
+                    self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up
 
     return Handler
 

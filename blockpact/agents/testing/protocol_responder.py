@@ -29,7 +29,8 @@ from blockpact.judge.contract import parse_contract, render_contract
 from blockpact.worlds.spec import WorldSpec
 
 _NEGOTIATOR = re.compile(r"^You are (\w+), a player in a Minecraft scenario")
-_ACTION = re.compile(r"^You are (\w+), a player in a Minecraft world\. You act by writing JavaScript")
+_ACTION = re.compile(r"^You are a player in a Minecraft world\. You act by writing JavaScript.*^You play as (\w+)\.$",
+                     re.DOTALL | re.MULTILINE)
 _CRITIC = "You assess the progress of a player"
 _SKILL = "You describe JavaScript programs"
 _JUDGE = "You are the judge of a contract"

@@ -1,0 +1,151 @@
+"""The real `openai` client against local servers that behave like real non-OpenAI ones: bounded
+calls (max_tokens, stop, a deadline per call, few retries of a time-out), chat templates without a
+system role, servers that only stream, HTML error pages, no usage reported, and `llm check --timeout`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+import blockpact.cli
+from blockpact.agents.llm import LLMBadReply, LLMClient, LLMUnavailable, read_transcript
+from blockpact.agents.testing.llm_settings import stub_settings
+from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
+from blockpact.agents.testing.stub_quirks import ServerQuirks
+
+CONVERSATION = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hi."}]
+
+
+def ask(client: LLMClient, role: str = "critic", messages: list | None = None):
+    return client.complete_sync(role, messages or CONVERSATION)
+
+
+def test_every_role_is_bounded_by_default() -> None:
+    with OpenAIStub() as stub:
+        client = LLMClient(stub_settings(stub))
+        for role in ("action", "critic", "skill", "judge", "negotiator", "planner", "anything_else"):
+            ask(client, role)
+        bodies = {r.body["max_tokens"] for r in stub.chat_requests}
+        negotiator = stub.chat_requests[4].body
+    assert bodies == {1024, 384, 192, 512, 768}
+    assert negotiator["stop"] == ["\nRound "]  # a model writing the next round's turn itself is cut there
+
+
+def test_a_stalled_server_is_abandoned_at_the_deadline_and_retried_once(tmp_path: Path) -> None:
+    """The stub sends headers and keep-alive bytes forever: only a deadline on the whole call ends it."""
+    with OpenAIStub([StubReply.stalled()] * 6) as stub:
+        settings = stub_settings(stub, timeout_s=0.5, max_retries=4)
+        client = LLMClient(settings, transcript=tmp_path / "t.jsonl")
+        started = time.monotonic()
+        with pytest.raises(LLMUnavailable, match=r"no answer from .* within 0.5 s \(2 attempts\)"):
+            ask(client)
+        elapsed = time.monotonic() - started
+        assert len(stub.chat_requests) == 2  # timeout_retries = 1, although 4 retries are allowed for 5xx
+    assert elapsed < 3.0
+    [record] = read_transcript(tmp_path / "t.jsonl")
+    assert len(record["failed_attempts"]) == 2
+
+
+def test_server_errors_still_get_every_retry() -> None:
+    with OpenAIStub([StubReply.server_error()] * 3 + ["back"]) as stub:
+        assert ask(LLMClient(stub_settings(stub, max_retries=4))).text == "back"
+        assert len(stub.chat_requests) == 4
+
+
+def test_a_role_may_have_its_own_deadline(tmp_path: Path) -> None:
+    config = tmp_path / "llm.toml"
+    config.write_text("[roles.judge]\ntimeout_seconds = 0.3\n")
+    with OpenAIStub([StubReply.slow(1.0), StubReply.slow(1.0), StubReply.slow(1.0, "in time")]) as stub:
+        from blockpact.agents.llm import load_llm_settings
+
+        settings = load_llm_settings(config, base_url=stub.base_url, model="m", no_cache=True, environ={})
+        client = LLMClient(settings)
+        with pytest.raises(LLMUnavailable, match="within 0.3 s"):
+            ask(client, "judge")
+        assert ask(client, "critic").text == "in time"  # the endpoint's 120 s
+
+
+def test_a_template_without_a_system_role_gets_the_system_text_in_the_first_user_message(tmp_path: Path) -> None:
+    with OpenAIStub(["hi", "again"], quirks=ServerQuirks(no_system_role=True)) as stub:
+        client = LLMClient(stub_settings(stub), transcript=tmp_path / "t.jsonl")
+        first, second = ask(client), ask(client, messages=[*CONVERSATION, {"role": "assistant", "content": "hi"},
+                                                           {"role": "user", "content": "more"}])
+        sent = [r.body["messages"] for r in stub.chat_requests]
+    assert first.text == "hi" and second.text == "again" and first.merged_system and second.merged_system
+    # refused once, then merged; the endpoint is remembered, so the second call is merged at once
+    assert len(sent) == 3 and sent[0] == CONVERSATION
+    assert sent[1] == [{"role": "user", "content": "You are terse.\n\nSay hi."}]
+    assert [m["role"] for m in sent[2]] == ["user", "assistant", "user"]
+    assert all(r["merged_system"] for r in read_transcript(tmp_path / "t.jsonl"))
+
+
+def test_a_server_that_only_streams_is_read_as_a_stream_and_its_tokens_estimated(tmp_path: Path) -> None:
+    with OpenAIStub(["a streamed reply of six words", "two"], quirks=ServerQuirks(stream_only=True)) as stub:
+        client = LLMClient(stub_settings(stub), transcript=tmp_path / "t.jsonl")
+        reply = ask(client)
+        ask(client, messages=[{"role": "user", "content": "again"}])
+        streamed = [r.body.get("stream") for r in stub.chat_requests]
+    assert reply.text == "a streamed reply of six words" and reply.streamed
+    assert streamed == [None, True, True]  # refused once; streaming from then on
+    # no usage in the stream (none asked for): estimated from the text, and marked so
+    assert reply.usage.estimated and reply.usage.completion_tokens == 8  # 29 characters / 4
+    records = read_transcript(tmp_path / "t.jsonl")
+    assert all(r["usage"]["estimated"] and r["streamed"] for r in records)
+    assert client.accounting.by_role()["critic"].estimated_calls == 2
+
+
+def test_an_event_stream_sent_unasked_is_read() -> None:
+    with OpenAIStub(["streamed anyway"], quirks=ServerQuirks(always_stream=True)) as stub:
+        reply = ask(LLMClient(stub_settings(stub)))
+        assert stub.chat_requests[0].body.get("stream") is None
+    assert reply.text == "streamed anyway" and reply.streamed and not reply.usage.estimated
+
+
+def test_no_usage_reported_means_estimated_tokens() -> None:
+    with OpenAIStub(["twelve characters"], quirks=ServerQuirks(report_usage=False)) as stub:
+        reply = ask(LLMClient(stub_settings(stub)))
+    # prompt: "You are terse." (14 chars -> 4) + "Say hi." (7 -> 2) + 4 per message; completion 17 chars -> 5
+    assert reply.usage.estimated and (reply.usage.prompt_tokens, reply.usage.completion_tokens) == (14, 5)
+
+
+def test_an_html_error_page_is_named_as_such_and_retried_like_any_5xx() -> None:
+    with OpenAIStub([StubReply.html_error(502, "Bad Gateway")] * 2) as stub:
+        with pytest.raises(LLMUnavailable) as caught:
+            ask(LLMClient(stub_settings(stub, max_retries=1)))
+        assert len(stub.chat_requests) == 2
+    message = str(caught.value)
+    assert "answered 502: an HTML error page ('502 Bad Gateway" in message and "choices" not in message
+
+
+def test_an_html_page_with_status_200_is_a_bad_reply_that_names_the_base_url() -> None:
+    with OpenAIStub([StubReply.html_error(200, "Welcome")]) as stub:
+        with pytest.raises(LLMBadReply, match=r"returned an HTML page \('200 Welcome.*base URL"):
+            ask(LLMClient(stub_settings(stub)))
+
+
+def test_added_latency_delays_every_call() -> None:
+    with OpenAIStub(quirks=ServerQuirks(latency_s=0.3)) as stub:
+        started = time.monotonic()
+        ask(LLMClient(stub_settings(stub)))
+        assert time.monotonic() - started >= 0.3
+
+
+@pytest.fixture
+def cli_only_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.setattr(blockpact.cli, "COMMAND_GROUPS", ["blockpact.agents.llm.cli"])
+
+
+def test_llm_check_timeout_bounds_the_wait_on_a_stalled_server(cli_only_llm, capsys) -> None:
+    with OpenAIStub([StubReply.stalled()] * 3) as stub:
+        started = time.monotonic()
+        code = blockpact.cli.main(["llm", "check", "--llm-base-url", stub.base_url, "--llm-model", "stub-model",
+                                   "--timeout", "1"])
+        elapsed = time.monotonic() - started
+    out, err = capsys.readouterr()
+    assert code == 1 and elapsed < 5
+    assert "(timeout 1 s)" in out and "no answer from" in err and "within 1 s" in err
