@@ -18,6 +18,7 @@ COMMAND_GROUPS: list[str] = [
     "blockpact.bridge.server_cli",
     "blockpact.bridge.cli",
     "blockpact.experiments.org.cli",
+    "blockpact.experiments.compare_cli",
 ]
 
 

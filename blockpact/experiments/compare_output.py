@@ -1,0 +1,113 @@
+"""The comparison's files: compare.csv (one row per world × condition × population), paired.csv (one
+row per paired difference and measure), compare.json (both, with the runs read) and compare.html
+(the tables, then one interval plot per measure, side by side; self-contained, no scripts)."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from blockpact.experiments.compare import Comparison, Group
+from blockpact.experiments.settings import TEMPLATES
+
+SUMMARY_FIELDS = ["world", "condition", "population", "contract_mode", "seeds_planned", "seeds_failed"]
+PAIRED_FIELDS = ["world", "population", "baseline", "condition", "measure", "n_pairs", "unmatched_seeds",
+                 "mean_difference", "std", "ci95_low", "ci95_high", "seeds"]
+
+
+def summary_rows(comparison: Comparison) -> list[dict[str, Any]]:
+    rows = []
+    for g in comparison.groups:
+        row: dict[str, Any] = {"world": g.world, "condition": g.condition, "population": g.population,
+                               "contract_mode": g.contract_mode, "seeds_planned": g.seeds_planned,
+                               "seeds_failed": len(g.failed)}
+        for m in comparison.measures:
+            e = g.estimate(m)
+            row.update({f"{m}_n": e.n, f"{m}_mean": e.mean, f"{m}_std": e.std,
+                        f"{m}_ci95_low": e.low, f"{m}_ci95_high": e.high})
+        rows.append(row)
+    return rows
+
+
+def summary_fields(comparison: Comparison) -> list[str]:
+    return SUMMARY_FIELDS + [f"{m}_{k}" for m in comparison.measures for k in ("n", "mean", "std", "ci95_low", "ci95_high")]
+
+
+def paired_rows(comparison: Comparison) -> list[dict[str, Any]]:
+    rows = []
+    for p in comparison.paired:
+        e = p.estimate
+        rows.append({"world": p.world, "population": p.population, "baseline": p.baseline,
+                     "condition": p.condition, "measure": p.measure, "n_pairs": e.n, "unmatched_seeds": p.unmatched,
+                     "mean_difference": e.mean, "std": e.std, "ci95_low": e.low, "ci95_high": e.high,
+                     "seeds": " ".join(map(str, p.seeds))})
+    return rows
+
+
+def _csv(rows: list[dict[str, Any]], fields: list[str]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+    return out.getvalue()
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _interval_plot(groups: list[Group], measure: str) -> str:
+    """Mean and 95% CI per group for one measure, as a base64 PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [(g, g.estimate(measure)) for g in groups if g.estimate(measure).n]
+    fig, ax = plt.subplots(figsize=(5.0, 0.45 * len(shown) + 1.2), dpi=100)
+    for y, (g, e) in enumerate(shown):
+        if e.low is not None:
+            ax.plot([e.low, e.high], [y, y], color="#4a6fa5", linewidth=2)
+        ax.plot([e.mean], [y], "o", color="#1b3a66")
+    ax.set_yticks(range(len(shown)), [f"{g.world} · {g.condition} · {g.population}" for g, _ in shown], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"{measure} (mean, 95% CI)")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def render_html(comparison: Comparison) -> str:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["fmt"] = _fmt
+    return env.get_template("compare.html.j2").render(
+        c=comparison, measures=comparison.measures, rows=summary_rows(comparison), paired=paired_rows(comparison),
+        plots=[{"measure": m, "data": _interval_plot(comparison.groups, m)} for m in comparison.measures],
+    )
+
+
+def write_comparison(comparison: Comparison, out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    files = {"summary": out / "compare.csv", "paired": out / "paired.csv", "json": out / "compare.json",
+             "html": out / "compare.html"}
+    files["summary"].write_text(_csv(summary_rows(comparison), summary_fields(comparison)), encoding="utf-8")
+    files["paired"].write_text(_csv(paired_rows(comparison), PAIRED_FIELDS), encoding="utf-8")
+    doc = {"summary": summary_rows(comparison), "paired": paired_rows(comparison),
+           "runs": [{"path": str(r.path), "world": r.world, "population": r.population} for r in comparison.runs],
+           "failed": [{"world": g.world, "condition": g.condition, "population": g.population, **f}
+                      for g in comparison.groups for f in g.failed],
+           "warnings": comparison.warnings}
+    files["json"].write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    files["html"].write_text(render_html(comparison), encoding="utf-8")
+    return files
