@@ -29,6 +29,8 @@ from blockpact.experiments.report import agents_label
 from blockpact.experiments.resume import ResumePoint, repair_tail, set_aside_skills, unit_json
 from blockpact.experiments.run_events import EventWriter
 from blockpact.experiments.rundir import RunDir, default_run_root
+from blockpact.experiments.scenario import is_scenario_file
+from blockpact.experiments.explicit_flags import track_explicit
 from blockpact.experiments.settings import run_settings
 
 CONTRACT_MODES = ("none", "negotiate")
@@ -37,7 +39,8 @@ CONTRACT_MODES = ("none", "negotiate")
 def register(sub: argparse._SubParsersAction) -> None:
     d = run_settings()["run"]
     p = sub.add_parser("run", help="run the contract experiment on a world and write a run directory with a report")
-    p.add_argument("world", nargs="?", default="double_vein", help="built-in name or path (default: double_vein)")
+    p.add_argument("world", nargs="?", default="double_vein", help="built-in name or path (default: double_vein), "
+                   "or a scenario file (SCENARIO.toml; the options below override its values)")
     p.add_argument("--backend", choices=("sim", "minecraft"), default=d["backend"], help=f"(default {d['backend']})")
     p.add_argument("--agents", choices=("scripted", "llm"), default=d["agents"], help=f"(default {d['agents']})")
     p.add_argument("--contract", metavar="none|negotiate|TEXT", default=None,
@@ -54,6 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     live.add_argument("--viewer", action="store_true", help="serve a prismarine-viewer page of each bot on 127.0.0.1 "
                       "and print its URL")
     add_llm_arguments(p)
+    track_explicit(p)  # a scenario file's values give way only to flags the user typed
     p.set_defaults(handler=cmd_run)
 
     u = sub.add_parser("resume", help="finish an interrupted run: redo its unfinished (condition, seed) units with "
@@ -79,6 +83,10 @@ def conditions_for(contract: str | None) -> list[ConditionSpec]:
 def cmd_run(args: argparse.Namespace) -> int:
     from blockpact.worlds.loader import load_world
 
+    if is_scenario_file(args.world):
+        from blockpact.experiments.scenario_run import run_scenario
+
+        return run_scenario(args)
     if args.seeds < 1 or args.episodes < 1:
         raise UserError("--seeds and --episodes must be at least 1")
     check_backend(args.backend)
@@ -139,7 +147,12 @@ def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: E
     console = Console()
     interrupted = False
     try:
-        participants = participants_for(plan.agents, plan.backend, run_dir, llm, live)
+        if plan.population is not None:  # a scenario's population (experiments/population.py)
+            from blockpact.experiments.population import plan_participants
+
+            participants = plan_participants(plan, run_dir, llm, live)
+        else:
+            participants = participants_for(plan.agents, plan.backend, run_dir, llm, live)
         with writer, RunProgress(console, episodes) as progress:
             writer.listeners.append(progress)
             try:
