@@ -19,6 +19,7 @@ COMMAND_GROUPS: list[str] = [
     "blockpact.bridge.cli",
     "blockpact.experiments.org.cli",
     "blockpact.experiments.compare_cli",
+    "blockpact.experiments.sweep_cli",
 ]
 
 

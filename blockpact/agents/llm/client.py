@@ -19,6 +19,7 @@ from blockpact.agents.llm.accounting import Accounting, Usage, cost_usd
 from blockpact.agents.llm.backend import OpenAIBackend, RawReply, TransientFailure
 from blockpact.agents.llm.cache import ResponseCache
 from blockpact.agents.llm.errors import LLMNotConfigured, LLMUnavailable, LLMUnreachable
+from blockpact.agents.llm.gate import gated
 from blockpact.agents.llm.settings import BASE_URL_ENV, LLMSettings, load_llm_settings
 from blockpact.agents.llm.transcript import Transcript
 
@@ -112,7 +113,9 @@ class LLMClient:
         request = call.request
         try:
             reply = await self._with_retries(
-                lambda: self._backend.chat(request["model"], request["messages"], request["params"]), call.failures
+                lambda: gated(self.settings.base_url,  # a sweep's bound per endpoint across processes (gate.py)
+                              lambda: self._backend.chat(request["model"], request["messages"], request["params"])),
+                call.failures
             )
         except Exception as exc:
             self.accounting.record_failure(role)

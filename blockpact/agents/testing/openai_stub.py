@@ -119,6 +119,7 @@ class OpenAIStub:
         api_key: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        latency_s: float = 0.0,
     ) -> None:
         self._queue: deque[Script] = deque(replies)
         self._responder = responder
@@ -132,6 +133,10 @@ class OpenAIStub:
         self._port: int | None = None
         self._thread: threading.Thread | None = None
         self.requests: list[RecordedRequest] = []
+        # Added to every chat completion, as a hosted model's latency (benchmarks of parallel sweeps).
+        self.latency_s = latency_s
+        self.in_flight = 0  # chat completions being answered now, and the most at once
+        self.max_in_flight = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -315,8 +320,19 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
                 self._send_json(400, _error_body("'model' and 'messages' are required", "invalid_request_error", None))
                 return
             script = stub._next_script(body)
-            if script.delay_s and stub._stopping.wait(script.delay_s):
-                return  # stopped while delaying
+            with stub._lock:
+                stub.in_flight += 1
+                stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
+            try:
+                delay = script.delay_s + stub.latency_s
+                if delay and stub._stopping.wait(delay):
+                    return  # stopped while delaying
+                self._answer(script, body)
+            finally:
+                with stub._lock:
+                    stub.in_flight -= 1
+
+        def _answer(self, script: StubReply, body: dict[str, Any]) -> None:
             if script.status != 200:
                 headers = {"Retry-After": script.retry_after} if script.retry_after is not None else {}
                 reason = script.error_message or HTTPStatus(script.status).phrase
@@ -337,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reply", help="always answer this text (default: echo the last user message)")
     parser.add_argument("--api-key", help="require this bearer key (default: accept any)")
     parser.add_argument("--world", help="play every blockpact role on this world (e.g. for `blockpact run --agents llm`)")
+    parser.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
+                        help="add this delay to every chat completion, as a hosted model's latency")
     args = parser.parse_args(argv)
     responder: Responder = (lambda _req: args.reply) if args.reply is not None else echo_last_user_message
     if args.world is not None:
@@ -344,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         from blockpact.worlds.loader import load_world
 
         responder = ProtocolResponder(load_world(args.world))
-    stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port)
+    stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port,
+                      latency_s=args.latency)
     with stub:
         print(f"OpenAI-compatible stub listening on {stub.base_url}", flush=True)
         print(f"  export OPENAI_BASE_URL={stub.base_url} OPENAI_MODEL={stub.models[0]}", flush=True)
