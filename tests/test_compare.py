@@ -104,6 +104,7 @@ def test_optional_measures_and_failures_are_read_when_present(runs, tmp_path) ->
     assert c.measures == ["welfare", "gini", "efficiency", "survival"]
     assert group.estimate("efficiency").mean == pytest.approx(0.2) and group.estimate("survival").n == 3
     assert len(group.samples) == 3 and group.failed[0]["error"] == "RuntimeError: boom"
+    assert group.seeds_planned == 4 and group.unfinished == 0
 
 
 def test_a_sweep_directory_is_searched_and_bad_input_is_refused(runs, tmp_path) -> None:

@@ -171,3 +171,27 @@ def test_llm_requests_are_bounded_per_endpoint_across_workers(tmp_path, llm_env,
     assert sorted(index["units"]) == ["focal/m-a/seed-0", "focal/m-a/seed-1", "focal/m-b/seed-0", "focal/m-b/seed-1"]
     assert {u["status"] for u in index["units"].values()} == {"complete"}
     assert KEY not in "".join(p.read_text() for p in out.glob("units/**/events.jsonl"))
+
+
+def test_a_failing_unit_is_recorded_with_its_cause_and_the_exit_code_says_so(tmp_path, llm_env, capsys) -> None:
+    from blockpact.agents.testing.openai_stub import StubReply
+
+    (tmp_path / "llm.toml").write_text("[retry]\nmax_retries = 0\n")
+    with OpenAIStub(responder=lambda request: StubReply.server_error(), api_key=KEY) as stub:
+        (tmp_path / "down.toml").write_text(
+            '[scenario]\nworld = "double_vein"\n[[conditions]]\ncontract = "negotiate"\n'
+            f'[players]\nGizmo = "llm:stub-model"\n[llm]\nbase_url = "{stub.base_url}"\nconfig = "llm.toml"\n')
+        (tmp_path / "study.toml").write_text('[study]\nscenarios = ["down.toml"]\nseeds = 1\n')
+        out = tmp_path / "s"
+        assert main(["sweep", str(tmp_path / "study.toml"), "--workers", "1", "--out", str(out), "--no-llm-cache"]) == 3
+        unit = json.loads((out / "index.json").read_text())["units"]["down/seed-0"]
+        assert unit["status"] == "error" and unit["welfare"] == {"negotiate": None}
+        metrics = json.loads((out / unit["dir"] / "metrics.json").read_text())
+        assert "500" in metrics["conditions"]["negotiate"]["errors"][0]["error"]
+        capsys.readouterr()
+        # a re-run keeps the recorded failure (it is a result) unless asked to retry it
+        assert main(["sweep", str(tmp_path / "study.toml"), "--workers", "1", "--out", str(out), "--no-llm-cache"]) == 3
+        assert "1 units, 1 already finished, 0 to run" in capsys.readouterr().err
+        assert main(["sweep", str(tmp_path / "study.toml"), "--workers", "1", "--out", str(out), "--no-llm-cache",
+                     "--retry-errors"]) == 3
+        assert "1 units, 0 already finished, 1 to run" in capsys.readouterr().err

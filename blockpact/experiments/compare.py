@@ -59,7 +59,13 @@ class Group:
     contract_mode: str | None
     samples: list[Sample] = field(default_factory=list)
     seeds_planned: int = 0
-    failed: list[dict[str, Any]] = field(default_factory=list)  # {"run", "seed", "error"}: failures, never zeros
+    failed: list[dict[str, Any]] = field(default_factory=list)  # {"run", "seed", "error"[, "cause"]}: never zeros
+
+    @property
+    def unfinished(self) -> int:
+        """Planned seeds neither finished nor failed (interrupted, not started)."""
+        return max(self.seeds_planned - len({(s.run, s.seed) for s in self.samples})
+                   - len({(f["run"], f.get("seed")) for f in self.failed}), 0)
 
     def estimate(self, measure: str) -> Estimate:
         return estimate([s.values[measure] for s in self.samples if measure in s.values])

@@ -16,7 +16,8 @@ import jinja2
 from blockpact.experiments.compare import Comparison, Group
 from blockpact.experiments.settings import TEMPLATES
 
-SUMMARY_FIELDS = ["world", "condition", "population", "contract_mode", "seeds_planned", "seeds_failed"]
+SUMMARY_FIELDS = ["world", "condition", "population", "contract_mode", "seeds_planned", "seeds_failed",
+                  "seeds_unfinished"]
 PAIRED_FIELDS = ["world", "population", "baseline", "condition", "measure", "n_pairs", "unmatched_seeds",
                  "mean_difference", "std", "ci95_low", "ci95_high", "seeds"]
 
@@ -26,7 +27,7 @@ def summary_rows(comparison: Comparison) -> list[dict[str, Any]]:
     for g in comparison.groups:
         row: dict[str, Any] = {"world": g.world, "condition": g.condition, "population": g.population,
                                "contract_mode": g.contract_mode, "seeds_planned": g.seeds_planned,
-                               "seeds_failed": len(g.failed)}
+                               "seeds_failed": len(g.failed), "seeds_unfinished": g.unfinished}
         for m in comparison.measures:
             e = g.estimate(m)
             row.update({f"{m}_n": e.n, f"{m}_mean": e.mean, f"{m}_std": e.std,

@@ -14,7 +14,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from blockpact.agents.llm.cli import add_llm_arguments
 from blockpact.errors import UserError
 from blockpact.experiments.study import Study, Unit, load_study
-from blockpact.experiments.sweep import Index, UnitResult, plan_sweep
+from blockpact.experiments.sweep import Index, UnitResult, plan_sweep, unit_status
+
+UNITS_FAILED = 3  # some unit did not complete (as `blockpact run` when a seed failed)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -110,5 +112,5 @@ def _finish(console: Console, root: Path, study: Study, units: list[Unit], skipp
     if interrupted:
         print("blockpact: interrupted; run the same command again to finish the sweep", file=sys.stderr)
         return 130
-    unfinished = len(units) - len(skipped) - counts.get("complete", 0)
-    return 0 if unfinished == 0 else 1
+    not_complete = [u for u in units if unit_status(root / u.dir) != "complete"]
+    return 0 if not not_complete else UNITS_FAILED
