@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -73,6 +74,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--latency", type=float, default=2.0, help="seconds the stub adds to every call (llm)")
+    parser.add_argument("--repeats", type=int, default=1, help="rounds over the worker counts, interleaved, so a "
+                        "change in the machine's load hits each count alike; the median counts")
     args = parser.parse_args()
     stub = None
     if args.mode == "llm":
@@ -83,24 +86,31 @@ def main() -> int:
         stub = OpenAIStub(responder=ProtocolResponder(load_world("double_vein")), latency_s=args.latency).start()
     try:
         with tempfile.TemporaryDirectory(prefix="blockpact-bench-sweep-") as tmp:
-            results = []
+            runs: dict[int, list[dict]] = {w: [] for w in args.workers}
             reference = None
-            for workers in args.workers:
-                folder = Path(tmp) / f"w{workers}"
-                folder.mkdir()
-                study = write_study(folder, args.mode, args.seeds, stub.base_url if stub else None, max(args.workers))
-                calls_before = len(stub.chat_requests) if stub else 0
-                wall = sweep(study, folder / "out", workers, args.mode)
-                metrics = seed_metrics(folder / "out")
-                reference = reference or metrics
-                results.append({"workers": workers, "wall_s": round(wall, 2), "seed_results": len(metrics),
-                                "same_metrics_as_first": metrics == reference,
-                                "llm_calls": (len(stub.chat_requests) - calls_before) if stub else 0})
+            for round_ in range(args.repeats):
+                for workers in args.workers:
+                    folder = Path(tmp) / f"r{round_}-w{workers}"
+                    folder.mkdir()
+                    study = write_study(folder, args.mode, args.seeds, stub.base_url if stub else None,
+                                        max(args.workers))
+                    calls_before = len(stub.chat_requests) if stub else 0
+                    wall = sweep(study, folder / "out", workers, args.mode)
+                    metrics = seed_metrics(folder / "out")
+                    reference = reference or metrics
+                    runs[workers].append({"wall_s": wall, "seed_results": len(metrics), "same": metrics == reference,
+                                          "llm_calls": (len(stub.chat_requests) - calls_before) if stub else 0,
+                                          "load_avg_1m": os.getloadavg()[0]})
+            results = [{"workers": w, "wall_s": round(statistics.median(r["wall_s"] for r in rs), 2),
+                        "wall_s_each": [round(r["wall_s"], 2) for r in rs],
+                        "load_avg_1m_after_each": [round(r["load_avg_1m"], 2) for r in rs],
+                        "seed_results": rs[0]["seed_results"], "same_metrics_as_first": all(r["same"] for r in rs),
+                        "llm_calls": rs[0]["llm_calls"]} for w, rs in runs.items()]
         base = results[0]["wall_s"]
         for r in results:
             r["speedup_vs_first"] = round(base / r["wall_s"], 2)
         print(json.dumps({"bench": "sweep_scaling", "mode": args.mode, "seeds": args.seeds, "cpus": os.cpu_count(),
-                          "latency_s": args.latency if stub else None, "load_avg_1m": round(os.getloadavg()[0], 2),
+                          "latency_s": args.latency if stub else None, "repeats": args.repeats,
                           "results": results}, indent=2))
     finally:
         if stub is not None:

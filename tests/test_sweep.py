@@ -61,6 +61,7 @@ def test_units_index_and_comparison(two_workers) -> None:
         assert unit["status"] == "complete" and set(unit["welfare"]) == {"none", "negotiate"}
         run = root / unit["dir"]
         assert (run / "events.jsonl").is_file() and (run / "report.html").is_file()
+        assert not list(run.glob("plots/*.png"))  # per-unit plots only with --plots
     assert len(seed_metrics(root)) == 8
     assert (root / "comparison" / "compare.csv").is_file()
 
@@ -195,3 +196,14 @@ def test_a_failing_unit_is_recorded_with_its_cause_and_the_exit_code_says_so(tmp
         assert main(["sweep", str(tmp_path / "study.toml"), "--workers", "1", "--out", str(out), "--no-llm-cache",
                      "--retry-errors"]) == 3
         assert "1 units, 0 already finished, 1 to run" in capsys.readouterr().err
+
+
+def test_the_readme_example_files_load() -> None:
+    root = Path(__file__).resolve().parents[1] / "examples" / "study"
+    study = load_study(root / "study.toml")
+    units = study.units(lambda scenario: None)
+    assert len(units) == 20 and {u.scenario.name for u in units} == {"double_vein", "cleanup"}
+    from blockpact.experiments.scenario import load_scenario
+
+    focal = load_scenario(root / "focal_llm.toml").with_model("m")
+    assert focal.slots == {"Gizmo": "llm:m", "Glitch": "scripted:greedy"} and focal.judge_model == "m"

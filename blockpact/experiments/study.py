@@ -41,6 +41,7 @@ class Unit:
     world_name: str
     world_text: str  # the world file, carried along to wherever the unit runs
     llm: dict[str, Any] | None  # llm_record.settings_record (no key): the worker reads the key from its environment
+    plots: bool = False  # per-unit PNG plots (the comparison has its own; `blockpact report DIR` adds them later)
 
     @property
     def id(self) -> str:

@@ -63,10 +63,27 @@ def _welfare(run_root: Path) -> dict[str, float | None]:
     return {name: (c["runs"][0]["welfare"] if c.get("runs") else None) for name, c in data["conditions"].items()}
 
 
+def write_outputs(run_dir: Any, plots: bool) -> None:
+    """metrics.json and report.html; the PNG plots only when asked (they cost more CPU than a
+    scripted unit's play: matplotlib's import and rendering)."""
+    if plots:
+        from blockpact.experiments.outputs import build_outputs
+
+        build_outputs(run_dir)
+        return
+    from blockpact.experiments.metrics_file import run_metrics, write_metrics
+    from blockpact.experiments.records import read_run
+    from blockpact.experiments.report import write_report
+
+    run = read_run(run_dir.events)
+    metrics = run_metrics(run)
+    write_metrics(metrics, run_dir.metrics)
+    write_report(run, metrics, [], run_dir.report)
+
+
 def play_unit(unit: Unit, run_root: Path) -> UnitResult:
     """Play one unit into `run_root` (a fresh directory) and report how it ended. Runs in a worker."""
     from blockpact.experiments.llm_record import settings_from_record
-    from blockpact.experiments.outputs import build_outputs
     from blockpact.experiments.population import plan_participants
     from blockpact.experiments.protocol import RunProtocol
     from blockpact.experiments.run_events import EventWriter
@@ -89,7 +106,7 @@ def play_unit(unit: Unit, run_root: Path) -> UnitResult:
             participants = plan_participants(plan, run_dir, llm)
             with EventWriter(run_dir.events) as writer:
                 asyncio.run(RunProtocol(plan, participants, writer).run())
-            build_outputs(run_dir)
+            write_outputs(run_dir, unit.plots)
     except KeyboardInterrupt:
         return UnitResult(unit.id, rel, "interrupted", time.monotonic() - started, "interrupted", worker=worker)
     except Exception as exc:  # the unit is a failure to report; the sweep goes on

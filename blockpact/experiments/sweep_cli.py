@@ -4,6 +4,7 @@ directory under the sweep directory, one index.json, a comparison of all of them
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -30,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run on Ray: a cluster's address, or a local Ray instance when none is given "
                         "(pip install 'blockpact[ray]')")
     p.add_argument("--retry-errors", action="store_true", help="also redo units whose run recorded a failed seed")
+    p.add_argument("--plots", action="store_true", help="also draw each unit's PNG plots (default: metrics.json and "
+                   "report.html only; `blockpact report UNIT_DIR` draws them later)")
     add_llm_arguments(p)
     p.set_defaults(handler=cmd_sweep)
 
@@ -53,6 +56,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if workers < 1:
         raise UserError("--workers must be at least 1")
     units = study.units(_llm_record(args))  # checks every scenario, world and endpoint before anything runs
+    units = [dataclasses.replace(u, plots=args.plots) for u in units]
     root = args.out or Path("runs") / f"sweep-{study.name}"
     root.mkdir(parents=True, exist_ok=True)
     index = Index(root, study)
