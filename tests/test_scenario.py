@@ -148,3 +148,20 @@ base_url = "{stub.base_url}"
     assert {j.source for j in seed.episodes[0].judgments} == {"formal", "llm"}
     assert "Gizmo: llm:focal-model, Glitch: scripted" in (out / "report.html").read_text()
     assert KEY not in (out / "events.jsonl").read_text()
+
+
+def test_a_scenario_run_cut_short_resumes_with_its_population(tmp_path) -> None:
+    out = tmp_path / "r"
+    assert main(["run", str(write(tmp_path, MIXED)), "--out", str(out)]) == 0
+    whole = json.loads((out / "metrics.json").read_text())
+    lines = (out / "events.jsonl").read_text().splitlines(keepends=True)
+    first_end = next(i for i, line in enumerate(lines) if '"kind": "seed_end"' in line)
+    (out / "events.jsonl").write_text("".join(lines[: first_end + 1]))
+    (out / "metrics.json").unlink()
+    assert main(["resume", str(out)]) == 0
+    resumed = json.loads((out / "metrics.json").read_text())
+    assert resumed["status"] == "complete"
+    for name, c in whole["conditions"].items():
+        assert [r["rewards"] for r in resumed["conditions"][name]["runs"]] == [r["rewards"] for r in c["runs"]]
+    assert read_run(out / "events.jsonl").config.population == {"Gizmo": "scripted:greedy",
+                                                                "Glitch": "scripted:cooperative"}
