@@ -207,3 +207,23 @@ def test_the_readme_example_files_load() -> None:
 
     focal = load_scenario(root / "focal_llm.toml").with_model("m")
     assert focal.slots == {"Gizmo": "llm:m", "Glitch": "scripted:greedy"} and focal.judge_model == "m"
+
+
+def test_llm_requests_are_bounded_per_endpoint_on_ray(tmp_path, llm_env) -> None:
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'blockpact[ray]')")
+    world = load_world("double_vein")
+    with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY, latency_s=0.2) as stub:
+        (tmp_path / "focal.toml").write_text(
+            '[scenario]\nworld = "double_vein"\n[[conditions]]\ncontract = "negotiate"\n'
+            f'[players]\nGizmo = "llm:stub-model"\nGlitch = "llm:stub-model"\n[llm]\nbase_url = "{stub.base_url}"\n')
+        (tmp_path / "study.toml").write_text('[study]\nscenarios = ["focal.toml"]\nseeds = 3\n'
+                                             '[llm]\nmax_concurrent_per_endpoint = 1\n')
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            assert main(["sweep", str(tmp_path / "study.toml"), "--ray", "--out", str(tmp_path / "s"),
+                         "--no-llm-cache"]) == 0
+        finally:
+            ray.shutdown()
+        assert stub.max_in_flight == 1 and len(stub.chat_requests) > 3
+    index = json.loads((tmp_path / "s" / "index.json").read_text())["units"]
+    assert len(index) == 3 and {u["status"] for u in index.values()} == {"complete"}
