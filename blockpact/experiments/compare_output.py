@@ -65,7 +65,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _interval_plot(groups: list[Group], measure: str) -> str:
-    """Mean and 95% CI per group for one measure, as a base64 PNG."""
+    """Mean and 95% CI per group for one measure of one world (worlds' scales differ), as a base64 PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -77,8 +77,9 @@ def _interval_plot(groups: list[Group], measure: str) -> str:
         if e.low is not None:
             ax.plot([e.low, e.high], [y, y], color="#4a6fa5", linewidth=2)
         ax.plot([e.mean], [y], "o", color="#1b3a66")
-    ax.set_yticks(range(len(shown)), [f"{g.world} · {g.condition} · {g.population}" for g, _ in shown], fontsize=7)
+    ax.set_yticks(range(len(shown)), [f"{g.condition} · {g.population}" for g, _ in shown], fontsize=7)
     ax.invert_yaxis()
+    ax.set_title(shown[0][0].world, fontsize=9)
     ax.set_xlabel(f"{measure} (mean, 95% CI)")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
@@ -88,13 +89,22 @@ def _interval_plot(groups: list[Group], measure: str) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
+def _by_world(groups: list[Group]) -> dict[str, list[Group]]:
+    out: dict[str, list[Group]] = {}
+    for g in groups:
+        out.setdefault(g.world, []).append(g)
+    return out
+
+
 def render_html(comparison: Comparison) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["fmt"] = _fmt
     return env.get_template("compare.html.j2").render(
         c=comparison, measures=comparison.measures, rows=summary_rows(comparison), paired=paired_rows(comparison),
-        plots=[{"measure": m, "data": _interval_plot(comparison.groups, m)} for m in comparison.measures],
+        plots=[{"measure": f"{world}: {m}", "data": _interval_plot(groups, m)}
+               for world, groups in _by_world(comparison.groups).items() for m in comparison.measures
+               if any(g.estimate(m).n for g in groups)],
     )
 
 
