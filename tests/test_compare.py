@@ -83,7 +83,7 @@ def test_numbers_equal_each_runs_metrics(runs, tmp_path) -> None:
     half = 12.706 * statistics.stdev(diffs) / math.sqrt(2)
     assert float(row["ci95_low"]) == pytest.approx(statistics.fmean(diffs) - half)
     html = (out / "compare.html").read_text()
-    assert "<script" not in html and html.count("data:image/png;base64,") == 4  # 2 worlds × (welfare, Gini) and "cleanup" in html
+    assert "<script" not in html and html.count("<svg") == 4  # 2 worlds × (welfare, Gini) and "cleanup" in html
 
 
 def test_optional_measures_and_failures_are_read_when_present(runs, tmp_path) -> None:

@@ -4,7 +4,6 @@ row per paired difference and measure), compare.json (both, with the runs read) 
 
 from __future__ import annotations
 
-import base64
 import csv
 import io
 import json
@@ -64,29 +63,25 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _interval_plot(groups: list[Group], measure: str) -> str:
-    """Mean and 95% CI per group for one measure of one world (worlds' scales differ), as a base64 PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def _interval_plot(groups: list[Group], measure: str) -> dict[str, Any]:
+    """Mean and 95% CI per group for one measure of one world (worlds' scales differ), laid out for the
+    template's inline SVG (no plotting library: a sweep's comparison stays cheap)."""
     shown = [(g, g.estimate(measure)) for g in groups if g.estimate(measure).n]
-    fig, ax = plt.subplots(figsize=(5.0, 0.45 * len(shown) + 1.2), dpi=100)
-    for y, (g, e) in enumerate(shown):
-        if e.low is not None:
-            ax.plot([e.low, e.high], [y, y], color="#4a6fa5", linewidth=2)
-        ax.plot([e.mean], [y], "o", color="#1b3a66")
-    ax.set_yticks(range(len(shown)), [f"{g.condition} · {g.population}" for g, _ in shown], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_title(shown[0][0].world, fontsize=9)
-    ax.set_xlabel(f"{measure} (mean, 95% CI)")
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    values = [v for _, e in shown for v in (e.mean, e.low, e.high) if v is not None]
+    lo, hi = min(values), max(values)
+    if hi == lo:
+        lo, hi = lo - 1, hi + 1
+    pad = (hi - lo) * 0.08
+    lo, hi = lo - pad, hi + pad
+    left, width, row = 190, 300, 26
+    x = lambda v: round(left + (v - lo) / (hi - lo) * width, 1)  # noqa: E731
+    rows = [{"label": f"{g.condition} · {g.population}", "y": 20 + i * row, "mean": x(e.mean),
+             "low": x(e.low) if e.low is not None else None, "high": x(e.high) if e.high is not None else None,
+             "text": _fmt(e.mean)} for i, (g, e) in enumerate(shown)]
+    ticks = [{"x": x(lo + (hi - lo) * k / 4), "text": f"{lo + (hi - lo) * k / 4:.3g}"} for k in range(5)]
+    height = 20 + len(shown) * row + 30
+    return {"rows": rows, "ticks": ticks, "height": height, "axis_y": height - 28, "left": left,
+            "right": left + width, "title": groups[0].world, "xlabel": f"{measure} (mean, 95% CI)"}
 
 
 def _by_world(groups: list[Group]) -> dict[str, list[Group]]:
@@ -102,7 +97,7 @@ def render_html(comparison: Comparison) -> str:
     env.filters["fmt"] = _fmt
     return env.get_template("compare.html.j2").render(
         c=comparison, measures=comparison.measures, rows=summary_rows(comparison), paired=paired_rows(comparison),
-        plots=[{"measure": f"{world}: {m}", "data": _interval_plot(groups, m)}
+        plots=[{"measure": f"{world}: {m}", "svg": _interval_plot(groups, m)}
                for world, groups in _by_world(comparison.groups).items() for m in comparison.measures
                if any(g.estimate(m).n for g in groups)],
     )
