@@ -11,7 +11,7 @@ KERNEL_STAMP := $(VENV)/.step-kernel
 LOCK := requirements.lock
 PIP_VERSION := 26.3
 UV_VERSION := 0.13.8
-LOCK_EXTRAS := test
+LOCK_EXTRAS := test ray
 LOCK_TOOL := $(VENV)/lock-tool
 
 .PHONY: run test test-all test-llm setup lock check-node mqtt-broker
@@ -45,7 +45,7 @@ $(KERNEL_STAMP): $(PY_STAMP) $(NODE_STAMP) $(wildcard blockpact/worlds/step_*.py
 	$(PY) -m blockpact.worlds.step_compile
 	touch $@
 
-# Re-resolve requirements.lock from pyproject.toml (its dependencies and the `test` extra), with hashes,
+# Re-resolve requirements.lock from pyproject.toml (its dependencies and the `test` and `ray` extras), with hashes,
 # for every platform, keeping the versions already locked where they still fit. After adding or
 # changing a dependency in pyproject.toml: `make lock`, then `make setup`. To move every package to its
 # newest version: `make lock LOCK_ARGS=--upgrade`.

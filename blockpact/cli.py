@@ -19,6 +19,8 @@ COMMAND_GROUPS: list[str] = [
     "blockpact.bridge.server_cli",
     "blockpact.bridge.cli",
     "blockpact.experiments.org.cli",
+    "blockpact.experiments.compare_cli",
+    "blockpact.experiments.sweep_cli",
 ]
 
 

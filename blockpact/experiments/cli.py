@@ -36,6 +36,8 @@ from blockpact.experiments.llm_accounting import budget_for, llm_table
 from blockpact.experiments.resume import ResumePoint, repair_tail, set_aside_skills, unit_json
 from blockpact.experiments.run_events import EventWriter
 from blockpact.experiments.rundir import RunDir, default_run_root
+from blockpact.experiments.scenario import is_scenario_file
+from blockpact.experiments.explicit_flags import track_explicit
 from blockpact.experiments.settings import run_settings
 from blockpact.worlds.spec import WorldSpec
 
@@ -44,7 +46,8 @@ from blockpact.worlds.spec import WorldSpec
 def register(sub: argparse._SubParsersAction) -> None:
     d = run_settings()["run"]
     p = sub.add_parser("run", help="run the contract experiment on a world and write a run directory with a report")
-    p.add_argument("world", nargs="?", default="double_vein", help="built-in name or path (default: double_vein)")
+    p.add_argument("world", nargs="?", default="double_vein", help="built-in name or path (default: double_vein), "
+                   "or a scenario file (SCENARIO.toml; the options below override its values)")
     p.add_argument("--backend", choices=("sim", "minecraft"), default=d["backend"], help=f"(default {d['backend']})")
     p.add_argument("--agents", choices=("scripted", "llm"), default=d["agents"], help=f"(default {d['agents']})")
     p.add_argument("--contract", metavar="none|negotiate|TEXT|@FILE", default=None,
@@ -67,6 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--llm-budget", metavar="AMOUNT", help="stop the run cleanly when its LLM calls have used this "
                    "many tokens (200000, 200k) or dollars ($1.50, 1.5usd; needs prices in llm.toml); cached replies "
                    "are free; units not started are reported as not run")
+    track_explicit(p)  # a scenario file's values give way only to flags the user typed
     p.set_defaults(handler=cmd_run)
 
     u = sub.add_parser("resume", help="finish an interrupted run: redo its unfinished (condition, seed) units with "
@@ -103,6 +107,10 @@ def require_something_of_value(spec: WorldSpec) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from blockpact.worlds.loader import load_world
 
+    if is_scenario_file(args.world):
+        from blockpact.experiments.scenario_run import run_scenario
+
+        return run_scenario(args)
     if args.seeds < 1 or args.episodes < 1 or args.parallel < 1:
         raise UserError("--seeds, --episodes and --parallel must be at least 1")
     check_backend(args.backend)
@@ -185,7 +193,12 @@ def execute(plan: RunPlan, run_dir: RunDir, live_options: LiveOptions, writer: E
     stop: Stop | None = None
     with SigtermAsInterrupt() as sigterm:
         try:
-            participants = participants_for(plan.agents, plan.backend, run_dir, llm, live, budget)
+            if plan.population is not None:  # a scenario's population (experiments/population.py)
+                from blockpact.experiments.population import plan_participants
+
+                participants = plan_participants(plan, run_dir, llm, live, budget)
+            else:
+                participants = participants_for(plan.agents, plan.backend, run_dir, llm, live, budget)
             with writer, RunProgress(console, episodes) as progress:
                 writer.listeners.append(progress)
                 try:

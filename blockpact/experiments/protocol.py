@@ -146,6 +146,11 @@ class RunPlan:
     # without the key (llm_record.settings_record), the live server options (None: not used).
     llm: Mapping[str, Any] | None = None
     live: Mapping[str, Any] | None = None
+    # Scenario runs (experiments/scenario.py): who fills each player slot ({player: "llm:MODEL" |
+    # "scripted" | "scripted:greedy" | "scripted:cooperative"}), the judges, and the scenario file.
+    population: Mapping[str, str] | None = None
+    judge: Mapping[str, Any] | None = None
+    scenario: Mapping[str, Any] | None = None
 
     @property
     def units(self) -> list[Unit]:
@@ -195,6 +200,9 @@ def run_start_data(plan: RunPlan) -> dict[str, Any]:
         "versions": versions(spec),
         "llm": dict(plan.llm) if plan.llm is not None else None,
         "live": dict(plan.live) if plan.live is not None else None,
+        "population": dict(plan.population) if plan.population is not None else None,
+        "judge": dict(plan.judge) if plan.judge is not None else None,
+        "scenario": dict(plan.scenario) if plan.scenario is not None else None,
     }
 
 

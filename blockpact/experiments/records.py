@@ -32,6 +32,9 @@ class RunConfig:
     versions: dict[str, Any]
     llm: dict[str, Any] | None = None  # LLM settings without the key (llm_record), None for scripted runs
     live: dict[str, Any] | None = None  # live server options, None on the simulator
+    population: dict[str, str] | None = None  # scenario runs: who filled each player slot
+    judge: dict[str, Any] | None = None  # scenario runs: {"llm": model or None, "apply_llm": bool}
+    scenario: dict[str, Any] | None = None  # scenario runs: {"name", "path", "text"}
 
 
 @dataclass
@@ -208,6 +211,9 @@ def _config(event: RunEvent) -> RunConfig:
         versions=dict(d.get("versions", {})),
         llm=d.get("llm"),
         live=d.get("live"),
+        population=d.get("population"),
+        judge=d.get("judge"),
+        scenario=d.get("scenario"),
     )
 
 

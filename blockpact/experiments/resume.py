@@ -74,7 +74,8 @@ class ResumePoint:
 
     def plan(self) -> RunPlan:
         c = self.run.config
-        return RunPlan(recorded_world(self.run), c.backend, c.agents, c.conditions, c.seeds, c.episodes, c.llm, c.live)
+        return RunPlan(recorded_world(self.run), c.backend, c.agents, c.conditions, c.seeds, c.episodes, c.llm, c.live,
+                       c.population, c.judge, c.scenario)
 
 
 def recorded_world(run: RunRecord) -> WorldSpec:

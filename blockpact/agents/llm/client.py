@@ -20,6 +20,7 @@ from blockpact.agents.llm.budget import Budget, LLMBudgetSpent
 from blockpact.agents.llm.backend import OpenAIBackend, RawReply, TransientFailure
 from blockpact.agents.llm.cache import ResponseCache
 from blockpact.agents.llm.errors import LLMNotConfigured, LLMUnavailable, LLMUnreachable
+from blockpact.agents.llm.gate import gated
 from blockpact.agents.llm.settings import BASE_URL_ENV, LLMSettings, load_llm_settings
 from blockpact.agents.llm.transcript import Transcript
 
@@ -123,7 +124,9 @@ class LLMClient:
         try:
             self._check_budget()
             reply = await self._with_retries(
-                lambda: self._backend.chat(request["model"], request["messages"], request["params"], timeout),
+                lambda: gated(self.settings.base_url,  # a sweep's bound per endpoint across processes (gate.py)
+                              lambda: self._backend.chat(request["model"], request["messages"], request["params"],
+                                                         timeout)),
                 call.failures,
             )
         except Exception as exc:

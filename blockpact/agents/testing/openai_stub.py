@@ -143,6 +143,8 @@ class OpenAIStub:
         self._port: int | None = None
         self._thread: threading.Thread | None = None
         self.requests: list[RecordedRequest] = []
+        self.in_flight = 0  # chat completions being answered now, and the most at once
+        self.max_in_flight = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -331,9 +333,19 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
                 self._send_json(*refusal)
                 return
             script = stub._next_script(body)
-            delay = script.delay_s + quirks.latency_s
-            if delay and stub._stopping.wait(delay):
-                return  # stopped while delaying
+            with stub._lock:
+                stub.in_flight += 1
+                stub.max_in_flight = max(stub.max_in_flight, stub.in_flight)
+            try:
+                delay = script.delay_s + quirks.latency_s
+                if delay and stub._stopping.wait(delay):
+                    return  # stopped while delaying
+                self._answer(script, body, quirks)
+            finally:
+                with stub._lock:
+                    stub.in_flight -= 1
+
+        def _answer(self, script: StubReply, body: dict[str, Any], quirks: ServerQuirks) -> None:
             if script.stall:
                 self._stall()
             elif script.raw_body is not None:
@@ -374,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reply", help="always answer this text (default: echo the last user message)")
     parser.add_argument("--api-key", help="require this bearer key (default: accept any)")
     parser.add_argument("--world", help="play every blockpact role on this world (e.g. for `blockpact run --agents llm`)")
+    parser.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
+                        help="add this delay to every chat completion, as a hosted model's latency")
     args = parser.parse_args(argv)
     responder: Responder = (lambda _req: args.reply) if args.reply is not None else echo_last_user_message
     if args.world is not None:
@@ -381,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
         from blockpact.worlds.loader import load_world
 
         responder = ProtocolResponder(load_world(args.world))
-    stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port)
+    stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port,
+                      quirks=ServerQuirks(latency_s=args.latency))
     with stub:
         print(f"OpenAI-compatible stub listening on {stub.base_url}", flush=True)
         print(f"  export OPENAI_BASE_URL={stub.base_url} OPENAI_MODEL={stub.models[0]}", flush=True)

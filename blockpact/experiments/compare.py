@@ -1,0 +1,245 @@
+"""`blockpact compare`: one table over many runs (and sweeps), as a pure function of each run's
+metrics.json (rebuilt from events.jsonl when missing) and its run_start event.
+
+A sample is one finished seed of one condition of one run. Samples are grouped by world × condition ×
+population (who filled each player slot); each group gets n, mean and a 95% CI per measure. Paired
+differences compare each condition with the group's baseline condition (`none` when present, else
+the first one) on the seeds both have, seed by seed, so the world's randomness cancels out.
+
+Measures: welfare and Gini always; efficiency and survival when a run's metrics carry them (worlds
+with dynamics), read tolerantly: a number or a boolean under the seed's entry or one table below it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blockpact.errors import UserError
+from blockpact.experiments.stats import Estimate, estimate
+
+MEASURES = ("welfare", "gini", "efficiency", "survival")
+# Names a measure may have in a seed's metrics (the GovSim measures come from another part of blockpact).
+ALIASES = {"welfare": ("welfare",), "gini": ("gini",), "efficiency": ("efficiency",),
+           "survival": ("survival", "survival_time", "survived")}
+BASELINE = "none"
+
+
+@dataclass(frozen=True)
+class RunSource:
+    path: Path
+    world: str
+    population: dict[str, str]  # player slot -> who filled it ("scripted", "llm:MODEL", "scripted:greedy", ...)
+    metrics: dict[str, Any]
+
+    @property
+    def population_label(self) -> str:
+        return population_label(self.population)
+
+
+@dataclass(frozen=True)
+class Sample:
+    world: str
+    condition: str
+    population: str
+    seed: int
+    run: Path
+    values: dict[str, float]  # measure -> value; only the measures this run has
+
+
+@dataclass
+class Group:
+    world: str
+    condition: str
+    population: str
+    contract_mode: str | None
+    samples: list[Sample] = field(default_factory=list)
+    seeds_planned: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)  # {"run", "seed", "error"[, "cause"]}: never zeros
+
+    @property
+    def unfinished(self) -> int:
+        """Planned seeds neither finished nor failed (interrupted, not started)."""
+        return max(self.seeds_planned - len({(s.run, s.seed) for s in self.samples})
+                   - len({(f["run"], f.get("seed")) for f in self.failed}), 0)
+
+    def estimate(self, measure: str) -> Estimate:
+        return estimate([s.values[measure] for s in self.samples if measure in s.values])
+
+    def by_seed(self, measure: str) -> dict[int, float]:
+        """One value per seed (the mean when a seed was run more than once)."""
+        values: dict[int, list[float]] = defaultdict(list)
+        for s in self.samples:
+            if measure in s.values:
+                values[s.seed].append(s.values[measure])
+        return {seed: sum(v) / len(v) for seed, v in values.items()}
+
+
+@dataclass(frozen=True)
+class Paired:
+    world: str
+    population: str
+    baseline: str
+    condition: str
+    measure: str
+    seeds: list[int]  # matched seeds
+    differences: list[float]  # condition − baseline, per matched seed
+    unmatched: int  # seeds that only one of the two conditions has
+
+    @property
+    def estimate(self) -> Estimate:
+        return estimate(self.differences)
+
+
+@dataclass
+class Comparison:
+    groups: list[Group]
+    paired: list[Paired]
+    runs: list[RunSource]
+    warnings: list[str]
+
+    @property
+    def measures(self) -> list[str]:
+        """The measures at least one sample has, in MEASURES order."""
+        have = {m for g in self.groups for s in g.samples for m in s.values}
+        return [m for m in MEASURES if m in have]
+
+
+def population_label(population: Mapping[str, str]) -> str:
+    kinds = set(population.values())
+    if len(kinds) == 1:
+        return next(iter(kinds))
+    return ", ".join(f"{p}={k}" for p, k in sorted(population.items()))
+
+
+def find_runs(paths: Iterable[Path]) -> list[Path]:
+    """Run directories: each path that holds events.jsonl, else every run directory below it (a sweep)."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if not path.is_dir():
+            raise UserError(f"{path}: not a directory (expected a run directory or a sweep directory)")
+        if (path / "events.jsonl").is_file():
+            found.append(path)
+            continue
+        below = sorted(p.parent for p in path.rglob("events.jsonl"))
+        if not below:
+            raise UserError(f"{path}: no run directories in it (no events.jsonl found)")
+        found.extend(below)
+    unique = list(dict.fromkeys(p.resolve() for p in found))
+    return unique
+
+
+def _run_start(events: Path) -> dict[str, Any]:
+    with events.open(encoding="utf-8") as f:
+        first = f.readline()
+    try:
+        event = json.loads(first)
+    except ValueError as exc:
+        raise UserError(f"{events}:1: not a JSON event ({exc})") from None
+    if event.get("kind") != "run_start":
+        raise UserError(f"{events}:1: expected the run_start event, found {event.get('kind')!r}")
+    return event["data"]
+
+
+def population_of(start: Mapping[str, Any]) -> dict[str, str]:
+    """Who filled each slot: recorded by scenario runs; derived from `agents` for plain runs."""
+    if start.get("population"):
+        return {p: str(who) for p, who in start["population"].items()}
+    agents = start.get("agents", "scripted")
+    if agents == "llm":
+        model = (start.get("llm") or {}).get("model") or "?"
+        agents = f"llm:{model}"
+    return {p: agents for p in start.get("players", [])}
+
+
+def load_run(path: Path) -> RunSource:
+    """The run's metrics.json; rebuilt in memory from events.jsonl when it is missing (nothing is written)."""
+    start = _run_start(path / "events.jsonl")
+    metrics_path = path / "metrics.json"
+    if metrics_path.is_file():
+        try:
+            metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise UserError(f"{metrics_path}: not valid JSON ({exc}); rebuild it with `blockpact report {path}`") from None
+    else:
+        from blockpact.experiments.metrics_file import run_metrics
+        from blockpact.experiments.records import read_run
+
+        metrics = run_metrics(read_run(path / "events.jsonl"))
+    return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics)
+
+
+def measure_values(seed_run: Mapping[str, Any]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for measure in MEASURES:
+        value = _find(seed_run, ALIASES[measure])
+        if value is not None:
+            out[measure] = value
+    return out
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None
+
+
+def _find(entry: Mapping[str, Any], names: Sequence[str]) -> float | None:
+    for name in names:
+        if (v := _number(entry.get(name))) is not None:
+            return v
+    for child in entry.values():
+        if isinstance(child, Mapping):
+            for name in names:
+                if (v := _number(child.get(name))) is not None:
+                    return v
+    return None
+
+
+def compare(paths: Iterable[Path]) -> Comparison:
+    runs = [load_run(p) for p in find_runs(paths)]
+    groups: dict[tuple[str, str, str], Group] = {}
+    warnings: list[str] = []
+    for run in runs:
+        if run.metrics.get("status") not in (None, "complete"):
+            warnings.append(f"{run.path}: run status {run.metrics.get('status')!r}: only its finished seeds count")
+        for name, cond in run.metrics.get("conditions", {}).items():
+            key = (run.world, name, run.population_label)
+            group = groups.setdefault(key, Group(*key, cond.get("contract_mode")))
+            group.seeds_planned += int(cond.get("seeds_planned", 0))
+            group.failed.extend({"run": str(run.path), **e} for e in cond.get("errors", []))
+            for seed_run in cond.get("runs", []):
+                group.samples.append(Sample(*key, int(seed_run["seed"]), run.path, measure_values(seed_run)))
+    ordered = sorted(groups.values(), key=lambda g: (g.world, g.population, g.condition != BASELINE, g.condition))
+    for g in ordered:
+        seeds = [s.seed for s in g.samples]
+        if len(seeds) != len(set(seeds)):
+            warnings.append(f"{g.world} / {g.condition} / {g.population}: some seeds were run more than once; "
+                            "paired differences use each seed's mean")
+    return Comparison(ordered, paired_differences(ordered), runs, warnings)
+
+
+def paired_differences(groups: Sequence[Group]) -> list[Paired]:
+    by_cell: dict[tuple[str, str], list[Group]] = defaultdict(list)
+    for g in groups:
+        by_cell[(g.world, g.population)].append(g)
+    out: list[Paired] = []
+    for (world, population), cell in by_cell.items():
+        base = next((g for g in cell if g.condition == BASELINE), cell[0])
+        for other in cell:
+            if other is base:
+                continue
+            for measure in MEASURES:
+                a, b = base.by_seed(measure), other.by_seed(measure)
+                if not a or not b:
+                    continue
+                matched = sorted(set(a) & set(b))
+                out.append(Paired(world, population, base.condition, other.condition, measure, matched,
+                                  [b[s] - a[s] for s in matched], len(set(a) ^ set(b))))
+    return out

@@ -1,0 +1,64 @@
+"""`blockpact compare DIR...`: one table over runs and sweeps, written as CSV, JSON and HTML."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from blockpact.experiments.compare import Comparison, compare
+from blockpact.experiments.compare_output import write_comparison
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="compare runs and sweeps: per world × condition × population n, mean and "
+                       "95%% CI of welfare, Gini (and efficiency, survival where present), paired differences "
+                       "on matched seeds; CSV + HTML")
+    p.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="run directories, or directories holding them "
+                   "(a sweep)")
+    p.add_argument("--out", type=Path, default=Path("comparison"), help="where to write compare.csv, paired.csv, "
+                   "compare.json and compare.html (default ./comparison)")
+    p.set_defaults(handler=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    comparison = compare(args.dirs)
+    files = write_comparison(comparison, args.out)
+    console = Console()
+    print_comparison(console, comparison)
+    console.print(f"written: {files['summary']}, {files['paired']}, {files['html']}", markup=False, highlight=False,
+                  soft_wrap=True)
+    return 0
+
+
+def _ci(mean: float | None, low: float | None, high: float | None, digits: int) -> str:
+    if mean is None:
+        return "–"
+    if low is None or high is None:
+        return f"{mean:.{digits}f}"
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def print_comparison(console: Console, c: Comparison) -> None:
+    for w in c.warnings:
+        console.print(f"warning: {w}", style="yellow", markup=False, highlight=False, soft_wrap=True)
+    digits = {"gini": 3}
+    table = Table("world", "condition", "population", "n", "failed",
+                  *[f"{m} mean [95% CI]" for m in c.measures], title=f"{len(c.runs)} run(s)")
+    for g in c.groups:
+        cells = []
+        for m in c.measures:
+            e = g.estimate(m)
+            cells.append(_ci(e.mean, e.low, e.high, digits.get(m, 2)))
+        table.add_row(g.world, g.condition, g.population, str(len(g.samples)), str(len(g.failed)), *cells)
+    console.print(table)
+    if c.paired:
+        paired = Table("world", "population", "difference", "measure", "pairs", "mean [95% CI]",
+                       title="paired differences on matched seeds")
+        for p in c.paired:
+            e = p.estimate
+            paired.add_row(p.world, p.population, f"{p.condition} − {p.baseline}", p.measure, str(e.n),
+                           _ci(e.mean, e.low, e.high, digits.get(p.measure, 2)))
+        console.print(paired)

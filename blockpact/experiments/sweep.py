@@ -1,0 +1,163 @@
+"""`blockpact sweep`: a study's units run as independent pieces, each into its own run directory,
+with one index on the driver.
+
+A unit is played where a worker is (a local process, or a Ray worker on any machine) by
+`play_unit`, which needs only the unit itself. The driver skips units whose run directory says they
+finished, redoes from scratch those cut short, and records every outcome in `index.json` as it
+arrives, so an interrupted sweep re-run picks up where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import shutil
+import tempfile
+import time
+import traceback
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blockpact.experiments.study import Study, Unit
+
+INDEX = "index.json"
+# A unit's outcome: "complete" (every seed finished), "error" (the run ended, a seed failed: recorded in
+# its events), "failed" (no run: the unit could not start or crashed), "interrupted".
+FINISHED = ("complete", "error")
+
+
+@dataclass
+class UnitResult:
+    id: str
+    dir: str  # relative to the sweep directory
+    status: str
+    seconds: float
+    error: str | None = None
+    welfare: dict[str, float | None] | None = None  # per condition, the seed's welfare (None: the seed failed)
+    worker: str | None = None  # host:pid that played it
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def unit_status(run_root: Path) -> str | None:
+    """What a unit's run directory says: its outcome if it finished, None if absent or cut short."""
+    metrics = run_root / "metrics.json"
+    if not metrics.is_file():
+        return None
+    try:
+        data = json.loads(metrics.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+    if data.get("status") not in ("complete", "stopped"):  # stopped: its LLM budget was spent (a failure)
+        return None
+    if data.get("status") == "stopped" or data.get("all_completed") is False:
+        return "error"
+    return "error" if any(c.get("failures") or c.get("errors") for c in data.get("conditions", {}).values()) else "complete"
+
+
+def _welfare(run_root: Path) -> dict[str, float | None]:
+    data = json.loads((run_root / "metrics.json").read_text(encoding="utf-8"))
+    return {name: (c["runs"][0]["welfare"] if c.get("runs") else None) for name, c in data["conditions"].items()}
+
+
+def write_outputs(run_dir: Any, plots: bool) -> None:
+    """metrics.json and report.html; the PNG plots only when asked (they cost more CPU than a
+    scripted unit's play: matplotlib's import and rendering)."""
+    if plots:
+        from blockpact.experiments.outputs import build_outputs
+
+        build_outputs(run_dir)
+        return
+    from blockpact.experiments.metrics_file import run_metrics, write_metrics
+    from blockpact.experiments.records import read_run
+    from blockpact.experiments.report import write_report
+
+    run = read_run(run_dir.events)
+    metrics = run_metrics(run)
+    write_metrics(metrics, run_dir.metrics)
+    write_report(run, metrics, [], run_dir.report)
+
+
+def play_unit(unit: Unit, run_root: Path) -> UnitResult:
+    """Play one unit into `run_root` (a fresh directory) and report how it ended. Runs in a worker."""
+    from blockpact.experiments.llm_record import settings_from_record
+    from blockpact.experiments.population import plan_participants
+    from blockpact.experiments.protocol import RunProtocol
+    from blockpact.experiments.run_events import EventWriter
+    from blockpact.experiments.rundir import RunDir
+    from blockpact.experiments.scenario_run import scenario_plan
+    from blockpact.worlds.loader import load_world
+
+    started = time.monotonic()
+    worker = f"{os.uname().nodename}:{os.getpid()}"
+    rel = str(unit.dir)
+    try:
+        with tempfile.TemporaryDirectory(prefix="blockpact-unit-") as tmp:
+            world_file = Path(tmp) / f"{unit.world_name}.toml"
+            world_file.write_text(unit.world_text, encoding="utf-8")
+            scenario = dataclasses.replace(unit.scenario, world=str(world_file))
+            spec = load_world(world_file)
+            llm = settings_from_record(unit.llm) if unit.llm is not None else None
+            plan = scenario_plan(scenario, spec, llm)
+            run_dir = RunDir.create(run_root)
+            participants = plan_participants(plan, run_dir, llm)
+            with EventWriter(run_dir.events) as writer:
+                asyncio.run(RunProtocol(plan, participants, writer).run())
+            write_outputs(run_dir, unit.plots)
+    except KeyboardInterrupt:
+        return UnitResult(unit.id, rel, "interrupted", time.monotonic() - started, "interrupted", worker=worker)
+    except Exception as exc:  # the unit is a failure to report; the sweep goes on
+        return UnitResult(unit.id, rel, "failed", time.monotonic() - started, f"{type(exc).__name__}: {exc}\n"
+                          f"{traceback.format_exc()}", worker=worker)
+    status = unit_status(run_root) or "interrupted"
+    return UnitResult(unit.id, rel, status, time.monotonic() - started, welfare=_welfare(run_root), worker=worker)
+
+
+class Index:
+    """index.json of a sweep: the study, and every unit's latest outcome (written after each one)."""
+
+    def __init__(self, root: Path, study: Study) -> None:
+        self.root = root
+        self.path = root / INDEX
+        self.study = study
+        self.units: dict[str, dict[str, Any]] = {}
+        if self.path.is_file():
+            self.units = json.loads(self.path.read_text(encoding="utf-8")).get("units", {})
+
+    def record(self, result: UnitResult) -> None:
+        self.units[result.id] = result.to_json()
+        self.write()
+
+    def note_finished(self, unit: Unit, run_root: Path) -> None:
+        """A unit found finished in its directory (e.g. one that ended while a sweep was being interrupted)."""
+        status = unit_status(run_root)
+        if status is not None and self.units.get(unit.id, {}).get("status") != status:
+            self.units[unit.id] = UnitResult(unit.id, str(unit.dir), status, 0.0, welfare=_welfare(run_root)).to_json()
+
+    def write(self) -> None:
+        doc = {"study": self.study.name, "study_file": str(self.study.path), "study_text": self.study.text,
+               "units": self.units}
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        tmp.replace(self.path)
+
+
+def plan_sweep(root: Path, units: Iterable[Unit], retry_errors: bool = False) -> tuple[list[Unit], list[Unit]]:
+    """(to run, skipped). A unit whose run finished is skipped (one whose seed failed too, unless
+    `retry_errors`); a directory cut short is removed: its unit runs again from the start."""
+    todo, skipped = [], []
+    for unit in units:
+        run_root = root / unit.dir
+        status = unit_status(run_root)
+        if status == "complete" or (status == "error" and not retry_errors):
+            skipped.append(unit)
+            continue
+        if run_root.exists():
+            shutil.rmtree(run_root)
+        todo.append(unit)
+    return todo, skipped

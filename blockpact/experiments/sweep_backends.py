@@ -1,0 +1,176 @@
+"""Where a sweep's units run: a local process pool, or Ray (a local instance or a cluster's address).
+
+Both yield each unit's result as it finishes, with the unit's run directory in place under the sweep
+directory: local workers write it there directly; a Ray worker, which may be on another machine,
+plays into a scratch directory and sends it back as a tar archive that the driver unpacks.
+LLM requests are bounded per endpoint across all workers by a shared gate (agents/llm/gate.py).
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import signal
+import tarfile
+import tempfile
+from collections.abc import Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+from blockpact.experiments.study import Unit
+from blockpact.experiments.sweep import UnitResult, play_unit
+
+
+def endpoint_bounds(units: list[Unit], bound: int) -> dict[str, int]:
+    """Every LLM endpoint the units call, each with the study's bound."""
+    return {u.llm["base_url"]: bound for u in units if u.llm is not None and u.llm.get("base_url")}
+
+
+def _failed(unit: Unit, error: BaseException) -> UnitResult:
+    return UnitResult(unit.id, str(unit.dir), "failed", 0.0, f"{type(error).__name__}: {error}")
+
+
+# -- local process pool ---------------------------------------------------------------------------
+
+_interrupted = False  # in a worker: Ctrl-C seen, so units still queued to it are not started
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    global _interrupted
+    _interrupted = True
+    raise KeyboardInterrupt
+
+
+def _init_local_worker(semaphores: Mapping[str, Any]) -> None:
+    from blockpact.agents.llm import gate
+
+    signal.signal(signal.SIGINT, _on_sigint)
+    for url, semaphore in semaphores.items():
+        gate.install(url, gate.SemaphoreGate(semaphore))
+
+
+def _play_local(unit: Unit, run_root: str) -> UnitResult:
+    if _interrupted:
+        return UnitResult(unit.id, str(unit.dir), "interrupted", 0.0, "not started: the sweep was interrupted")
+    return play_unit(unit, Path(run_root))
+
+
+def local_results(root: Path, units: list[Unit], workers: int, bounds: Mapping[str, int]) -> Iterator[UnitResult]:
+    """Fresh processes (spawn, not fork: no inherited threads or Node children), `workers` at a time."""
+    ctx = multiprocessing.get_context("spawn")
+    manager = ctx.Manager() if bounds else None
+    try:
+        semaphores = {url: manager.BoundedSemaphore(n) for url, n in bounds.items()} if manager else {}
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_local_worker,
+                                 initargs=(semaphores,)) as pool:
+            pending: dict[Future[UnitResult], Unit] = {
+                pool.submit(_play_local, unit, str(root / unit.dir)): unit for unit in units}
+            try:
+                while pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        unit = pending.pop(future)
+                        try:
+                            yield future.result()
+                        except Exception as exc:  # a worker died (killed, out of memory)
+                            yield _failed(unit, exc)
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+    finally:
+        if manager is not None:
+            manager.shutdown()
+
+
+# -- Ray ------------------------------------------------------------------------------------------
+
+class RayGate:
+    """A gate held by a Ray actor, so workers on every machine share one bound per endpoint."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+
+    async def acquire(self) -> None:
+        await self.actor.acquire.remote()
+
+    async def release(self) -> None:
+        await self.actor.release.remote()
+
+
+class _SemaphoreActor:
+    def __init__(self, slots: int) -> None:
+        import asyncio
+
+        self.semaphore = asyncio.Semaphore(slots)
+
+    async def acquire(self) -> None:
+        await self.semaphore.acquire()
+
+    async def release(self) -> None:
+        self.semaphore.release()
+
+
+def _play_ray(unit: Unit, actors: Mapping[str, Any]) -> tuple[UnitResult, bytes]:
+    """On a Ray worker: play into a scratch directory, send the run directory back as a tar.gz."""
+    from blockpact.agents.llm import gate
+
+    for url, actor in actors.items():
+        gate.install(url, RayGate(actor))
+    with tempfile.TemporaryDirectory(prefix="blockpact-ray-unit-") as tmp:
+        run_root = Path(tmp) / "run"
+        result = play_unit(unit, run_root)
+        buffer = io.BytesIO()
+        if run_root.exists():
+            with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+                tar.add(run_root, arcname=".")
+        return result, buffer.getvalue()
+
+
+def _unpack(archive: bytes, target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        tar.extractall(target, filter="data")
+
+
+def ray_results(root: Path, units: list[Unit], address: str | None, workers: int,
+                bounds: Mapping[str, int]) -> Iterator[UnitResult]:
+    """On the cluster at `address`, or on a local Ray instance with `workers` CPUs (None address)."""
+    try:
+        import ray
+    except ImportError:
+        from blockpact.errors import UserError
+
+        raise UserError("--ray needs Ray: pip install 'blockpact[ray]'") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+    try:
+        actor_class = ray.remote(_SemaphoreActor)
+        actors = {url: actor_class.remote(n) for url, n in bounds.items()}
+        # max_calls=1: each unit in a fresh worker process, which exits (stopping its Node runtime) after it
+        remote = ray.remote(num_cpus=1, max_calls=1)(_play_ray)
+        pending = {remote.remote(unit, actors): unit for unit in units}
+        try:
+            while pending:
+                done, _ = ray.wait(list(pending), num_returns=1)
+                unit = pending.pop(done[0])
+                try:
+                    result, archive = ray.get(done[0])
+                except Exception as exc:  # the worker died, or the task could not be scheduled
+                    yield _failed(unit, exc)
+                    continue
+                if archive:
+                    _unpack(archive, root / unit.dir)
+                yield result
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
+    finally:
+        if started_here:
+            ray.shutdown()
+

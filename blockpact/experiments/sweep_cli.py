@@ -1,0 +1,120 @@
+"""`blockpact sweep STUDY.toml`: every unit of a study (scenario × model × seed) into its own run
+directory under the sweep directory, one index.json, a comparison of all of them at the end."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from blockpact.agents.llm.cli import add_llm_arguments
+from blockpact.errors import UserError
+from blockpact.experiments.study import Study, Unit, load_study
+from blockpact.experiments.sweep import Index, UnitResult, plan_sweep, unit_status
+
+UNITS_FAILED = 3  # some unit did not complete (as `blockpact run` when a seed failed)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sweep", help="run a study (scenarios × models × seeds) as independent units, each its own "
+                       "run directory plus one index; resumable; a local process pool or Ray")
+    p.add_argument("study", type=Path, help="the study file (STUDY.toml)")
+    p.add_argument("--out", type=Path, default=None, help="sweep directory (default runs/sweep-<study name>/); "
+                   "running again into the same directory skips the units that finished")
+    p.add_argument("--workers", type=int, default=None, help="units played at once (default: the number of CPUs)")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run on Ray: a cluster's address, or a local Ray instance when none is given "
+                        "(pip install 'blockpact[ray]')")
+    p.add_argument("--retry-errors", action="store_true", help="also redo units whose run recorded a failed seed")
+    p.add_argument("--plots", action="store_true", help="also draw each unit's PNG plots (default: metrics.json and "
+                   "report.html only; `blockpact report UNIT_DIR` draws them later)")
+    add_llm_arguments(p)
+    p.set_defaults(handler=cmd_sweep)
+
+
+def _llm_record(args: argparse.Namespace):  # noqa: ANN202
+    from blockpact.experiments.llm_record import settings_record
+    from blockpact.experiments.scenario_run import llm_settings_for
+
+    def record(scenario):  # noqa: ANN001, ANN202
+        settings = llm_settings_for(scenario, args)
+        return settings_record(settings) if settings is not None else None
+
+    return record
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from blockpact.experiments.sweep_backends import endpoint_bounds, local_results, ray_results
+
+    study = load_study(args.study)
+    workers = args.workers or os.cpu_count() or 1
+    if workers < 1:
+        raise UserError("--workers must be at least 1")
+    units = study.units(_llm_record(args))  # checks every scenario, world and endpoint before anything runs
+    units = [dataclasses.replace(u, plots=args.plots) for u in units]
+    root = args.out or Path("runs") / f"sweep-{study.name}"
+    root.mkdir(parents=True, exist_ok=True)
+    index = Index(root, study)
+    todo, skipped = plan_sweep(root, units, args.retry_errors)
+    for unit in skipped:
+        index.note_finished(unit, root / unit.dir)
+    index.write()
+    where = f"Ray ({args.ray or 'local instance'})" if args.ray is not None else f"{workers} local worker(s)"
+    print(f"blockpact: sweep {study.name}: {len(units)} units, {len(skipped)} already finished, {len(todo)} to run "
+          f"on {where}; {root}", file=sys.stderr)
+    bounds = endpoint_bounds(todo, study.max_concurrent_per_endpoint)
+    results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
+               else local_results(root, todo, workers, bounds))
+    console = Console(stderr=True)
+    outcome: list[UnitResult] = []
+    interrupted = False
+    try:
+        with _progress(console, len(todo)) as progress:
+            for result in results:
+                index.record(result)
+                outcome.append(result)
+                progress.advance(progress.task_ids[0])
+                if result.status != "complete":
+                    console.print(f"unit {result.id}: {result.status}: {(result.error or '').splitlines()[0:1]}",
+                                  markup=False, highlight=False, soft_wrap=True)
+    except KeyboardInterrupt:
+        interrupted = True
+    return _finish(console, root, study, units, skipped, outcome, interrupted)
+
+
+def _progress(console: Console, total: int) -> Progress:
+    progress = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TextColumn("units"),
+                        TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
+    progress.add_task("units", total=total)
+    return progress
+
+
+def _finish(console: Console, root: Path, study: Study, units: list[Unit], skipped: list[Unit],
+            outcome: list[UnitResult], interrupted: bool) -> int:
+    from blockpact.experiments.compare import compare
+    from blockpact.experiments.compare_output import write_comparison
+
+    counts: dict[str, int] = {}
+    for r in outcome:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    ran = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none run"
+    print(f"blockpact: sweep {study.name}: {ran}; {len(skipped)} skipped (finished before); index: {root / 'index.json'}",
+          file=sys.stderr)
+    finished = [u for u in units if (root / u.dir / "metrics.json").is_file()]
+    if finished:
+        from blockpact.experiments.compare_cli import print_comparison
+
+        comparison = compare([root / u.dir for u in finished])
+        files = write_comparison(comparison, root / "comparison")
+        print_comparison(Console(), comparison)
+        print(f"comparison: {files['html']}")
+    if interrupted:
+        print("blockpact: interrupted; run the same command again to finish the sweep", file=sys.stderr)
+        return 130
+    not_complete = [u for u in units if unit_status(root / u.dir) != "complete"]
+    return 0 if not not_complete else UNITS_FAILED
