@@ -4,12 +4,15 @@ local workers and on Ray, resumable after an interruption, LLM requests bounded 
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -119,13 +122,23 @@ def test_interrupting_and_rerunning_skips_finished_units(tmp_path) -> None:
     assert len(index) == 6 and {r["status"] for r in index.values()} == {"complete"}
 
 
-def test_same_metrics_on_a_local_ray_instance(two_workers, tmp_path) -> None:
+@contextmanager
+def local_ray() -> Iterator[None]:
+    """A local Ray instance (2 CPUs) whose session files (sockets, logs) are removed with it. Its own short
+    temp dir: Ray's socket paths under it must stay within 107 bytes."""
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'blockpact[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    temp = tempfile.mkdtemp(prefix="ray-")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _temp_dir=temp)
     try:
-        assert main(["sweep", str(two_workers / "study" / "study.toml"), "--ray", "--out", str(tmp_path / "r")]) == 0
+        yield
     finally:
         ray.shutdown()
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_same_metrics_on_a_local_ray_instance(two_workers, tmp_path) -> None:
+    with local_ray():
+        assert main(["sweep", str(two_workers / "study" / "study.toml"), "--ray", "--out", str(tmp_path / "r")]) == 0
     assert seed_metrics(tmp_path / "r") == seed_metrics(two_workers / "w2")
     index = json.loads((tmp_path / "r" / "index.json").read_text())
     assert {u["status"] for u in index["units"].values()} == {"complete"}
@@ -211,7 +224,6 @@ def test_the_readme_example_files_load() -> None:
 
 
 def test_llm_requests_are_bounded_per_endpoint_on_ray(tmp_path, llm_env) -> None:
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'blockpact[ray]')")
     world = load_world("double_vein")
     with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY, quirks=ServerQuirks(latency_s=0.2)) as stub:
         (tmp_path / "focal.toml").write_text(
@@ -219,12 +231,9 @@ def test_llm_requests_are_bounded_per_endpoint_on_ray(tmp_path, llm_env) -> None
             f'[players]\nGizmo = "llm:stub-model"\nGlitch = "llm:stub-model"\n[llm]\nbase_url = "{stub.base_url}"\n')
         (tmp_path / "study.toml").write_text('[study]\nscenarios = ["focal.toml"]\nseeds = 3\n'
                                              '[llm]\nmax_concurrent_per_endpoint = 1\n')
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-        try:
+        with local_ray():
             assert main(["sweep", str(tmp_path / "study.toml"), "--ray", "--out", str(tmp_path / "s"),
                          "--no-llm-cache"]) == 0
-        finally:
-            ray.shutdown()
         assert stub.max_in_flight == 1 and len(stub.chat_requests) > 3
     index = json.loads((tmp_path / "s" / "index.json").read_text())["units"]
     assert len(index) == 3 and {u["status"] for u in index.values()} == {"complete"}

@@ -35,7 +35,9 @@ from harness import procfs
 
 MARK = "BLOCKPACT_TEST_SESSION"
 CHECKOUT = hashlib.sha1(str(Path(__file__).resolve().parents[2]).encode()).hexdigest()[:8]
-TMP_PREFIX = "blockpact-tests-"
+# Short: programs put Unix sockets under TMPDIR (Ray: .../ray/session_<time>_<pid>/sockets/plasma_store), and a
+# socket path may not exceed 107 bytes.
+TMP_PREFIX = "bpt-"
 # A process told to stop may still be tearing down (Node under load: seconds); only leftovers wait this long.
 GRACE_SECONDS = float(os.environ.get("BLOCKPACT_TEST_GRACE_SECONDS", "10"))
 
@@ -115,11 +117,18 @@ def _note_what_each_test_starts(request: pytest.FixtureRequest):
         return
     pids_before, tmp_before = procfs.pids(), set(os.listdir(_session.tmp))
     yield
-    started = procfs.marked(procfs.pids() - pids_before, MARK, _session.token) - {_runtime_pid()}
+    started = procfs.marked(procfs.pids() - pids_before, MARK, _session.token) - {_runtime_pid(), _resource_tracker_pid()}
     for pid in started:
         _session.origins.setdefault(f"pid {pid}", request.node.nodeid)
     for name in set(os.listdir(_session.tmp)) - tmp_before:
         _session.origins.setdefault(name, request.node.nodeid)
+
+
+def _resource_tracker_pid() -> int | None:
+    """multiprocessing's resource tracker (started by the first spawn-context semaphore, e.g. a sweep's
+    per-endpoint gate) serves this process until it exits: not a leak."""
+    tracker = sys.modules.get("multiprocessing.resource_tracker")
+    return getattr(getattr(tracker, "_resource_tracker", None), "_pid", None)
 
 
 def _close_node_runtime() -> None:
@@ -139,7 +148,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _session is None:
         return
     _close_node_runtime()
-    mine = procfs.marked(procfs.pids() - {os.getpid()}, MARK, _session.token)
+    mine = procfs.marked(procfs.pids() - {os.getpid(), _resource_tracker_pid()}, MARK, _session.token)
     left = procfs.wait_gone(mine, GRACE_SECONDS)
     _session.leftovers += [f"process {pid}: {procfs.command_line(pid)}{_origin(f'pid {pid}')}" for pid in sorted(left)]
     procfs.kill(left)
