@@ -161,11 +161,13 @@ class OpenAIStub:
 
     def stop(self) -> None:
         """Stop serving, end pending delays and close open keep-alive connections."""
-        if self._server is None:
+        with self._lock:  # stopped once, also when a test's thread and its fixture both stop it
+            server, self._server = self._server, None
+        if server is None:
             return
         self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
+        server.shutdown()
+        server.server_close()
         with self._lock:
             for conn in list(self._connections):
                 try:
@@ -174,7 +176,6 @@ class OpenAIStub:
                     pass
         if self._thread is not None:
             self._thread.join(timeout=5)
-        self._server = None
 
     def __enter__(self) -> OpenAIStub:
         return self.start()
