@@ -159,3 +159,30 @@ def test_sigterm_stops_an_org_run_like_ctrl_c(tmp_path: Path) -> None:
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["status"] == "interrupted" and metrics["conditions"]["toa-async"]["seeds_completed"] >= 1
     assert (out / "report.html").is_file()
+
+
+def test_an_endpoint_that_fails_mid_run_fails_the_org_seed_with_cause_endpoint(tmp_path, capsys) -> None:
+    """The endpoint answers the pre-flight check, then 500 for good: the seed is `failed` (endpoint), not an
+    organization that stopped thinking and was scored as not having finished its task."""
+    from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
+    from blockpact.experiments.preflight import is_check_request
+
+    def responder(request: dict) -> StubReply | str:
+        return "ok" if is_check_request(request) else StubReply(status=500)
+
+    out = tmp_path / "outage"
+    with OpenAIStub(responder=responder) as stub:
+        code = main(["org", "run", "collect-logs", "--amount", "4", "--workers", "1", "--agents", "llm",
+                     "--llm-base-url", stub.base_url, "--llm-model", "stub-model", "--no-llm-cache", "--out", str(out)])
+    assert code == 3
+    assert "some seeds failed (endpoint)" in capsys.readouterr().err
+    c = json.loads((out / "metrics.json").read_text())["conditions"]["toa-async"]
+    assert c["seeds_failed"] == 1 and c["seeds_completed"] == 0 and "500" in c["failures"]["endpoint"]["first"]
+
+
+def test_an_unreachable_endpoint_stops_an_org_run_before_anything_is_written(tmp_path, capsys) -> None:
+    out = tmp_path / "nothing"
+    code = main(["org", "run", "collect-logs", "--agents", "llm", "--llm-base-url", "http://127.0.0.1:9/v1",
+                 "--llm-model", "m", "--out", str(out)])
+    assert code == 1 and not out.exists()
+    assert "127.0.0.1:9" in capsys.readouterr().err

@@ -77,10 +77,9 @@ async def ask_json(llm: CountingLLM, role: str, system: str, user: str, check: C
         return data
 
     retry = lambda problem: {"role": "user", "content": render("hourglass_json_error", error=problem)}  # noqa: E731
-    try:
-        asked = await ask_until_usable(llm, role, messages, parse, retry, hourglass_settings().json_attempts)
-    except LLMError as exc:
-        raise StageError(f"{role}: {exc}") from None
+    # An LLMError (the endpoint unavailable, a request refused, no text in any attempt) propagates: the seed
+    # fails with cause `endpoint` (experiments/org/run.py) instead of the agent carrying on as if it had thought.
+    asked = await ask_until_usable(llm, role, messages, parse, retry, hourglass_settings().json_attempts)
     if asked.value is None:
         raise StageError(f"{role}: no usable reply after {asked.attempts} attempts; last problem: {asked.last_problem}")
     return asked.value

@@ -108,6 +108,9 @@ def run_org_command(args: argparse.Namespace) -> int:
         if (problem := llm.problem()) is not None:
             raise UserError(f"--agents llm needs an LLM endpoint: {problem} (see `blockpact llm check`), "
                             "or run the scripted agents (--agents scripted)")
+        from blockpact.experiments.preflight import check_endpoint
+
+        check_endpoint(llm)  # once, before any seed starts and before anything is written
     out = args.out or default_run_root(f"org-{task.name}")
     from blockpact.agents.hourglass.settings import hourglass_settings
 

@@ -6,12 +6,13 @@ the world for success (or a stall) and records time cost.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.hourglass.factory import make_agent
 from blockpact.agents.hourglass.latency import LatencyModel
+from blockpact.agents.llm.errors import LLMError
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.org.roles import leader_of, roles
 from blockpact.agents.org.structures import Organization
@@ -113,6 +114,20 @@ class EpisodeResult:
                 "messages_per_agent": self.messages_per_agent, "think_seconds": self.think_seconds}
 
 
+def _failing_on_endpoint(run: Callable[[Any], Awaitable[Any]], world: Any,
+                         failures: list[LLMError]) -> Callable[[Any], Awaitable[Any]]:
+    """An agent whose LLM endpoint failed after every retry ends the episode at once: its seed is a failure,
+    not an organization that silently stopped thinking."""
+    async def controller(session: Any) -> Any:
+        try:
+            return await run(session)
+        except LLMError as exc:
+            failures.append(exc)
+            world.stop(f"LLM endpoint failed: {exc}")
+            raise
+    return controller
+
+
 async def run_episode(
     task: Task,
     org: Organization,
@@ -154,6 +169,7 @@ async def run_episode(
     known = task.start_inventories(workers)
     model = LatencyModel.fixed(think_seconds) if think_seconds is not None else (latency or hourglass_settings().latency)
     started = time.monotonic()
+    endpoint_failures: list[LLMError] = []
     llm_before = llm.accounting.total() if llm is not None else None
     if emit is not None:
         emit("org_start", {"task": task.name, "description": task.description, "organization": org.to_json(),
@@ -169,9 +185,11 @@ async def run_episode(
             leader = leader_of(org)
             agents[leader].mind.set_objective(task.description, task.stages(), None, None)
 
-            await world.run_agents({a: agents[a].run for a in org.agents})
+            await world.run_agents({a: _failing_on_endpoint(agents[a].run, world, endpoint_failures) for a in org.agents})
     finally:
         await world.close()
+    if endpoint_failures:  # the seed failed (cause `endpoint`): an agent could not think, no outcome to score
+        raise endpoint_failures[0]
     success = referee.success_time is not None
     result = EpisodeResult(
         seed=seed,
