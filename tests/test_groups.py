@@ -69,3 +69,46 @@ def test_welfare_and_gini_per_group_in_metrics_and_report(run_dir: Path) -> None
 def test_a_malformed_group_is_one_clear_error(tmp_path: Path, groups: str, path: str, phrase: str) -> None:
     [problem] = validate_world(world(tmp_path, groups))
     assert problem.path == path and phrase in problem.message and problem.line
+
+
+SHARED = GROUP.replace("until = 60\n", "shared_observation = true\n")
+
+
+def test_a_group_with_shared_observation_shows_members_what_the_others_see(tmp_path: Path) -> None:
+    from blockpact.agents.observation import render_observation, share_group_observations
+
+    spec = load_world(world(tmp_path, SHARED))
+    [group] = spec.groups
+    assert group.shared_observation and group.stands_at(0.0)
+    seen = {p: {"position": [i, 64, 0], "held": None, "inventory": {"stick": i + 1}, "chests": {}, "time": 0.0}
+            for i, p in enumerate(sorted(spec.players))}
+    shared = share_group_observations(seen, spec.groups, 0.0)
+    assert set(shared["Ada"]["group"]) == {"Ben"} and shared["Ben"]["group"]["Ada"]["inventory"] == {"stick": 1}
+    assert "group" not in shared["Cy"] and "group" not in seen["Ada"]  # the input is left as it was
+    text = render_observation(shared["Ada"], spec)
+    assert "Your group members (shared observation): Ben at (1, 64, 0), holding nothing, inventory: stick: 2" in text
+    assert "group members" not in render_observation(shared["Cy"], spec)
+    ended = load_world(world(tmp_path, SHARED.replace("shared_observation = true\n", "shared_observation = true\nuntil = 10\n")))
+    assert "group" not in share_group_observations(seen, ended.groups, 10.0)["Ada"]  # the group no longer stands
+
+
+def test_shared_observation_reaches_the_action_prompts_of_an_llm_run(tmp_path: Path, monkeypatch) -> None:
+    from blockpact.agents.testing.openai_stub import OpenAIStub
+    from blockpact.agents.testing.protocol_responder import ProtocolResponder
+
+    for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    path = world(tmp_path, SHARED)
+    with OpenAIStub(responder=ProtocolResponder(load_world(path))) as stub:
+        assert main(["run", str(path), "--agents", "llm", "--contract", "none", "--seeds", "1", "--no-llm-cache",
+                     "--llm-base-url", stub.base_url, "--llm-model", "stub-model", "--out", str(tmp_path / "r")]) == 0
+        prompts = ["\n".join(str(m.get("content")) for m in r.body["messages"]) for r in stub.chat_requests]
+    shared = [p for p in prompts if "Your group members (shared observation)" in p]
+    assert any("You play as Ada." in p and "Ben at (" in p for p in shared)
+    assert any("You play as Ben." in p and "Ada at (" in p for p in shared)
+    assert not any("You play as Cy." in p for p in shared)
+
+
+def test_shared_observation_must_be_true_or_false(tmp_path: Path) -> None:
+    errors = validate_world(world(tmp_path, SHARED.replace("= true", '= "yes"')))
+    assert any("groups[0].shared_observation" in str(e) and "expected true or false" in str(e) for e in errors), errors

@@ -9,10 +9,10 @@ produce with the same keys from the same facts, so the prompt reads the same on 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec import GroupSpec, WorldSpec
 
 # Not worth a line in a prompt: what every world is full of.
 AIR = frozenset({"air", "cave_air", "void_air"})
@@ -72,4 +72,30 @@ def render_observation(obs: Mapping[str, Any], spec: WorldSpec) -> str:
         f"Chests: {chests_line(obs.get('chests') or {})}",
         f"Other players in view: {players_line(obs.get('nearby_entities'))}",
     ]
+    if obs.get("group"):
+        lines.append(f"Your group members (shared observation): {group_line(obs['group'])}")
     return "\n".join(lines)
+
+
+def group_line(mates: Mapping[str, Mapping[str, Any]]) -> str:
+    return "; ".join(f"{name} at {_position(o.get('position'))}, holding {o.get('held') or 'nothing'}, "
+                     f"inventory: {_items(o.get('inventory') or {}, 'empty')}, "
+                     f"chests seen: {chests_line(o.get('chests') or {})}" for name, o in sorted(mates.items()))
+
+
+def share_group_observations(observations: Mapping[str, Mapping[str, Any]], groups: Sequence[GroupSpec],
+                             now: float) -> dict[str, dict[str, Any]]:
+    """Each player's observation, plus under "group" what the members of its standing groups with
+    `shared_observation` see and hold (AdaSociety's shared observation within a group)."""
+    shared: dict[str, dict[str, Any]] = {p: dict(o) for p, o in observations.items()}
+    for group in groups:
+        if not group.shared_observation or not group.stands_at(now):
+            continue
+        for player in group.members:
+            if player not in shared:
+                continue
+            mates = shared[player].setdefault("group", {})
+            for mate in group.members:
+                if mate != player and mate in observations:
+                    mates[mate] = {k: observations[mate].get(k) for k in ("position", "held", "inventory", "chests")}
+    return shared

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.action import ActionAgent, ActionContext
 from blockpact.agents.critic import CriticProtocol
+from blockpact.agents.observation import share_group_observations
 from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, TaskOutcome, VoyagerLoop, run_together
 from blockpact.bridge.sim_body import SimWorld
 from blockpact.experiments.judging import Judges, settle
@@ -162,7 +163,8 @@ class SimEpisodeEngine:
             results = await world.run_programs(programs, skills=skills, budget=budget)
             return runs.record(results, world.sim.state.log.events)
 
-        observations = {p: await world.observe(p) for p in players}
+        observations = share_group_observations({p: await world.observe(p) for p in players}, episode.spec.groups,
+                                                world.sim.now)
         outcomes = await run_together(loops, [_context(episode, p, task, observations[p]) for p in players], run_programs)
         return outcomes, runs
 

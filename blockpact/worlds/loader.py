@@ -40,7 +40,7 @@ AIR_CHARS = {".", " "}
 CONDITION = re.compile(r"^\s*([a-z0-9_]+)\s+in\s+([A-Za-z0-9_-]+)\s*(<=|>=|==|!=|<|>)\s*(\d+)\s*$")
 
 TOP_KEYS = {"world", "map", "regions", "blocks", "chests", "players", "harvest", "drops", "dynamics", "episode", "groups"}
-GROUP_KEYS = {"name", "members", "share", "from", "until"}
+GROUP_KEYS = {"name", "members", "share", "from", "until", "shared_observation"}
 WORLD_KEYS = {"name", "title", "description", "minecraft_version"}
 MAP_KEYS = {"origin", "size", "legend", "layers"}
 LAYER_KEYS = {"y", "rows", "fill"}
@@ -300,8 +300,12 @@ class _Builder:
             if start is not None and end is not None and end <= start:
                 self.err(f"{path}.until", f"{end:g} is not after from = {start:g} (expected a later time)")
                 continue
+            shared = entry.get("shared_observation", False)
+            if not isinstance(shared, bool):
+                self.err(f"{path}.shared_observation", f"got {shared!r} (expected true or false)")
+                continue
             if share is not None and start is not None:
-                groups.append(GroupSpec(name, tuple(dict.fromkeys(members)), share, start, end))
+                groups.append(GroupSpec(name, tuple(dict.fromkeys(members)), share, start, end, shared))
         return tuple(groups)
 
     def read_map_frame(self, raw: Any) -> tuple[Vec, Vec]:

@@ -159,13 +159,18 @@ class PlayerSpec:
 @dataclass(frozen=True)
 class GroupSpec:
     """Players who pool `share` of what each earns while the group stands ([start, end) in seconds;
-    end None: the episode's end) and split it equally (AdaSociety's reward-sharing groups)."""
+    end None: the episode's end) and split it equally (AdaSociety's reward-sharing groups). With
+    `shared_observation`, each member's observation also shows what the other members see and hold."""
 
     name: str
     members: tuple[str, ...]
     share: float = 1.0
     start: float = 0.0
     end: float | None = None
+    shared_observation: bool = False
+
+    def stands_at(self, t: float) -> bool:
+        return self.start <= t and (self.end is None or t < self.end)
 
 
 @dataclass
