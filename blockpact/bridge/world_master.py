@@ -28,10 +28,11 @@ from blockpact.bridge.world_access import WorldAccess
 from blockpact.bridge.world_compiler import CompiledWorld, compile_world
 from blockpact.config import defaults
 from blockpact.errors import UserError
-from blockpact.worlds.dynamics import Dynamics, ticks_between
+from blockpact.worlds.dynamics import Dynamics
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.spec import Vec, WorldSpec
 from blockpact.worlds.state import WorldState
+from blockpact.worlds.ticks import ticks_between
 
 DYNAMICS_CAUSES = ("regrow", "spawn", "grow")
 RECONCILE_CAUSE = "reconcile"  # a change the journals did not report, found by reading the world back

@@ -9,7 +9,8 @@ from typing import Any
 
 from blockpact.config import defaults
 from blockpact.worlds.clock import Clock, EpisodeOver
-from blockpact.worlds.dynamics import Dynamics, ticks_between
+from blockpact.worlds.dynamics import Dynamics
+from blockpact.worlds.ticks import ticks_between
 from blockpact.worlds.events import Event
 from blockpact.worlds.primitives import AgentAPI, PrimitiveError, ProgramFn
 from blockpact.worlds.spec import Vec, WorldSpec
@@ -32,7 +33,7 @@ class Simulation:
         self.state = WorldState(spec, seed)
         self.timing: dict[str, float] = {k: float(v) for k, v in defaults()["simulator"].items()}
         self.clock = Clock(list(spec.players))
-        self.dynamics = Dynamics(self.state)
+        self.dynamics = Dynamics(self.state, self.timing["tick_seconds"])
         self.last_changed_by: dict[Vec, str] = {}
         self.known_chests: dict[str, dict[Vec, dict[str, int]]] = {p: {} for p in spec.players}
         self._signals: dict[str, deque[str]] = {p: deque() for p in spec.players}
