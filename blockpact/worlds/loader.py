@@ -15,6 +15,7 @@ from typing import Any
 from blockpact.config import default_mc_version, defaults
 from blockpact.errors import UserError
 from blockpact.worlds import mcdata
+from blockpact.worlds.drop_tables import default_drops
 from blockpact.worlds.grid import within_reach
 from blockpact.worlds.rule_blocks import impossible_rule_blocks
 from blockpact.worlds.spec import (
@@ -232,7 +233,7 @@ class _Builder:
         chests = self.read_chests(raw.get("chests"), origin, size, placements)
         players = self.read_players(raw.get("players"), origin, size)
         harvest = self.read_harvest(raw.get("harvest"))
-        drops = self.read_drops(raw.get("drops"))
+        drops = {**default_drops(), **self.read_drops(raw.get("drops"))}  # the world's own tables win
         rules = self.read_rules(raw.get("dynamics"), regions)
         episode = self.table(raw.get("episode"), "episode") or {}
         self.unknown_keys(episode, EPISODE_KEYS, "episode")
