@@ -7,18 +7,13 @@ PY := $(VENV)/bin/python
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.package-lock.json
 
-.PHONY: run test test-all setup check-node mqtt-broker
+.PHONY: run test setup check-node mqtt-broker
 
 run: setup
 	$(VENV)/bin/blockpact run double_vein
 
 test: setup mqtt-broker
 	$(PY) -m pytest
-	node --test tests/js/
-
-# Also the slow tests (marked `slow`: the installed-wheel check).
-test-all: setup mqtt-broker
-	$(PY) -m pytest -m ''
 	node --test tests/js/
 
 setup: $(PY_STAMP) $(NODE_STAMP)

@@ -66,13 +66,14 @@ print("stepped", len(env.possible_agents), "agents")
 """
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # about 90 s: run by `make test-all` (--run-slow)
 @pytest.mark.timeout(600)
 def test_installed_wheel_runs_without_node_modules(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(PROJECT_ROOT / name, src / name)
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (PROJECT_ROOT / name).exists():
+            shutil.copy(PROJECT_ROOT / name, src / name)
     shutil.copytree(PROJECT_ROOT / "blockpact", src / "blockpact", ignore=shutil.ignore_patterns("__pycache__"))
     dist = tmp_path / "dist"
     run = lambda *cmd, **kw: subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)  # noqa: E731
@@ -81,7 +82,12 @@ def test_installed_wheel_runs_without_node_modules(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     py = env_dir / "bin" / "python"
-    run(str(py), "-m", "pip", "install", "--quiet", str(wheel))
+    lock = PROJECT_ROOT / "requirements.lock"
+    if lock.exists():  # the locked dependency versions, as `make setup` installs them
+        run(str(py), "-m", "pip", "install", "--quiet", "--require-hashes", "-r", str(lock))
+        run(str(py), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel))
+    else:
+        run(str(py), "-m", "pip", "install", "--quiet", str(wheel))
     work = tmp_path / "elsewhere"  # not the checkout, so nothing is imported from it
     work.mkdir()
     smoke = run(str(py), "-c", SMOKE, cwd=work)
