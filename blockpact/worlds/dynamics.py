@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blockpact.config import defaults
+from blockpact.settings import settings
 from blockpact.worlds.spec import RegrowRule, SpawnRule
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.step_dynamics import CompiledRules, apply_rules
@@ -26,7 +26,7 @@ CAUSES = ("regrow", "spawn", "grow")  # by the rule kinds REGROW, SPAWN, GROW
 class Dynamics:
     def __init__(self, state: WorldState, tick_seconds: float | None = None) -> None:
         self.state = state
-        self.tick_seconds = float(defaults()["simulator"]["tick_seconds"] if tick_seconds is None else tick_seconds)
+        self.tick_seconds = settings().simulator.tick_seconds if tick_seconds is None else float(tick_seconds)
         ids = state.grid.ids
         shape, origin = np.array(ids.shape, dtype=np.int64), np.array(state.spec.origin, dtype=np.int64)
 

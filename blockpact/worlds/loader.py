@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blockpact.config import default_mc_version, defaults
+from blockpact.config import default_mc_version
 from blockpact.errors import UserError
+from blockpact.settings import settings
 from blockpact.worlds import mcdata
 from blockpact.worlds.drop_tables import default_drops
 from blockpact.worlds.grid import within_reach
@@ -654,7 +655,7 @@ class _Builder:
         """Players must stand somewhere sensible, and every chest must be reachable by some player."""
         from blockpact.worlds.state import build_grid
 
-        reach = float(defaults()["simulator"]["reach"])
+        reach = settings().simulator.reach
         grid = build_grid(spec, self.data)
         walkable: set[Vec] = set()
         for name, player in spec.players.items():
