@@ -31,4 +31,6 @@ def defaults() -> dict[str, Any]:
 
 
 def default_mc_version() -> str:
-    return defaults()["minecraft"]["version"]
+    from blockpact.settings import settings  # typed and validated; imported here: settings imports worlds
+
+    return settings().minecraft.version

@@ -26,12 +26,13 @@ from typing import Any
 
 from blockpact.bridge.world_access import WorldAccess
 from blockpact.bridge.world_compiler import CompiledWorld, compile_world
-from blockpact.config import defaults
 from blockpact.errors import UserError
-from blockpact.worlds.dynamics import Dynamics, ticks_between
+from blockpact.settings import settings
+from blockpact.worlds.dynamics import Dynamics
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.spec import Vec, WorldSpec
 from blockpact.worlds.state import WorldState
+from blockpact.worlds.ticks import ticks_between
 
 DYNAMICS_CAUSES = ("regrow", "spawn", "grow")
 RECONCILE_CAUSE = "reconcile"  # a change the journals did not report, found by reading the world back
@@ -62,7 +63,7 @@ class WorldMaster:
         self.spec = spec
         self.state = state
         self.dynamics = Dynamics(state)
-        self.tick_seconds = float(defaults()["simulator"]["tick_seconds"])
+        self.tick_seconds = settings().simulator.tick_seconds
         self.bot_journal: Callable[[], list[dict[str, Any]]] = list  # set once bots are in: drains their journal
         self.started_at: float | None = None  # wall time of episode time 0
         self.dynamics_time = 0.0  # episode second up to which the dynamics have been applied

@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from blockpact.config import defaults
 from blockpact.errors import UserError
+from blockpact.settings import settings
 
 NAME = re.compile(r"^[A-Za-z_$][\w$]{0,63}$")
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
@@ -80,8 +80,7 @@ class SkillLibrary:
         if not skills or not terms or k <= 0:
             return []
         docs = [Counter(words(f"{s.name} {s.description} {s.code}")) for s in skills]
-        params = defaults()["skills"]
-        k1, b = float(params["bm25_k1"]), float(params["bm25_b"])
+        k1, b = settings().skills.bm25_k1, settings().skills.bm25_b
         avg_len = sum(sum(d.values()) for d in docs) / len(docs) or 1.0
         df = {t: sum(1 for d in docs if t in d) for t in terms}
         scored = []

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blockpact.config import default_mc_version, defaults
+from blockpact.config import default_mc_version
 from blockpact.errors import UserError
+from blockpact.settings import settings
 from blockpact.worlds import mcdata
+from blockpact.worlds.drop_tables import default_drops
 from blockpact.worlds.grid import within_reach
 from blockpact.worlds.rule_blocks import impossible_rule_blocks
 from blockpact.worlds.spec import (
@@ -232,7 +234,7 @@ class _Builder:
         chests = self.read_chests(raw.get("chests"), origin, size, placements)
         players = self.read_players(raw.get("players"), origin, size)
         harvest = self.read_harvest(raw.get("harvest"))
-        drops = self.read_drops(raw.get("drops"))
+        drops = {**default_drops(), **self.read_drops(raw.get("drops"))}  # the world's own tables win
         rules = self.read_rules(raw.get("dynamics"), regions)
         episode = self.table(raw.get("episode"), "episode") or {}
         self.unknown_keys(episode, EPISODE_KEYS, "episode")
@@ -657,7 +659,7 @@ class _Builder:
         """Players must stand somewhere sensible, and every chest must be reachable by some player."""
         from blockpact.worlds.state import build_grid
 
-        reach = float(defaults()["simulator"]["reach"])
+        reach = settings().simulator.reach
         grid = build_grid(spec, self.data)
         walkable: set[Vec] = set()
         for name, player in spec.players.items():

@@ -1,4 +1,5 @@
-"""Block, item, recipe and tool data for one Minecraft version, read from the installed minecraft-data package.
+"""Block, item, recipe and tool data for one Minecraft version, from minecraft-data (a shipped extract of it
+for the pinned version, see `mcdata_extract`; the npm package for any other version).
 
 The simulator and the embedded server read the same JSON, so a rule such as "a stone pickaxe cannot
 harvest diamond ore" or the dig time of iron ore is never restated by hand.
@@ -13,8 +14,7 @@ from pathlib import Path
 
 from blockpact.config import NODE_MODULES, read_toml
 from blockpact.errors import UserError
-
-DATA_ROOT = NODE_MODULES / "minecraft-data" / "minecraft-data" / "data"
+from blockpact.worlds.mcdata_extract import EXTRACT_DIR, NODE_DATA_ROOT, extract_path, node_data_paths, read_node_raw
 
 
 @dataclass(frozen=True)
@@ -80,35 +80,37 @@ class MinecraftData:
 
 
 def available_versions() -> list[str]:
-    paths = _data_paths()
-    return sorted(paths.get("pc", {}))
+    """Versions with data: the shipped extracts, plus whatever minecraft-data in node_modules knows."""
+    shipped = {p.stem for p in EXTRACT_DIR.glob("*.json")}
+    try:
+        return sorted(shipped | set(node_data_paths()))
+    except UserError:
+        return sorted(shipped)
 
 
-def _data_paths() -> dict:
-    index = DATA_ROOT / "dataPaths.json"
-    if not index.exists():
+def _read_raw(version: str) -> dict:
+    """The raw blocks/items/materials/recipes of `version`: the shipped extract when there is one
+    (so an installed wheel needs no Node), else minecraft-data from node_modules."""
+    path = extract_path(version)
+    if path.exists():
+        with open(path) as f:
+            return json.load(f)
+    if not NODE_DATA_ROOT.exists():
+        shipped = ", ".join(sorted(p.stem for p in EXTRACT_DIR.glob("*.json"))) or "none"
         raise UserError(
-            f"minecraft-data is not installed ({index} is missing): run `npm ci` in {NODE_MODULES.parent}"
+            f"no data for Minecraft version {version!r}: blockpact ships {shipped}, and minecraft-data is not "
+            f"installed ({NODE_DATA_ROOT} is missing; run `npm ci` in {NODE_MODULES.parent} for other versions)"
         )
-    with open(index) as f:
-        return json.load(f)
-
-
-def _load(paths: dict[str, str], key: str) -> object:
-    with open(DATA_ROOT / paths[key] / f"{key}.json") as f:
-        return json.load(f)
+    return read_node_raw(version)
 
 
 @cache
 def load(version: str) -> MinecraftData:
     """Data for `version` (cached: the JSON is read once per process)."""
-    all_paths = _data_paths()["pc"]
-    if version not in all_paths:
-        raise UserError(f"unknown Minecraft version {version!r} (minecraft-data knows {', '.join(available_versions()[-8:])}, ...)")
-    paths = all_paths[version]
-    raw_items = _load(paths, "items")
+    raw = _read_raw(version)
+    raw_items = raw["items"]
     item_names = {i["id"]: i["name"] for i in raw_items}
-    raw_blocks = _load(paths, "blocks")
+    raw_blocks = raw["blocks"]
     blocks: dict[str, Block] = {}
     for b in raw_blocks:
         hardness = b.get("hardness")
@@ -121,10 +123,10 @@ def load(version: str) -> MinecraftData:
             drops=tuple(item_names[d] for d in b.get("drops", []) if d in item_names and d != 0),
             solid=b.get("boundingBox") == "block",
         )
-    raw_materials = _load(paths, "materials")
+    raw_materials = raw["materials"]
     tool_speeds = {m: {item_names[int(t)]: float(s) for t, s in speeds.items()} for m, speeds in raw_materials.items()}
     recipes: dict[str, list[Recipe]] = {}
-    for result_id, variants in _load(paths, "recipes").items():
+    for result_id, variants in raw["recipes"].items():
         for v in variants:
             recipe = _parse_recipe(v, item_names)
             if recipe is not None:

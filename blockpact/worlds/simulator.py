@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from blockpact.config import defaults
+from blockpact.settings import settings
 from blockpact.worlds.clock import Clock, EpisodeOver
-from blockpact.worlds.dynamics import Dynamics, ticks_between
+from blockpact.worlds.dynamics import Dynamics
 from blockpact.worlds.events import Event
 from blockpact.worlds.primitives import AgentAPI, PrimitiveError, ProgramFn
 from blockpact.worlds.spec import Vec, WorldSpec
 from blockpact.worlds.state import WorldState
+from blockpact.worlds.ticks import ticks_between
 
 
 @dataclass
@@ -30,9 +32,9 @@ class Simulation:
     def __init__(self, spec: WorldSpec, seed: int = 0) -> None:
         self.spec = spec
         self.state = WorldState(spec, seed)
-        self.timing: dict[str, float] = {k: float(v) for k, v in defaults()["simulator"].items()}
+        self.timing: dict[str, float] = dataclasses.asdict(settings().simulator)  # type: ignore[assignment]
         self.clock = Clock(list(spec.players))
-        self.dynamics = Dynamics(self.state)
+        self.dynamics = Dynamics(self.state, self.timing["tick_seconds"])
         self.last_changed_by: dict[Vec, str] = {}
         self.known_chests: dict[str, dict[Vec, dict[str, int]]] = {p: {} for p in spec.players}
         self._signals: dict[str, deque[str]] = {p: deque() for p in spec.players}

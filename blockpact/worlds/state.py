@@ -37,7 +37,6 @@ class WorldState:
         self.positions: dict[str, Vec] = {p: s.spawn for p, s in spec.players.items()}
         self.held: dict[str, str | None] = {p: None for p in spec.players}
         self.drop_rng = np.random.default_rng([seed, 1])
-        self.dynamics_rng = np.random.default_rng([seed, 2])
         self.players = sorted(spec.players)
 
     # -- blocks ------------------------------------------------------------------------------

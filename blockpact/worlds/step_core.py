@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from blockpact.config import defaults
+from blockpact.settings import settings
 from blockpact.worlds.render import block_color
 from blockpact.worlds.spec import WorldSpec
 from blockpact.worlds.step_dynamics import StepDynamics
@@ -34,7 +34,7 @@ class BatchedEnv:
         self.tables = t = compile_tables(spec, crafted_items(options.actions))
         self.players = sorted(spec.players)
         self.action_names = options.actions
-        self.tick_seconds = float(defaults()["simulator"]["tick_seconds"])
+        self.tick_seconds = settings().simulator.tick_seconds
         self.episode_steps = max(1, math.ceil(spec.episode_seconds / options.step_seconds - EPS))
         layers = np.array(options.window_layers, dtype=np.int64)
         ahead, behind, sides = options.window_ahead, options.window_behind, options.window_sides

@@ -1,22 +1,25 @@
-"""The world's dynamics rules for the step kernel, compiled from the same spec rules as `dynamics.py`.
+"""The world's dynamics rules: compiled once into flat tables and applied by one interpreter.
 
-`Dynamics` walks cells in Python and logs an event per change, which is right for the program
-simulator and far too slow for millions of RL steps. Here each rule of the world file becomes rows of
-flat tables (`Rules`) that a compiled loop applies to one copy at a time, with the same semantics:
-regrowth on the original cells, spawning on free cells of a region (one a second or per cell, up to
-a cap), growth by a factor every period, `when` conditions, `probability_from` scaling through the
-spec's own `ProbabilityFrom.factor` (tabulated per count), rules in file order. Which ticks fall in
-which step, and which growth rules are due at each, is tabulated by `schedule`.
+Each rule of the world file becomes rows of flat tables (`Rules`, built by `CompiledRules` for a grid
+layout) that one compiled loop, `apply_rules`, applies to one copy of a grid: regrowth on the original
+cells, spawning on free cells of a region (one a second or per cell, up to a cap), growth by a factor
+every period, `when` conditions, `probability_from` scaling through the spec's own
+`ProbabilityFrom.factor` (tabulated per count), rules in file order. Its random numbers are
+counter-based (`step_rng`: a hash of the episode key, the tick's number, the rule and the cell), so
+the step kernel (`StepDynamics`, B padded copies), the program simulator and the live world master
+(`dynamics.Dynamics`, on the simulator's grid) change the same cells for the same seed. Which ticks
+fall in which step, and which growth rules are due at each, is tabulated by `schedule`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from blockpact.worlds.dynamics import is_multiple, ticks_between
+from blockpact.worlds.ticks import is_multiple, tick_number, ticks_between
 from blockpact.worlds.spec import GrowRule, RegrowRule, SpawnRule, WorldSpec
 from blockpact.worlds.step_grid import PaddedGrids
 from blockpact.worlds.step_rng import below, spread_table, stream_base, word
@@ -53,11 +56,18 @@ class Schedule(NamedTuple):
     due: np.ndarray  # (K, R) bool: the rule applies at that tick (growth only every `every` seconds)
 
 
-class StepDynamics:
-    def __init__(self, spec: WorldSpec, tables: StepTables, grids: PaddedGrids) -> None:
-        self.spec, self.tables, self.grids = spec, tables, grids
+class CompiledRules:
+    """A world file's dynamics rules as `Rules` tables over one grid layout: `block_index` maps a block name to
+    the grid's value for it (`palette_size` values in all), `offsets` maps (N, 3) world coordinates to flat
+    offsets of one copy of the grid. The step kernel's padded palette grid and the program simulator's
+    mcdata-id grid are two layouts of the same tables, so both run `apply_rules` and draw the same numbers."""
+
+    def __init__(self, spec: WorldSpec, block_index: Callable[[str], int], palette_size: int,
+                 offsets: Callable[[np.ndarray], np.ndarray]) -> None:
+        self.spec = spec
+        self._block, self._palette_size, self._offsets = block_index, palette_size, offsets
         self._lists: list[list[tuple[int, int, int]]] = []
-        self._region_list = {name: self._list(list(r.cells())) for name, r in spec.regions.items()}
+        self.region_list = {name: self._list(list(r.cells())) for name, r in spec.regions.items()}
         self.rules = self._compile()
 
     def _list(self, cells: list[tuple[int, int, int]]) -> int:
@@ -65,8 +75,8 @@ class StepDynamics:
         return len(self._lists) - 1
 
     def _compile(self) -> Rules:
-        spec, t = self.spec, self.tables
-        R, P = len(spec.rules), len(t.palette)
+        spec, block_of = self.spec, self._block
+        R, P = len(spec.rules), self._palette_size
         V = max([r.volume for r in spec.regions.values()] or [0])
         kind, block, cells, region, cap = (np.full(R, -1, dtype=np.int64) for _ in range(5))
         per_region, factor = np.zeros(R, dtype=bool), np.zeros(R)
@@ -76,7 +86,7 @@ class StepDynamics:
         cond_start, cond_block, cond_list, cond_holds = [0], [], [], []
         counts = np.arange(V + 1)
         for i, rule in enumerate(spec.rules):
-            block[i], region[i] = t.block(rule.block), self._region_list[rule.region]
+            block[i], region[i] = block_of(rule.block), self.region_list[rule.region]
             if isinstance(rule, RegrowRule):
                 kind[i] = REGROW
                 cells[i] = self._list(sorted(p for p, b in spec.blocks.items() if b == rule.block and spec.regions[rule.region].contains(p)))
@@ -84,7 +94,7 @@ class StepDynamics:
                 kind[i] = SPAWN if isinstance(rule, SpawnRule) else GROW
                 cells[i] = region[i]
                 cap[i] = -1 if rule.cap is None else rule.cap
-                accepts[i, [t.block(b) for b in rule.on]] = True
+                accepts[i, [block_of(b) for b in rule.on]] = True
             if isinstance(rule, SpawnRule):
                 per_region[i] = rule.per == "region"
             if isinstance(rule, GrowRule):
@@ -93,34 +103,57 @@ class StepDynamics:
                 scale = rule.probability_from
                 probability[i] = rule.probability
                 if scale is not None:
-                    scale_block[i], scale_list[i] = t.block(scale.block), self._region_list[scale.region]
+                    scale_block[i], scale_list[i] = block_of(scale.block), self.region_list[scale.region]
                     probability[i] = rule.probability * scale.factor(counts / spec.regions[scale.region].volume)
             for c in rule.when:
-                cond_block.append(t.block(c.block))
-                cond_list.append(self._region_list[c.region])
+                cond_block.append(block_of(c.block))
+                cond_list.append(self.region_list[c.region])
                 cond_holds.append([c.holds(n) for n in range(V + 1)])
             cond_start.append(len(cond_block))
-        g, o = self.grids, spec.origin
         flat = [p for cells_ in self._lists for p in cells_]
-        a = np.array(flat, dtype=np.int64).reshape(-1, 3)
-        x, y, z = a[:, 0] - o[0] + g.pad, a[:, 1] - o[1] + g.below, a[:, 2] - o[2] + g.pad
         return Rules(
             kind=kind, block=block, cells=cells, region=region, cap=cap, per_region=per_region, factor=factor,
             accepts=accepts, scale_block=scale_block, scale_list=scale_list, probability=probability,
             cond_start=np.array(cond_start, dtype=np.int64), cond_block=np.array(cond_block, dtype=np.int64),
             cond_list=np.array(cond_list, dtype=np.int64), cond_holds=np.array(cond_holds, dtype=bool).reshape(-1, V + 1),
             list_start=np.cumsum([0] + [len(c) for c in self._lists], dtype=np.int64),
-            list_offset=(y * g.SZ + z) * g.SX + x,
+            list_offset=np.asarray(self._offsets(np.array(flat, dtype=np.int64).reshape(-1, 3)), dtype=np.int64),
             spread=spread_table(max([len(c) for c in self._lists] or [1])),
         )
+
+    def cell_offsets(self, rule: int) -> np.ndarray:
+        """Offsets of the cells rule `rule` may change, in the order it draws for them."""
+        r = self.rules
+        lst = r.cells[rule]
+        return r.list_offset[r.list_start[lst] : r.list_start[lst + 1]]
+
+    def due(self, second: float) -> np.ndarray:
+        """(R,) bool: the rules that apply at the tick ending at `second` (growth only every `every` seconds)."""
+        return np.array([not isinstance(r, GrowRule) or is_multiple(second, r.every) for r in self.spec.rules], dtype=bool)
+
+
+class StepDynamics:
+    """The rules over the step kernel's padded palette grids (B copies)."""
+
+    def __init__(self, spec: WorldSpec, tables: StepTables, grids: PaddedGrids) -> None:
+        self.spec, self.tables, self.grids = spec, tables, grids
+        g, o = grids, spec.origin
+
+        def offsets(a: np.ndarray) -> np.ndarray:
+            x, y, z = a[:, 0] - o[0] + g.pad, a[:, 1] - o[1] + g.below, a[:, 2] - o[2] + g.pad
+            return (y * g.SZ + z) * g.SX + x
+
+        self.compiled = CompiledRules(spec, tables.block, len(tables.palette), offsets)
+        self.rules = self.compiled.rules
+        self._region_list = self.compiled.region_list
 
     def schedule(self, step_seconds: float, tick_seconds: float, steps: int) -> Schedule:
         """The dynamics ticks of steps 0 .. steps - 1 (step t covers simulated time (t, t + 1] * step_seconds)."""
         start, number, due = [0], [], []
         for t in range(steps):
             for second in ticks_between(t * step_seconds, (t + 1) * step_seconds, tick_seconds):
-                number.append(round(second / tick_seconds))
-                due.append([not isinstance(r, GrowRule) or is_multiple(second, r.every) for r in self.spec.rules])
+                number.append(tick_number(second, tick_seconds))
+                due.append(self.compiled.due(second))
             start.append(len(number))
         R = len(self.spec.rules)
         return Schedule(np.array(start, dtype=np.int64), np.array(number, dtype=np.int64), np.array(due, dtype=bool).reshape(len(number), R))

@@ -6,8 +6,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from blockpact.config import defaults, read_toml
+from blockpact.config import read_toml
 from blockpact.errors import UserError
+from blockpact.settings import settings
 from blockpact.worlds.spec import WorldSpec
 
 OPTIONS_FILE = Path(__file__).parent / "data" / "step_env.toml"
@@ -42,7 +43,7 @@ def load_options(spec: WorldSpec, overrides: dict[str, Any]) -> StepOptions:
     raw = read_toml(OPTIONS_FILE)
     table = raw.pop("actions")
     merged: dict[str, Any] = {
-        "step_seconds": float(defaults()["simulator"]["tick_seconds"]),
+        "step_seconds": settings().simulator.tick_seconds,
         **raw,
         "actions": table["worlds"].get(spec.name, table["default"]),
     }

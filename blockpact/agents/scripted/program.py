@@ -9,7 +9,7 @@ from pathlib import Path
 
 from blockpact.agents.action import Proposal
 from blockpact.agents.code_extraction import parse_program
-from blockpact.config import defaults
+from blockpact.settings import settings
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 _PLACEHOLDER = re.compile(r"__([A-Z][A-Z0-9_]*)__")
@@ -17,7 +17,7 @@ _PLACEHOLDER = re.compile(r"__([A-Z][A-Z0-9_]*)__")
 
 def search_radius() -> float:
     """How far mineBlock looks for blocks (the simulator's and Voyager's findBlock radius)."""
-    return float(defaults()["simulator"]["search_radius"])
+    return settings().simulator.search_radius
 
 
 def fill(template: str, values: Mapping[str, object]) -> str:

@@ -3,10 +3,18 @@
 // inventory (overflow falls as an item entity): flying-squid sends 1.20.2+ item entities
 // without their item metadata, so a bot could not tell what lies on the ground.
 
-// Vanilla mushroom blocks yield max(0, uniform(-6..2)) mushrooms; minecraft-data keeps only [0, null].
-const DEFAULT_RULES = {
-  red_mushroom_block: [{ item: 'red_mushroom', min: -6, max: 2 }],
-  brown_mushroom_block: [{ item: 'brown_mushroom', min: -6, max: 2 }]
+const fs = require('fs')
+const path = require('path')
+
+// The default drop tables, the file the simulator and the step API read too (blockpact/worlds/drop_tables.py):
+// {block: {item, counts, weights}}, keys starting with '_' are comments. A world master sends each
+// world's tables (these merged under the world's own) through setDrops; these cover a server without one.
+const DROPS_FILE = path.join(__dirname, '..', '..', '..', '..', 'worlds', 'data', 'drops.json')
+
+function defaultRules (file = DROPS_FILE) {
+  const raw = JSON.parse(fs.readFileSync(file, 'utf8'))
+  return new Map(Object.entries(raw).filter(([block]) => !block.startsWith('_'))
+    .map(([block, { item, counts, weights }]) => [block, [{ item, counts: counts ?? [1], weights: weights ?? (counts ?? [1]).map(() => 1) }]]))
 }
 
 // Small seeded generator (mulberry32) so a seed reproduces drop counts.
@@ -21,10 +29,10 @@ function seededRandom (seed) {
   }
 }
 
-function dropRules (serv, tools, seed) {
+function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
   const { registry } = serv
   const random = seededRandom(seed)
-  const rules = new Map(Object.entries(DEFAULT_RULES))
+  const rules = defaultRules(dropsFile)
 
   // flying-squid's digging reads blockLoot[name].drops for every block and throws for blocks
   // minecraft-data has no loot for (short_grass, bedrock...), leaving them unbreakable.
@@ -104,4 +112,4 @@ function attachDigging (player, serv, tools, drops, chests, log) {
   })
 }
 
-module.exports = { dropRules, attachDigging }
+module.exports = { dropRules, attachDigging, defaultRules, DROPS_FILE }

@@ -3,7 +3,7 @@
 // drops with tool requirements, operator commands, game rules, a fixed time and spawn point,
 // players kept across reconnects, a journal of world events, and `serv.blockpact`, the
 // server-side API used to build worlds and read their state.
-// Options come from the server settings' `blockpact` key: {ops, seed, time, spawn}.
+// Options come from the server settings' `blockpact` key: {ops, seed, time, spawn, dropsFile}.
 const { itemTools } = require('./items')
 const { crafter } = require('./crafting')
 const { windowSystem } = require('./windows')
@@ -23,7 +23,7 @@ module.exports.server = function (serv, settings) {
   const log = journal(serv, tools)
   const windows = windowSystem(serv, tools, crafter(serv.registry), log)
   const chests = chestStore(serv, tools, windows)
-  const drops = dropRules(serv, tools, options.seed ?? 0)
+  const drops = dropRules(serv, tools, options.seed ?? 0, options.dropsFile)
   const region = regionTools(serv)
   const store = playerStore(serv, tools)
   parts.set(serv, { tools, windows, chests, drops, log, store, ops: new Set(options.ops ?? []) })
