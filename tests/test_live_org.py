@@ -9,6 +9,8 @@ import os
 import re
 from pathlib import Path
 
+import pytest
+
 from blockpact.cli import main
 
 
@@ -37,6 +39,7 @@ def test_a_tree_collects_logs_on_the_embedded_server(tmp_path: Path, capsys) -> 
         raise AssertionError(f"the embedded server (pid {pid}) outlived the run")
 
 
+@pytest.mark.slow  # a broker, three agent processes and a live server: ~25 s (make test-all)
 def test_agents_in_separate_processes_share_a_live_server_through_a_broker(tmp_path: Path) -> None:
     """`blockpact agent --server`: a leader and two workers, each its own process with its own bot on
     one server (`blockpact server --world forest`), talking only through the MQTT pool."""

@@ -136,6 +136,7 @@ def local_ray() -> Iterator[None]:
         shutil.rmtree(temp, ignore_errors=True)
 
 
+@pytest.mark.slow  # a local Ray instance: ~15 s (make test-all)
 def test_same_metrics_on_a_local_ray_instance(two_workers, tmp_path) -> None:
     with local_ray():
         assert main(["sweep", str(two_workers / "study" / "study.toml"), "--ray", "--out", str(tmp_path / "r")]) == 0
@@ -166,7 +167,7 @@ def llm_env() -> Iterator[None]:
         yield
 
 
-@pytest.mark.parametrize("bound", [1, 3])
+@pytest.mark.parametrize("bound", [pytest.param(1, marks=pytest.mark.slow), 3])
 def test_llm_requests_are_bounded_per_endpoint_across_workers(tmp_path, llm_env, bound) -> None:
     """Models fill `llm:{model}` slots; 3 workers share the endpoint, never more than `bound` requests at once."""
     world = load_world("double_vein")
@@ -223,6 +224,7 @@ def test_the_readme_example_files_load() -> None:
     assert focal.slots == {"Gizmo": "llm:m", "Glitch": "scripted:greedy"} and focal.judge_model == "m"
 
 
+@pytest.mark.slow  # a local Ray instance: ~15 s (make test-all)
 def test_llm_requests_are_bounded_per_endpoint_on_ray(tmp_path, llm_env) -> None:
     world = load_world("double_vein")
     with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY, quirks=ServerQuirks(latency_s=0.2)) as stub:
