@@ -68,6 +68,7 @@ def _live_world_settings() -> dict[str, Any]:
         "exploreStride": int(bots["explore_stride"]),
         "chatPerSecond": float(bots["chat_per_second"]),
         "chatBurst": int(bots["chat_burst"]),
+        "bound": {"baseSeconds": float(bots["bound_base"]), "slack": float(bots["bound_slack"])},
         "limits": sandbox_limits(),
     }
 

@@ -1,0 +1,68 @@
+"""Live primitives that cannot hang: two mineflayer bots on the embedded server race for one chest and
+one small vein. Both programs go on to their end; what one lost to the other is in its feedback; the
+blocks mined add up; tick waits count ticks (no wall-clock time-out of mineflayer's)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
+from blockpact.bridge.world_compiler import ControlChannelTarget, build_world_on_server, tally
+from blockpact.worlds.loader import load_world
+
+from test_bridge_runtime import _gone
+
+WORLD = Path(__file__).parent / "worlds" / "contested_vein.toml"
+CHEST = (4, 64, 4)
+RACE = """async function race(bot) {
+  const got = await getItemFromChest(bot, new Vec3(4, 64, 4), { stone_pickaxe: 1 });
+  const mined = await mineBlock(bot, 'iron_ore', 3);
+  await bot.waitForTicks(40);
+  log(`mined ${mined}`);
+  return mined;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    live = EmbeddedServer().start()
+    pid = live.pid
+    yield live
+    live.stop()
+    assert pid is not None and _gone(pid), f"server process {pid} survived"
+
+
+def test_two_bots_racing_for_one_vein_both_finish_and_say_what_they_lost(server) -> None:
+    spec = load_world(WORLD)
+
+    async def scenario():
+        await build_world_on_server(server, spec)
+        world = MineflayerWorld(ServerAddress(port=server.port, version=server.version))
+        try:
+            await world.join(spec, ControlChannelTarget(server))
+            started = time.monotonic()
+            results = await world.run_programs({p: RACE for p in spec.players}, budget=90)
+            wall = time.monotonic() - started
+            ore = server.request("countBlocks", **{"from": [0, 64, 0], "to": [9, 64, 9], "block": "iron_ore"})
+            inventories = {p: tally(server.request("inventory", player=p)) for p in spec.players}
+        finally:
+            await world.close()
+        return results, wall, ore, inventories
+
+    results, wall, ore, inventories = asyncio.run(scenario())
+    for player, result in results.items():
+        assert result.success and not result.timed_out, (player, result.error, result.chat)
+    assert wall < 60, wall
+    mined = {p: int(results[p].logs[-1].split()[-1]) for p in results}
+    assert sum(mined.values()) == 3 and ore == {}, (mined, ore, inventories, {p: r.chat for p, r in results.items()})
+    assert {p: inventories[p].get("raw_iron", 0) for p in mined} == mined
+    assert all(inventories[p].get("stone_pickaxe") == 1 for p in mined)
+    for player, count in mined.items():
+        if count < 3:  # it lost blocks to the other bot, and said so
+            lost = [line for line in results[player].chat if "was mined by" in line or "No iron_ore nearby" in line]
+            assert lost, (player, results[player].chat)
