@@ -40,3 +40,26 @@ def test_a_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Path) ->
     none = metrics["conditions"]["none"]
     assert none["runs"] == [] and none["welfare"]["mean"] is None and none["failures"]["server"]["count"] == 1
     assert "cause server" in (out / "report.html").read_text()
+
+
+def test_a_dead_server_is_restarted_for_the_next_seed(tmp_path: Path) -> None:
+    out = tmp_path / "restarted"
+    run = LiveRun("double_vein", "--seeds", "3", "--contract", "none", "--out", str(out))
+    try:
+        (server,) = run.wait_for(SERVER_LINE, timeout=120)
+        _wait_for_digging(out / "events.jsonl")
+        os.kill(int(server.group(1)), signal.SIGKILL)
+    except AssertionError as problem:
+        run.proc.terminate()
+        raise AssertionError(f"{problem}: {run.finish()[2][-3000:]}") from None
+    code, stdout, stderr = run.finish(timeout=540)
+    assert code == 3, stderr
+    assert "1 of 3 condition-seed units did not complete: 1 server" in stderr and "Traceback" not in stderr
+    assert f"the embedded server (pid {server.group(1)}) had exited" in stderr
+    seeds = read_run(out / "events.jsonl").seeds
+    assert [(s.status, s.cause) for s in seeds] == [("failed", "server"), ("completed", None), ("completed", None)]
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    restarts = [e for e in events if e["kind"] == "world" and e["data"]["event"]["kind"] == "server_restart"]
+    assert len(restarts) == 1 and restarts[0]["seed"] == seeds[1].seed
+    assert restarts[0]["data"]["event"]["data"]["old_pid"] == int(server.group(1))
+    assert json.loads((out / "metrics.json").read_text())["conditions"]["none"]["welfare"]["mean"] is not None

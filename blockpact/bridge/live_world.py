@@ -98,9 +98,15 @@ class LiveWorld:
         if self.bots is not None:
             return
         if self.server is not None and not self.server.running:
+            dead_pid, exit_code = self.server.pid, self.server.exited
             await asyncio.to_thread(self.server.start)
             self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
                           f"(pid {self.server.pid})")
+            if dead_pid is not None:  # an earlier episode's server died: this episode plays on a new one
+                self.sim.state.emit(None, "server_restart", old_pid=dead_pid, exit_code=exit_code, pid=self.server.pid,
+                                    port=self.server.port)
+                self.announce(f"the embedded server (pid {dead_pid}) had exited with code {exit_code}; "
+                              f"restarted it for seed {self.seed} (pid {self.server.pid})")
         self.bots = MineflayerWorld(self.access.address)
         self.master.bot_journal = self.bots.drain_journal
         await self.access.prepare(self.bots)
