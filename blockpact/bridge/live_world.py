@@ -21,6 +21,7 @@ from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_settings import live_settings
 from blockpact.bridge.mineflayer_body import MineflayerBody, MineflayerWorld, ServerAddress
+from blockpact.bridge.runtime import BridgeBroken
 from blockpact.bridge.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.world_master import WorldMaster
 from blockpact.errors import UserError
@@ -149,16 +150,21 @@ class LiveWorld:
         end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
         tasks = {p: asyncio.ensure_future(self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
                  for p in sorted(programs)}
+        assert self.bots is not None
+        watchdog = asyncio.ensure_future(self.bots.watch())  # a dead or wedged Node runtime ends the episode at once
         try:
-            done, pending = await asyncio.wait(tasks.values(), timeout=max(0.0, end - self.sim.now),
+            done, pending = await asyncio.wait([*tasks.values(), watchdog], timeout=max(0.0, end - self.sim.now),
                                                return_when=asyncio.FIRST_EXCEPTION)
             failure = next((t.exception() for t in done if t.exception() is not None), None)
             ended = {p for p, t in tasks.items() if t in pending}
             for player in ended:
-                self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
+                try:
+                    self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
+                except BridgeBroken:
+                    pass  # its program died with the runtime
             outcomes = await asyncio.gather(*tasks.values(), return_exceptions=True)
         finally:
-            for task in tasks.values():
+            for task in (*tasks.values(), watchdog):
                 task.cancel()
         failure = failure or next((o for o in outcomes if isinstance(o, BaseException)), None)
         if failure is not None:
@@ -207,8 +213,7 @@ class LiveWorld:
 
     def _connection_lost(self, player: str) -> str | None:
         assert self.bots is not None
-        reason = self.bots._world.connectionLost(player)
-        return None if reason is None else str(reason)
+        return self.bots.connection_lost(player)
 
     async def _reconnect(self, player: str) -> None:
         """Log the bot in again; the server gives it back its items and place."""

@@ -37,6 +37,7 @@ _BY_NAME = {
     "EpisodeFailed": "server",
     "ServerError": "server",
     "BotError": "bridge",
+    "BridgeBroken": "bridge",
     "WorldBuildError": "world",
     "PluginMissing": "world",
     "UnsupportedCommand": "world",
