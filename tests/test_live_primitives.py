@@ -66,3 +66,32 @@ def test_two_bots_racing_for_one_vein_both_finish_and_say_what_they_lost(server)
         if count < 3:  # it lost blocks to the other bot, and said so
             lost = [line for line in results[player].chat if "was mined by" in line or "No iron_ore nearby" in line]
             assert lost, (player, results[player].chat)
+
+
+def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypatch) -> None:
+    """No server on the port: every attempt fails at once; the error names the attempts. The timeout grows with
+    the load per core and is never below live.toml's spawn_timeout."""
+    import socket
+
+    from blockpact.bridge import mineflayer_body
+    from blockpact.bridge.mineflayer_body import BotError, join_timeout
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def scenario():
+        async with MineflayerWorld(ServerAddress(port=port)) as world:
+            started = time.monotonic()
+            with pytest.raises(BotError) as failed:
+                await world.connect("Nobody")
+            return str(failed.value), time.monotonic() - started
+
+    message, took = asyncio.run(scenario())
+    assert f"Nobody could not join 127.0.0.1:{port}" in message and "(3 attempts)" in message, message
+    assert 3 <= took < 30, took  # waits of 1 s and 2 s between the attempts
+    monkeypatch.setattr(mineflayer_body.os, "getloadavg", lambda: (8.0, 0.0, 0.0))
+    monkeypatch.setattr(mineflayer_body.os, "cpu_count", lambda: 2)
+    assert join_timeout() == 4 * 30.0
+    monkeypatch.setattr(mineflayer_body.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert join_timeout() == 30.0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,15 @@ NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
                  "connectionLost", "players")
+
+
+def join_timeout() -> float:
+    """live.toml's spawn_timeout scaled by the machine's load per core (at least 1): a busy machine joins slower."""
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        load = 1.0
+    return float(live_settings()["bots"]["spawn_timeout"]) * max(1.0, load)
 
 
 class BotError(UserError):
@@ -155,14 +165,23 @@ class MineflayerWorld:
         it takes no part in signals."""
         if player in self._bodies:
             return self._bodies[player]
-        spawn_timeout = float(live_settings()["bots"]["spawn_timeout"])
-        options = {
-            "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
-            "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
-        }
-        answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
-        if not answer["ok"]:
-            raise BotError(answer["error"])
+        attempts = max(1, int(live_settings()["bots"]["join_attempts"]))
+        errors: list[str] = []
+        for attempt in range(attempts):
+            spawn_timeout = join_timeout()
+            options = {
+                "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
+                "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
+            }
+            answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
+            if answer["ok"]:
+                break
+            errors.append(str(answer["error"]))
+            if attempt + 1 < attempts:
+                await asyncio.sleep(min(5.0, 1.0 + attempt))
+        else:
+            tries = f" ({attempts} attempts)" if attempts > 1 else ""
+            raise BotError(f"{errors[-1]}{tries}")
         body = MineflayerBody(self, player)
         self._bodies[player] = body
         return body

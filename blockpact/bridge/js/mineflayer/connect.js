@@ -52,7 +52,9 @@ function connectBot (options) {
       clearTimeout(timer)
       bot.removeListener('spawn', onSpawn)
       bot.removeListener('end', onEnd)
-      bot.quit()
+      // A connection refused ends before mineflayer's plugins have loaded: no bot.quit yet. Throwing here
+      // would take the whole Node runtime (every bot) down.
+      try { bot.quit?.() } catch (err) { /* already closed */ }
       bot._client?.socket?.destroy()
       const detail = bot.blockpact.lastError ?? bot.blockpact.endReason
       reject(new Error(`${options.username} could not join ${options.host}:${options.port}: ${why}${detail && detail !== why ? ` (${detail})` : ''}`))

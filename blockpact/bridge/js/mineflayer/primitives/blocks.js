@@ -19,6 +19,7 @@ const uses = {
 
 const FACES = [new Vec3(0, 1, 0), new Vec3(0, -1, 0), new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 const keyOf = (p) => `${p.x},${p.y},${p.z}`
+const CLAIM_MS = 2000
 
 // The tool the bot would mine with, for the "cannot mine" message.
 function toolName (bot) {
@@ -38,7 +39,15 @@ async function collectOne (ctx, pos, type, name) {
   const { bot } = ctx
   let dugHere = false
   let takenAway = null
-  const onDug = (position) => { if (position && pos.equals(position)) dugHere = true }
+  // The first bot of this world to finish digging the block gets it (the server cancels a later finish of
+  // the same block: see js/server/plugin/drops.js); a bot finishing within CLAIM_MS of another lost it.
+  const onDug = (position) => {
+    if (!position || !pos.equals(position)) return
+    const claim = ctx.world.dugBy.get(keyOf(pos))
+    if (claim && claim.player !== bot.username && Date.now() - claim.at < CLAIM_MS) return
+    dugHere = true
+    ctx.world.dugBy.set(keyOf(pos), { player: bot.username, at: Date.now() }) // at once: a bot that lost it names who got it
+  }
   const stop = () => { bot.collectBlock.cancelTask().catch(() => {}); if (bot.targetDigBlock) bot.stopDigging() }
   const onUpdate = (oldBlock, newBlock) => {
     if (!newBlock || !newBlock.position.equals(pos) || newBlock.type === type) return
@@ -70,10 +79,7 @@ async function collectOne (ctx, pos, type, name) {
     ctx.abort.removeEventListener('abort', stop)
   }
   checkCancelled(ctx)
-  if (dugHere) {
-    ctx.world.dugBy.set(keyOf(pos), bot.username)
-    return 'mined'
-  }
+  if (dugHere) return 'mined'
   if (bot.blockAt(pos)?.type === type) return outcome ?? 'failed'
   return 'gone'
 }
@@ -113,7 +119,7 @@ async function mineBlock (ctx, name, count = 1) {
     ctx.say('I could not mine', { name, position: formatPosition(gaveUpOn), rest })
   }
   if (mined < count && lostTo) {
-    const player = ctx.world.dugBy.get(keyOf(lostTo)) ?? 'someone'
+    const player = ctx.world.dugBy.get(keyOf(lostTo))?.player ?? 'someone'
     ctx.say('{name} at {position} was mined', { name, position: formatPosition(lostTo), player, rest })
   }
   return mined
