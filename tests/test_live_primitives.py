@@ -95,3 +95,36 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
     assert join_timeout() == 4 * 30.0
     monkeypatch.setattr(mineflayer_body.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
     assert join_timeout() == 30.0
+
+
+def test_live_writes_the_event_kinds_of_the_simulator(server) -> None:
+    """program_start, program_end, move and chest_seen, as the simulator writes them for the same programs."""
+    from blockpact.bridge.live_world import LiveWorld
+    from blockpact.bridge.sim_body import SimWorld
+
+    spec = load_world(WORLD)
+
+    async def play(world):
+        try:
+            await world.run_programs({p: RACE for p in spec.players}, budget=90)
+            world.finish()
+            return world.sim.state.log.events
+        finally:
+            await world.close()
+
+    live = asyncio.run(play(LiveWorld(spec, 0, server=server)))
+    simulated = asyncio.run(play(SimWorld(spec, seed=0)))
+    wanted = {"program_start", "program_end", "move", "chest_seen"}
+    assert wanted <= {e.kind for e in simulated}
+    assert wanted <= {e.kind for e in live}, sorted({e.kind for e in live})
+    for events in (live, simulated):
+        starts = [e for e in events if e.kind == "program_start"]
+        ends = [e for e in events if e.kind == "program_end"]
+        assert sorted(e.agent for e in starts) == sorted(e.agent for e in ends) == sorted(spec.players)
+        assert all(e.data["success"] and e.data["error"] is None for e in ends)
+        seen = [e for e in events if e.kind == "chest_seen"]
+        assert {tuple(e.data["pos"]) for e in seen} == {CHEST} and len(seen) == 2
+    times = [e.time for e in live]
+    assert times == sorted(times)
+    moves = [e for e in live if e.kind == "move"]
+    assert all(e.agent in spec.players and e.data["steps"] > 0 for e in moves)

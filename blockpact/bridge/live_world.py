@@ -153,10 +153,8 @@ class LiveWorld:
         assert self.bots is not None
         watchdog = asyncio.ensure_future(self.bots.watch())  # a dead or wedged Node runtime ends the episode at once
         try:
-            done, pending = await asyncio.wait([*tasks.values(), watchdog], timeout=max(0.0, end - self.sim.now),
-                                               return_when=asyncio.FIRST_EXCEPTION)
-            failure = next((t.exception() for t in done if t.exception() is not None), None)
-            ended = {p for p, t in tasks.items() if t in pending}
+            failure = await self._wait_for_players(set(tasks.values()), watchdog, end)
+            ended = {p for p, t in tasks.items() if not t.done()}
             for player in ended:
                 try:
                     self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
@@ -175,6 +173,20 @@ class LiveWorld:
             self._check_master()
         return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
 
+    async def _wait_for_players(self, pending: set[asyncio.Future], watchdog: asyncio.Future, end: float) -> BaseException | None:
+        """Until every player's task is done, one fails, the watchdog finds the bridge broken, or the episode ends;
+        returns the failure, if any."""
+        while pending:
+            done, _ = await asyncio.wait([*pending, watchdog], timeout=max(0.0, end - self.sim.now),
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if not done:
+                return None  # the episode's end
+            pending -= done
+            failure = next((t.exception() for t in done if t.exception() is not None), None)
+            if failure is not None:
+                return failure
+        return None
+
     def _check_master(self) -> None:
         if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled() and self._ticker.exception():
             raise EpisodeFailed(f"the world master stopped: {self._ticker.exception()}")
@@ -188,7 +200,21 @@ class LiveWorld:
 
     async def _run_player(self, player: str, source: str, skills: tuple[str, ...], end: float,
                           budget: float | None) -> ProgramResult:
-        """Run the program; a bot that loses its connection is handled as the policy says."""
+        """Run the program; a bot that loses its connection is handled as the policy says. Writes the simulator's
+        program_start and program_end events around it."""
+        self._emit_now(player, "program_start", {})
+        result = await self._run_until_done(player, source, skills, end, budget)
+        self._emit_now(player, "program_end", {"success": result.success, "error": result.error})
+        return result
+
+    def _emit_now(self, agent: str, kind: str, data: dict) -> None:
+        """An event at the episode clock's now, after whatever the journals hold from before."""
+        self.master.record()
+        self.sim.state.time = round(self.sim.now, 6)
+        self.sim.state.emit(agent, kind, **data)
+
+    async def _run_until_done(self, player: str, source: str, skills: tuple[str, ...], end: float,
+                              budget: float | None) -> ProgramResult:
         while True:
             remaining = max(1.0, end - self.sim.now + 1.0)  # the episode end stops it first
             seconds = remaining if budget is None else min(float(budget), remaining)

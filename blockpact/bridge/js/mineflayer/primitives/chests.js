@@ -69,7 +69,10 @@ async function withChest (ctx, position, use) {
   } finally {
     unwatch?.()
     ctx.abort.removeEventListener('abort', stop)
-    ctx.memory.chests.set(`${pos.x},${pos.y},${pos.z}`, tally(chest.containerItems()))
+    const items = tally(chest.containerItems())
+    ctx.memory.chests.set(`${pos.x},${pos.y},${pos.z}`, items)
+    const seen = Object.fromEntries(Object.entries(items).sort(([a], [b]) => a < b ? -1 : 1))
+    ctx.world.record(bot.username, 'chest_seen', { pos: [pos.x, pos.y, pos.z], items: seen }) // as the simulator's event
     chest.close()
   }
 }
