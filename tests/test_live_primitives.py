@@ -128,3 +128,36 @@ def test_live_writes_the_event_kinds_of_the_simulator(server) -> None:
     assert times == sorted(times)
     moves = [e for e in live if e.kind == "move"]
     assert all(e.agent in spec.players and e.data["steps"] > 0 for e in moves)
+
+
+PICK = """async function pick(bot) {
+  const picked = await mineBlock(bot, 'sweet_berry_bush', 4);
+  log(`picked ${picked}`);
+  return picked;
+}"""
+
+
+def test_a_held_out_world_with_a_custom_plant_drop_and_regrowth_runs_live(server) -> None:
+    """tests/worlds/berry_patch.toml: the drop rule and the regrowth work on the embedded server from the world
+    file alone; the outcome is not zero, and nothing is reported unsupported."""
+    from blockpact.bridge.live_world import LiveWorld
+
+    spec = load_world(Path(__file__).parent / "worlds" / "berry_patch.toml")
+
+    async def play():
+        world = LiveWorld(spec, 0, server=server)
+        try:
+            results = await world.run_programs({"Gizmo": PICK}, budget=60)
+            end = world.finish()
+            return results, end, world.sim.state.log.events
+        finally:
+            await world.close()
+
+    results, end, events = asyncio.run(play())
+    result = results["Gizmo"]
+    assert result.success, (result.error, result.chat)
+    assert result.logs == ["picked 4"], (result.logs, result.chat)
+    assert end.data["inventories"]["Gizmo"].get("sweet_berries") == 8
+    assert end.data["rewards"]["Gizmo"] == 8
+    assert not [e for e in events if e.kind == "live_unsupported"]
+    assert sum(1 for e in events if e.kind == "block" and e.data["cause"] == "dig") == 4

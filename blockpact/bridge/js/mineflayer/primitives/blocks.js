@@ -67,7 +67,9 @@ async function collectOne (ctx, pos, type, name) {
   const seconds = boundSeconds(ctx.settings, { blocks: 2 * bot.entity.position.distanceTo(pos), seconds: digSeconds + 1 })
   let outcome = null
   try {
-    await bounded('mining', seconds, () => bot.collectBlock.collect(block, { ignoreNoPath: true }), stop)
+    await bounded('mining', seconds, () => block?.boundingBox === 'block'
+      ? bot.collectBlock.collect(block, { ignoreNoPath: true })
+      : digPlant(ctx, pos), stop)
   } catch (err) {
     checkCancelled(ctx)
     if (err.name === 'Bounded') outcome = 'timeout'
@@ -82,6 +84,14 @@ async function collectOne (ctx, pos, type, name) {
   if (dugHere) return 'mined'
   if (bot.blockAt(pos)?.type === type) return outcome ?? 'failed'
   return 'gone'
+}
+
+// A block without a collision box (a plant, a bush): collectblock walks until it can see the block's faces,
+// which such a block has none of, so it never arrives. Walk within reach and dig it instead.
+async function digPlant (ctx, pos) {
+  const { bot } = ctx
+  await goto(ctx, new goals.GoalNear(pos.x, pos.y, pos.z, 2))
+  await bot.dig(bot.blockAt(pos), true)
 }
 
 async function mineBlock (ctx, name, count = 1) {
@@ -111,12 +121,13 @@ async function mineBlock (ctx, name, count = 1) {
     else if (outcome === 'gone') lostTo = target
     else {
       skipped.add(keyOf(target))
-      if (outcome === 'timeout') gaveUpOn = target
+      if (outcome === 'timeout' || !gaveUpOn) gaveUpOn = { target, outcome }
     }
   }
   const rest = mined === 0 ? `no other ${name} nearby` : `I mined ${mined} of ${count}`
-  if (mined < count && gaveUpOn) {
-    ctx.say('I could not mine', { name, position: formatPosition(gaveUpOn), rest })
+  if (mined < count && gaveUpOn) { // never a silent shortfall
+    const reason = gaveUpOn.outcome === 'timeout' ? 'it took longer than it should' : 'I could not reach it, or it did not break'
+    ctx.say('I could not mine', { name, position: formatPosition(gaveUpOn.target), reason, rest })
   }
   if (mined < count && lostTo) {
     const player = ctx.world.dugBy.get(keyOf(lostTo))?.player ?? 'someone'
