@@ -109,3 +109,28 @@ def test_curves_of_an_episode_replayed_in_the_same_log_read_the_last_attempt_onl
     assert metrics.reward_curves(both, values) == metrics.reward_curves(replay, values)
     assert metrics.item_curves(both, ["red_mushroom"]) == metrics.item_curves(replay, ["red_mushroom"])
     assert metrics.resource_curves(both) == metrics.resource_curves(replay)
+
+
+def test_a_change_reported_twice_live_is_counted_once() -> None:
+    """Live, the world master's read-back (cause reconcile) can see a dig before the server's journal entry of it
+    arrives: the stock falls by one, not two (the live Cleanup plot once went to -9)."""
+    from blockpact.worlds.events import Event
+
+    start = Event(0.0, None, "episode_start", {"region_counts": {"slime_block@river": 2},
+                                                "region_boxes": {"river": [[0, 0, 0], [9, 0, 0]]}})
+    cell = {"pos": [3, 0, 0], "old": "slime_block", "new": "air"}
+    events = [start, Event(1.0, None, "block", {**cell, "cause": "reconcile"}),
+              Event(1.2, "Gizmo", "block", {**cell, "cause": "dig"}),
+              Event(2.0, None, "block", {"pos": [3, 0, 0], "old": "air", "new": "slime_block", "cause": "dynamics"}),
+              Event(3.0, "Glitch", "block", {"pos": [4, 0, 0], "old": "slime_block", "new": "air", "cause": "dig"})]
+    curve = metrics.resource_curves(events)["slime_block@river"]
+    assert curve.times == [0.0, 1.0, 2.0, 3.0] and curve.values == [2, 1, 2, 1]
+
+
+def test_plots_name_their_clock() -> None:
+    from types import SimpleNamespace
+
+    from blockpact.experiments.plots import clock_label
+
+    assert clock_label(SimpleNamespace(config=SimpleNamespace(backend="sim"))) == "simulated time (s)"
+    assert clock_label(SimpleNamespace(config=SimpleNamespace(backend="minecraft"))) == "wall-clock time (s)"

@@ -59,6 +59,15 @@ class EmbeddedServer:
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
         self._readers: list[threading.Thread] = []
 
+    def _reset(self) -> None:
+        """Forget a process that has exited, before starting a new one."""
+        self.port = None
+        self._proc = None
+        with self._lock:
+            self._pending = {}
+        self._ready = threading.Event()
+        self._ready_info = {}
+
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
@@ -81,9 +90,18 @@ class EmbeddedServer:
             args.append("--verbose")
         return args
 
+    @property
+    def exited(self) -> int | None:
+        """The exit code of a server that was started and has since died (or was stopped); None otherwise."""
+        return None if self._proc is None else self._proc.poll()
+
     def start(self) -> EmbeddedServer:
+        """Start the server; a server whose process has exited (crashed, killed, stopped) starts afresh."""
         if self._proc is not None:
-            raise ServerError("the server was already started")
+            if self._proc.poll() is None:
+                raise ServerError("the server is already running")
+            self.stop()  # reap the old process and its readers
+            self._reset()
         check_node()
         self._proc = subprocess.Popen(self.command_line(), cwd=PROJECT_ROOT, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)

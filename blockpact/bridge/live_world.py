@@ -22,6 +22,7 @@ from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_settings import live_settings
 from blockpact.bridge.mineflayer_body import MineflayerBody, MineflayerWorld, ServerAddress
+from blockpact.bridge.runtime import BridgeBroken
 from blockpact.bridge.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.world_master import WorldMaster
 from blockpact.errors import UserError
@@ -100,9 +101,15 @@ class LiveWorld:
         if self.bots is not None:
             return
         if self.server is not None and not self.server.running:
+            dead_pid, exit_code = self.server.pid, self.server.exited
             await asyncio.to_thread(self.server.start)
             self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
                           f"(pid {self.server.pid})")
+            if dead_pid is not None:  # an earlier episode's server died: this episode plays on a new one
+                self.sim.state.emit(None, "server_restart", old_pid=dead_pid, exit_code=exit_code, pid=self.server.pid,
+                                    port=self.server.port)
+                self.announce(f"the embedded server (pid {dead_pid}) had exited with code {exit_code}; "
+                              f"restarted it for seed {self.seed} (pid {self.server.pid})")
         self.bots = MineflayerWorld(self.access.address)
         self.master.bot_journal = self.bots.drain_journal
         await self.access.prepare(self.bots)
@@ -152,16 +159,19 @@ class LiveWorld:
         end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
         tasks = {p: asyncio.ensure_future(self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
                  for p in sorted(programs)}
+        assert self.bots is not None
+        watchdog = asyncio.ensure_future(self.bots.watch())  # a dead or wedged Node runtime ends the episode at once
         try:
-            await self._until_players_or_master(list(tasks.values()), max(0.0, end - self.sim.now))
-            done = [t for t in tasks.values() if t.done()]
-            failure = next((t.exception() for t in done if t.exception() is not None), None) or self._master_failure()
+            failure = await self._wait_for_players(set(tasks.values()), watchdog, end)
             ended = {p for p, t in tasks.items() if not t.done()}
             for player in ended:
-                self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
+                try:
+                    self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
+                except BridgeBroken:
+                    pass  # its program died with the runtime
             outcomes = await asyncio.gather(*tasks.values(), return_exceptions=True)
         finally:
-            for task in tasks.values():
+            for task in (*tasks.values(), watchdog):
                 task.cancel()
         failure = failure or next((o for o in outcomes if isinstance(o, BaseException)), None)
         if failure is not None:
@@ -175,17 +185,23 @@ class LiveWorld:
             self._check_master()
         return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
 
-    async def _until_players_or_master(self, players: list[asyncio.Future], timeout: float) -> None:
-        """Until every player is done or one failed, or the world master's ticker failed (the episode stops
-        then, not at its end), or `timeout`."""
-        if not players:
-            return
-        all_done = asyncio.ensure_future(asyncio.wait(players, return_when=asyncio.FIRST_EXCEPTION))
-        try:
-            await asyncio.wait([all_done, *([self._ticker] if self._ticker is not None else [])], timeout=timeout,
-                               return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            all_done.cancel()  # cancels the waiting only, not the players
+    async def _wait_for_players(self, pending: set[asyncio.Future], watchdog: asyncio.Future, end: float) -> BaseException | None:
+        """Until every player's task is done, one fails, the watchdog finds the bridge broken, the world master's
+        ticker fails (the episode stops then, not at its end), or the episode ends; returns the failure, if any."""
+        guards = {watchdog, *([self._ticker] if self._ticker is not None else [])}
+        while pending:
+            done, _ = await asyncio.wait([*pending, *guards], timeout=max(0.0, end - self.sim.now),
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if not done:
+                return None  # the episode's end
+            if (failure := self._master_failure()) is not None:
+                return failure
+            guards -= done  # a guard that ended without finding anything wrong is not waited on again
+            pending -= done
+            failure = next((t.exception() for t in done if not t.cancelled() and t.exception() is not None), None)
+            if failure is not None:
+                return failure
+        return None
 
     def _master_failure(self) -> EpisodeFailed | None:
         if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled() and self._ticker.exception():
@@ -206,7 +222,21 @@ class LiveWorld:
 
     async def _run_player(self, player: str, source: str, skills: tuple[str, ...], end: float,
                           budget: float | None) -> ProgramResult:
-        """Run the program; a bot that loses its connection is handled as the policy says."""
+        """Run the program; a bot that loses its connection is handled as the policy says. Writes the simulator's
+        program_start and program_end events around it."""
+        self._emit_now(player, "program_start", {})
+        result = await self._run_until_done(player, source, skills, end, budget)
+        self._emit_now(player, "program_end", {"success": result.success, "error": result.error})
+        return result
+
+    def _emit_now(self, agent: str, kind: str, data: dict) -> None:
+        """An event at the episode clock's now, after whatever the journals hold from before."""
+        self.master.record()
+        self.sim.state.time = round(self.sim.now, 6)
+        self.sim.state.emit(agent, kind, **data)
+
+    async def _run_until_done(self, player: str, source: str, skills: tuple[str, ...], end: float,
+                              budget: float | None) -> ProgramResult:
         while True:
             remaining = max(1.0, end - self.sim.now + 1.0)  # the episode end stops it first
             seconds = remaining if budget is None else min(float(budget), remaining)
@@ -231,8 +261,7 @@ class LiveWorld:
 
     def _connection_lost(self, player: str) -> str | None:
         assert self.bots is not None
-        reason = self.bots._world.connectionLost(player)
-        return None if reason is None else str(reason)
+        return self.bots.connection_lost(player)
 
     async def _reconnect(self, player: str) -> None:
         """Log the bot in again; the server gives it back its items and place."""

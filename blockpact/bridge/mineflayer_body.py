@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,19 @@ CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget: the JS side always answ
 AUTH_MODES = ("offline", "microsoft")
 SETTLE_POLL_SECONDS = 0.1
 LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
+NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain); past it Node is wedged
+WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
+                 "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
+                 "connectionLost", "players")
+
+
+def join_timeout() -> float:
+    """live.toml's spawn_timeout scaled by the machine's load per core (at least 1): a busy machine joins slower."""
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        load = 1.0
+    return float(live_settings()["bots"]["spawn_timeout"]) * max(1.0, load)
 
 
 class BotError(UserError):
@@ -68,6 +82,7 @@ def _live_world_settings() -> dict[str, Any]:
         "exploreStride": int(bots["explore_stride"]),
         "chatPerSecond": float(bots["chat_per_second"]),
         "chatBurst": int(bots["chat_burst"]),
+        "bound": {"baseSeconds": float(bots["bound_base"]), "slack": float(bots["bound_slack"])},
         "limits": sandbox_limits(),
     }
 
@@ -80,6 +95,8 @@ class MineflayerWorld:
         self._node: NodeRuntime = runtime()
         self._js = self._node.require(LIVE_WORLD_JS)
         self._world = self._js.createLiveWorld(json.dumps(_live_world_settings()))
+        # Fetched once: an attribute lookup on a dead or wedged runtime blocks for JSPyBridge's 10 s.
+        self._methods = {name: getattr(self._world, name) for name in WORLD_METHODS}
         self._bodies: dict[str, MineflayerBody] = {}
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
         self._closed = False
@@ -96,7 +113,7 @@ class MineflayerWorld:
 
         self._callbacks.add(done)
         try:
-            self._node.call(method, getattr(self._world, method), *args, done)
+            self._node.call(method, self._methods[method], *args, done)
             deadline = loop.time() + timeout
             while True:  # a dead runtime is noticed within LIVENESS_POLL_SECONDS, not after `timeout`
                 try:
@@ -109,19 +126,62 @@ class MineflayerWorld:
         finally:
             self._callbacks.discard(done)
 
+    def _sync(self, method: str, *args: Any) -> Any:
+        """`world.method(*args)`, a quick call answered at once; BridgeBroken at once on a dead runtime, and
+        after NODE_CALL_SECONDS on a wedged one."""
+        fn = self._methods[method]
+        return self._node.call(method, lambda: fn(*args, timeout=NODE_CALL_SECONDS))
+
+    async def watch(self) -> None:
+        """Never returns: raises BridgeBroken within LIVENESS_POLL_SECONDS once the Node runtime is gone, or
+        when it does not answer a ping (asked from a worker thread) within NODE_CALL_SECONDS, after killing it
+        (a runtime that stopped answering is restarted for whatever comes next)."""
+        node = self._node
+        ping: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                if not node.alive:
+                    raise BridgeBroken(f"the Node runtime (pid {node.pid}) died")
+                if ping is None:
+                    ping = asyncio.ensure_future(asyncio.to_thread(self._sync, "players"))
+                await asyncio.wait([ping], timeout=LIVENESS_POLL_SECONDS)
+                if ping.done():
+                    if ping.exception() is not None and node.alive:
+                        await asyncio.to_thread(node.kill)
+                        raise BridgeBroken(f"the Node runtime (pid {node.pid}) did not answer within "
+                                           f"{NODE_CALL_SECONDS:g} s ({ping.exception()}); it was killed") from None
+                    ping = None
+        finally:
+            if ping is not None:
+                ping.cancel()
+
+    def connection_lost(self, player: str) -> str | None:
+        """None while `player`'s bot is connected, else why it is not."""
+        reason = self._sync("connectionLost", player)
+        return None if reason is None else str(reason)
+
     async def connect(self, player: str, *, operator: bool = False) -> MineflayerBody:
         """Log a bot called `player` in and wait until it has spawned. An operator bot runs commands and watches;
         it takes no part in signals."""
         if player in self._bodies:
             return self._bodies[player]
-        spawn_timeout = float(live_settings()["bots"]["spawn_timeout"])
-        options = {
-            "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
-            "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
-        }
-        answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
-        if not answer["ok"]:
-            raise BotError(answer["error"])
+        attempts = max(1, int(live_settings()["bots"]["join_attempts"]))
+        errors: list[str] = []
+        for attempt in range(attempts):
+            spawn_timeout = join_timeout()
+            options = {
+                "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
+                "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
+            }
+            answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
+            if answer["ok"]:
+                break
+            errors.append(str(answer["error"]))
+            if attempt + 1 < attempts:
+                await asyncio.sleep(min(5.0, 1.0 + attempt))
+        else:
+            tries = f" ({attempts} attempts)" if attempts > 1 else ""
+            raise BotError(f"{errors[-1]}{tries}")
         body = MineflayerBody(self, player)
         self._bodies[player] = body
         return body
@@ -180,33 +240,33 @@ class MineflayerWorld:
 
     def drain_journal(self) -> list[dict[str, Any]]:
         """World events only the bots saw (signals; everything, once `witness` is on), oldest first."""
-        return list(json.loads(str(self._world.drainJournal())))
+        return list(json.loads(str(self._sync("drainJournal"))))
 
     def witness(self, operator: str) -> None:
         """From now on the bots record what they see of the world (servers without blockpact's plugin)."""
         settings = live_settings()["external"]
-        self._world.witnessWorld(operator, json.dumps({"digMemoryMs": int(float(settings["dig_memory_seconds"]) * 1000),
+        self._sync("witnessWorld", operator, json.dumps({"digMemoryMs": int(float(settings["dig_memory_seconds"]) * 1000),
                                                        "expectMs": int(float(settings["expect_seconds"]) * 1000)}))
 
     def expect_blocks(self, positions: Sequence[Vec], cause: str) -> None:
-        self._world.expectBlocks(json.dumps([list(p) for p in positions]), cause)
+        self._sync("expectBlocks", json.dumps([list(p) for p in positions]), cause)
 
     def read_blocks(self, player: str, lo: Vec, hi: Vec) -> list[str] | Vec:
         """The block names of a box as `player` sees them (x outermost, then y, z), or the first cell it cannot see."""
-        answer = json.loads(str(self._world.readBlocks(player, json.dumps(list(lo)), json.dumps(list(hi)))))
+        answer = json.loads(str(self._sync("readBlocks", player, json.dumps(list(lo)), json.dumps(list(hi)))))
         if "unloaded" in answer:
             return tuple(answer["unloaded"])  # type: ignore[return-value]
         palette = answer["palette"]
         return [palette[i] for i in answer["cells"]]
 
     def positions(self) -> dict[str, list[float]]:
-        return dict(json.loads(str(self._world.positions())))
+        return dict(json.loads(str(self._sync("positions"))))
 
     def freeze(self, player: str) -> None:
-        self._world.freeze(player)
+        self._sync("freeze", player)
 
     def command_no_wait(self, player: str, text: str) -> None:
-        self._world.commandNoWait(player, text)
+        self._sync("commandNoWait", player, text)
 
     async def start_viewer(self, player: str, index: int = 0) -> str:
         """A prismarine-viewer page of `player`'s view on 127.0.0.1 (live.toml's [viewer] port + `index`, or any
@@ -229,7 +289,8 @@ class MineflayerWorld:
         if self._closed:
             return
         try:
-            await self._call("close", timeout=CALLBACK_MARGIN_SECONDS)
+            if self._node.alive:  # else the bots died with the runtime
+                await self._call("close", timeout=CALLBACK_MARGIN_SECONDS)
         finally:
             self._closed = True
             self._bodies.clear()
@@ -290,10 +351,10 @@ class MineflayerBody:
             pass
 
     def observe(self) -> dict[str, Any]:
-        return json.loads(str(self.world._world.observe(self.player)))
+        return json.loads(str(self.world._sync("observe", self.player)))
 
     def cancel(self, reason: str = "cancelled") -> bool:
-        return bool(self.world._world.cancel(self.player, reason))
+        return bool(self.world._sync("cancel", self.player, reason))
 
     async def close(self) -> None:
         await self.world.leave(self.player)

@@ -156,6 +156,15 @@ class NodeRuntime:
             alive = "still running" if self.alive else "gone"
             raise BridgeBroken(f"the Node bridge failed during {what} (Node {alive}): {type(exc).__name__}: {exc}") from exc
 
+    def kill(self) -> None:
+        """Kill a Node process that stopped answering at once (SIGKILL), then close as usual."""
+        if self._proc is not None and self._proc.poll() is None:
+            try:
+                self._proc.kill()
+            except ProcessLookupError:
+                pass
+        self.close()
+
     def close(self) -> None:
         """Stop the Node process (idempotent)."""
         if self._closed:

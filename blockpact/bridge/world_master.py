@@ -100,9 +100,9 @@ class WorldMaster:
         """Record what happened, read the rules' regions back, and apply the dynamics due by now."""
         begun = time.perf_counter()
         self.record()
+        self._update_positions()
         if self.spec.rules:
             self.reconcile_regions()
-            self._update_positions()
             due = ticks_between(self.dynamics_time, self.now, self.tick_seconds)
             if due:
                 self._apply_dynamics(due)
@@ -176,9 +176,15 @@ class WorldMaster:
                     self._emit(None, "block", {"pos": list(pos), "old": old, "new": block, "cause": RECONCILE_CAUSE})
 
     def _update_positions(self) -> None:
+        """The bots' block positions; a bot that moved since the last tick is a `move` event (as the simulator's
+        moveTo writes; `steps`: blocks between the two positions, the grid distance)."""
         for name, position in self.access.positions().items():
             if name in self.state.positions:
-                self.state.positions[name] = _vec([int(v // 1) for v in position])
+                new = _vec([int(v // 1) for v in position])
+                old = self.state.positions[name]
+                self.state.positions[name] = new
+                if new != old:
+                    self._emit(name, "move", {"to": list(new), "steps": sum(abs(a - b) for a, b in zip(new, old))})
 
     def _apply_dynamics(self, seconds: list[float]) -> None:
         """The simulator's dynamics on the mirror decide the changes; the server makes them (only where the

@@ -38,6 +38,7 @@ _BY_NAME = {
     "LLMBudgetSpent": "budget",
     "ServerError": "server",
     "BotError": "bridge",
+    "BridgeBroken": "bridge",
     "WorldBuildError": "world",
     "PluginMissing": "world",
     "UnsupportedCommand": "world",

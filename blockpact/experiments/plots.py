@@ -27,6 +27,12 @@ class Plot:
     path: Path
 
 
+
+def clock_label(run: RunRecord) -> str:
+    """The time axis's name: the simulator's clock, or live Minecraft's wall clock (episode seconds since the
+    programs started)."""
+    return "wall-clock time (s)" if run.config.backend == "minecraft" else "simulated time (s)"
+
 def _sample(curve: Curve, times: np.ndarray) -> np.ndarray:
     out = np.empty(len(times))
     for i, t in enumerate(times):
@@ -97,7 +103,7 @@ def welfare_plot(run: RunRecord, path: Path) -> bool:
         curves = [welfare_curve(reward_curves(ep.events, run.config.values)) for ep in episodes]
         times = _grid(curves, _end(episodes))
         _band(ax, times, np.array([_sample(c, times) for c in curves]), f"{condition.name} (n={len(episodes)})", f"C{i}")
-    ax.set(xlabel="simulated time (s)", ylabel="social welfare (emeralds)",
+    ax.set(xlabel=clock_label(run), ylabel="social welfare (emeralds)",
            title=f"{run.config.world}: social welfare, mean and min–max over seeds ({_label(run)})")
     ax.legend(loc="lower right")
     _save(fig, path)
@@ -124,7 +130,7 @@ def reward_plot(run: RunRecord, path: Path) -> bool:
             ax.scatter([end], [after], marker="D", color=f"C{i}", zorder=3)
         ax.scatter([], [], marker="D", color="black", label="after transfers")
         ax.set(title=f"{condition.name}: reward per player (mean of {len(episodes)} seeds)",
-               xlabel="simulated time (s)", ylabel="emeralds")
+               xlabel=clock_label(run), ylabel="emeralds")
         ax.legend(loc="lower right", fontsize="small")
     _save(fig, path)
     return True
@@ -147,7 +153,7 @@ def item_plot(run: RunRecord, path: Path) -> bool:
             for i, item in enumerate(held):
                 ax.step(times, np.mean([_sample(c[player][item], times) for c in per_seed], axis=0), where="post",
                         color=f"C{i}", label=item)
-            ax.set(title=f"{condition.name}: items {player} holds", xlabel="simulated time (s)", ylabel="count")
+            ax.set(title=f"{condition.name}: items {player} holds", xlabel=clock_label(run), ylabel="count")
             if held:
                 ax.legend(loc="lower right", fontsize="small")
     _save(fig, path)
@@ -167,7 +173,7 @@ def region_plot(run: RunRecord, path: Path) -> bool:
         for i, key in enumerate(sorted(seeds[0])):
             times = _grid([s[key] for s in seeds], end)
             _band(ax, times, np.array([_sample(s[key], times) for s in seeds]), key, f"C{i}")
-        ax.set(title=f"{condition.name}: resource stocks (mean, min–max)", xlabel="simulated time (s)",
+        ax.set(title=f"{condition.name}: resource stocks (mean, min–max)", xlabel=clock_label(run),
                ylabel="blocks in region")
         ax.legend(loc="upper right", fontsize="small")
     _save(fig, path)

@@ -190,16 +190,23 @@ def resource_curves(events: Sequence[Event]) -> dict[str, Curve]:
     counts: dict[str, float] = dict(start.data.get("region_counts", {}))
     regions = start.data.get("region_boxes", {})
     curves = {key: Curve([start.time], [float(n)]) for key, n in counts.items()}
+    # A cell's block as the events so far have it. Live, one change can be reported twice (the world master's
+    # read-back "reconcile" event, then the server's journal entry of the same dig): the second finds the cell
+    # already changed and counts nothing.
+    cells: dict[tuple[int, ...], str] = {}
     for e in events:
         if e.kind != "block":
             continue
         pos = e.data["pos"]
+        cell = tuple(pos)
+        old = cells.get(cell, e.data["old"])
+        cells[cell] = e.data["new"]
         for key in counts:
             block, region = key.split("@")
             lo, hi = regions[region]
             if not all(lo[i] <= pos[i] <= hi[i] for i in range(3)):
                 continue
-            delta = (e.data["new"] == block) - (e.data["old"] == block)
+            delta = (e.data["new"] == block) - (old == block)
             if delta:
                 counts[key] += delta
                 _append(curves[key], e.time, counts[key])

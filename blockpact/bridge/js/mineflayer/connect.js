@@ -19,6 +19,17 @@ function quietMovements (bot) {
   return movements
 }
 
+// mineflayer emits diggingCompleted whoever broke the block being dug; only the bot that sent the
+// "finish digging" packet broke it. Each such packet is announced as 'blockpact:digFinished' (position).
+function announceOwnDigs (bot) {
+  const client = bot._client
+  const write = client.write.bind(client)
+  client.write = (name, params) => {
+    if (name === 'block_dig' && params?.status === 2) bot.emit('blockpact:digFinished', params.location)
+    return write(name, params)
+  }
+}
+
 // options: {username, host, port, version, auth, spawnTimeoutMs}; resolves with the spawned bot.
 function connectBot (options) {
   const bot = mineflayer.createBot({
@@ -31,6 +42,7 @@ function connectBot (options) {
     logErrors: false
   })
   bot.blockpact = { lastError: null, endReason: null, digTarget: null }
+  announceOwnDigs(bot)
   bot.on('error', err => { bot.blockpact.lastError = err.message })
   bot.on('kicked', reason => { bot.blockpact.endReason = `kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}` })
   bot.on('end', reason => { bot.blockpact.endReason ??= `disconnected: ${reason}` })
@@ -40,7 +52,9 @@ function connectBot (options) {
       clearTimeout(timer)
       bot.removeListener('spawn', onSpawn)
       bot.removeListener('end', onEnd)
-      bot.quit()
+      // A connection refused ends before mineflayer's plugins have loaded: no bot.quit yet. Throwing here
+      // would take the whole Node runtime (every bot) down.
+      try { bot.quit?.() } catch (err) { /* already closed */ }
       bot._client?.socket?.destroy()
       const detail = bot.blockpact.lastError ?? bot.blockpact.endReason
       reject(new Error(`${options.username} could not join ${options.host}:${options.port}: ${why}${detail && detail !== why ? ` (${detail})` : ''}`))

@@ -4,15 +4,18 @@
 // Each call gets an AbortSignal; stop() aborts them all, so a cancelled primitive's loop ends too.
 const { calls } = require('./primitives')
 const { answerQuery } = require('./queries')
+const { waitTicks } = require('./primitives/bounds')
+const { Cancelled } = require('./primitives/common')
 
 const MAX_CHAT_LINE = 256 // Minecraft's chat message limit
 
 // Bot methods a program awaits (primitives.toml [bot.*] kind "call"); the runner forwards
-// `await bot.NAME(...)` as call('bot.NAME', args).
+// `await bot.NAME(...)` as call('bot.NAME', args). Each gets (bot, abortSignal, ...args).
 const botCalls = {
-  'bot.waitForTicks': (bot, ticks) => {
+  // Counts the bot's ticks with no wall-clock time-out (mineflayer's own rejects on a slow server).
+  'bot.waitForTicks': (bot, abort, ticks) => {
     if (typeof ticks !== 'number' || !Number.isFinite(ticks)) throw new Error('ticks for bot.waitForTicks must be a number')
-    return bot.waitForTicks(Math.ceil(ticks)) // mineflayer counts whole ticks: a fraction would never be reached
+    return waitTicks(bot, Math.ceil(ticks), abort, () => new Cancelled()) // whole ticks: a fraction would never be reached
   }
 }
 const botCallNames = Object.keys(botCalls).map(name => name.slice('bot.'.length))
@@ -37,11 +40,18 @@ class BodyHost {
 
   async call (name, args) {
     if (name === 'chat') return this.say(String(args[0]))
-    if (Object.hasOwn(botCalls, name)) return botCalls[name](this.bot, ...args)
+    const botCall = Object.hasOwn(botCalls, name) ? botCalls[name] : null
     const entry = calls[name]
-    if (!entry) throw new Error(`unknown primitive: ${name}`)
+    if (!entry && !botCall) throw new Error(`unknown primitive: ${name}`)
     const controller = new AbortController()
     this.controllers.add(controller)
+    if (botCall) {
+      try {
+        return await botCall(this.bot, controller.signal, ...args)
+      } finally {
+        this.controllers.delete(controller)
+      }
+    }
     const { messages } = this.world
     const ctx = {
       bot: this.bot,

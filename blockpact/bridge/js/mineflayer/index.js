@@ -47,7 +47,7 @@ class LiveWorld {
     this.messages = messageTable(settings.primitives, uses)
     this.prelude = explorePreludeSource(this.messages, settings.exploreStep)
     this.bus = signalBus()
-    this.dugBy = new Map() // "x,y,z" -> player who dug it, for "mined by ... before I got to it"
+    this.dugBy = new Map() // "x,y,z" -> {player, at}: who dug it, and when, for "mined by ... before I got to it"
     this.journal = [] // world events only the bots see (signals; everything, on servers without the plugin)
     this.witness = null // set by witnessWorld(): the bots observe the world for the world master
     this.operators = new Set() // bots that only run commands and watch: no program, no signals

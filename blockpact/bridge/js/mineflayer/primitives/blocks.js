@@ -3,11 +3,12 @@
 const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
 const { asVec3, checkCancelled, goto, countOf } = require('./common')
+const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
 
 const uses = {
   mineBlock: {
-    feedback: ['No {name} nearby', 'I cannot mine', '{name} at {position} was mined'],
+    feedback: ['No {name} nearby', 'I cannot mine', '{name} at {position} was mined', 'I could not mine'],
     errors: ['No block named', 'count for mineBlock']
   },
   placeItem: {
@@ -18,6 +19,7 @@ const uses = {
 
 const FACES = [new Vec3(0, 1, 0), new Vec3(0, -1, 0), new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 const keyOf = (p) => `${p.x},${p.y},${p.z}`
+const CLAIM_MS = 2000
 
 // The tool the bot would mine with, for the "cannot mine" message.
 function toolName (bot) {
@@ -30,33 +32,66 @@ function canHarvest (bot, block) {
   return bot.inventory.items().some(item => block.harvestTools[item.type])
 }
 
-// Digs the block at pos (walking there first); 'mined', 'gone' (someone else got it) or 'failed'.
+// Digs the block at pos (walking there first): 'mined', 'gone' (someone else got it), 'failed' (no
+// path, no tool) or 'timeout' (past its bound: the walk, the dig and the pick-up, from the distance
+// and the block's dig time). A block that someone else breaks meanwhile ends the attempt at once.
 async function collectOne (ctx, pos, type, name) {
   const { bot } = ctx
   let dugHere = false
-  const onDug = (block) => { if (block.position.equals(pos)) dugHere = true }
-  bot.on('diggingCompleted', onDug)
-  const stop = () => { bot.collectBlock.cancelTask().catch(() => {}); bot.stopDigging() }
+  let takenAway = null
+  // The first bot of this world to finish digging the block gets it (the server cancels a later finish of
+  // the same block: see js/server/plugin/drops.js); a bot finishing within CLAIM_MS of another lost it.
+  const onDug = (position) => {
+    if (!position || !pos.equals(position)) return
+    const claim = ctx.world.dugBy.get(keyOf(pos))
+    if (claim && claim.player !== bot.username && Date.now() - claim.at < CLAIM_MS) return
+    dugHere = true
+    ctx.world.dugBy.set(keyOf(pos), { player: bot.username, at: Date.now() }) // at once: a bot that lost it names who got it
+  }
+  const stop = () => { bot.collectBlock.cancelTask().catch(() => {}); if (bot.targetDigBlock) bot.stopDigging() }
+  const onUpdate = (oldBlock, newBlock) => {
+    if (!newBlock || !newBlock.position.equals(pos) || newBlock.type === type) return
+    // Broken, and not by this bot's own dig (it sends "finish digging" before the block changes): contention.
+    if (!dugHere) {
+      takenAway ??= true
+      stop()
+    }
+  }
+  bot.on('blockpact:digFinished', onDug)
+  bot.on('blockUpdate', onUpdate)
   ctx.abort.addEventListener('abort', stop, { once: true })
   bot.blockpact.digTarget = pos
   bot.blockpact.digName = name
+  const block = bot.blockAt(pos)
+  const digSeconds = block ? bot.digTime(block) / 1000 : 0
+  const seconds = boundSeconds(ctx.settings, { blocks: 2 * bot.entity.position.distanceTo(pos), seconds: digSeconds + 1 })
+  let outcome = null
   try {
-    await bot.collectBlock.collect(bot.blockAt(pos), { ignoreNoPath: true })
+    await bounded('mining', seconds, () => block?.boundingBox === 'block'
+      ? bot.collectBlock.collect(block, { ignoreNoPath: true })
+      : digPlant(ctx, pos), stop)
   } catch (err) {
     checkCancelled(ctx)
-    if (!['NoPath', 'GoalChanged', 'Timeout', 'PathStopped'].includes(err.name)) throw err
+    if (err.name === 'Bounded') outcome = 'timeout'
+    else if (!['NoPath', 'GoalChanged', 'Timeout', 'PathStopped', 'Cancelled'].includes(err.name) && !takenAway) throw err
   } finally {
     bot.blockpact.digTarget = null
-    bot.off('diggingCompleted', onDug)
+    bot.off('blockpact:digFinished', onDug)
+    bot.off('blockUpdate', onUpdate)
     ctx.abort.removeEventListener('abort', stop)
   }
   checkCancelled(ctx)
-  if (bot.blockAt(pos)?.type === type) return 'failed'
-  if (dugHere) {
-    ctx.world.dugBy.set(keyOf(pos), bot.username)
-    return 'mined'
-  }
+  if (dugHere) return 'mined'
+  if (bot.blockAt(pos)?.type === type) return outcome ?? 'failed'
   return 'gone'
+}
+
+// A block without a collision box (a plant, a bush): collectblock walks until it can see the block's faces,
+// which such a block has none of, so it never arrives. Walk within reach and dig it instead.
+async function digPlant (ctx, pos) {
+  const { bot } = ctx
+  await goto(ctx, new goals.GoalNear(pos.x, pos.y, pos.z, 2))
+  await bot.dig(bot.blockAt(pos), true)
 }
 
 async function mineBlock (ctx, name, count = 1) {
@@ -75,7 +110,8 @@ async function mineBlock (ctx, name, count = 1) {
   }
   let mined = 0
   let lostTo = null
-  const skipped = new Set() // unreachable targets
+  let gaveUpOn = null
+  const skipped = new Set() // unreachable targets, and targets past their bound
   while (mined < count) {
     checkCancelled(ctx)
     const target = find().find(p => !skipped.has(keyOf(p)))
@@ -83,11 +119,18 @@ async function mineBlock (ctx, name, count = 1) {
     const outcome = await collectOne(ctx, target, block.id, name)
     if (outcome === 'mined') mined++
     else if (outcome === 'gone') lostTo = target
-    else skipped.add(keyOf(target))
+    else {
+      skipped.add(keyOf(target))
+      if (outcome === 'timeout' || !gaveUpOn) gaveUpOn = { target, outcome }
+    }
+  }
+  const rest = mined === 0 ? `no other ${name} nearby` : `I mined ${mined} of ${count}`
+  if (mined < count && gaveUpOn) { // never a silent shortfall
+    const reason = gaveUpOn.outcome === 'timeout' ? 'it took longer than it should' : 'I could not reach it, or it did not break'
+    ctx.say('I could not mine', { name, position: formatPosition(gaveUpOn.target), reason, rest })
   }
   if (mined < count && lostTo) {
-    const rest = mined === 0 ? `no other ${name} nearby` : `I mined ${mined} of ${count}`
-    const player = ctx.world.dugBy.get(keyOf(lostTo)) ?? 'someone'
+    const player = ctx.world.dugBy.get(keyOf(lostTo))?.player ?? 'someone'
     ctx.say('{name} at {position} was mined', { name, position: formatPosition(lostTo), player, rest })
   }
   return mined
@@ -113,9 +156,10 @@ async function placeItem (ctx, name, position) {
   if (bot.blockAt(target)?.boundingBox === 'block') return placeFailed(`${formatPosition(target)} is not free`)
   try {
     await goto(ctx, new goals.GoalPlaceBlock(target, bot.world, { range: 4.5 }))
-    await bot.equip(bot.inventory.items().find(item => item.name === name), 'hand')
+    const seconds = boundSeconds(ctx.settings)
+    await bounded('equipping', seconds, () => bot.equip(bot.inventory.items().find(item => item.name === name), 'hand'))
     bot.blockpact.placeTarget = target
-    await bot.placeBlock(bot.blockAt(target.minus(face)), face)
+    await bounded('placing', seconds, () => bot.placeBlock(bot.blockAt(target.minus(face)), face))
   } catch (err) {
     checkCancelled(ctx)
     if (countOf(bot, name) === before) return placeFailed(err.message)

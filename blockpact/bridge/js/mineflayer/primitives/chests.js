@@ -3,16 +3,37 @@
 // remembered (contents after closing) for the observation.
 const { goals } = require('mineflayer-pathfinder')
 const { asVec3, checkCancelled, goto, countOf, tally } = require('./common')
+const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
 
 const CHEST_ERRORS = ['No chest at', 'No path to the goal!', 'chestPosition for']
+const BUSY = 'The chest at {position} is busy'
 const uses = {
-  getItemFromChest: { feedback: ['No item named', "I don't see", 'Not enough {name} in chest.'], errors: CHEST_ERRORS },
-  depositItemIntoChest: { feedback: ['No item named', 'No {name} in inventory', 'Not enough {name} in inventory.'], errors: CHEST_ERRORS },
-  checkItemInsideChest: { errors: CHEST_ERRORS }
+  getItemFromChest: { feedback: ['No item named', "I don't see", 'Not enough {name} in chest.', BUSY], errors: CHEST_ERRORS },
+  depositItemIntoChest: { feedback: ['No item named', 'No {name} in inventory', 'Not enough {name} in inventory.', BUSY], errors: CHEST_ERRORS },
+  checkItemInsideChest: { feedback: [BUSY], errors: CHEST_ERRORS }
 }
 
-// Walks to the chest and opens it; runs use(chest) and closes it, remembering its contents.
+// Opens the chest within its bound; a window the server opens after the bound is closed when it comes.
+async function openChest (ctx, block) {
+  const { bot } = ctx
+  const seconds = boundSeconds(ctx.settings)
+  let late = false
+  const closeLate = (window) => { if (late) bot.closeWindow(window) }
+  try {
+    return await bounded('opening the chest', seconds, () => bot.openContainer(block))
+  } catch (err) {
+    if (err.name !== 'Bounded') throw err
+    late = true
+    bot.once('windowOpen', closeLate)
+    setTimeout(() => bot.removeListener('windowOpen', closeLate), 60000).unref?.()
+    throw err
+  }
+}
+
+// Walks to the chest and opens it; runs use(chest) and closes it, remembering its contents. A chest
+// that does not open, or a transfer the server does not answer, within its bound is "busy": said in
+// feedback, and the primitive returns what it moved before (use fills `done`) so the program goes on.
 async function withChest (ctx, position, use) {
   const { bot } = ctx
   const pos = asVec3(position)?.floored()
@@ -25,24 +46,40 @@ async function withChest (ctx, position, use) {
     checkCancelled(ctx)
     throw ctx.fail('No path to the goal!')
   }
-  const chest = await bot.openContainer(block)
+  const done = {}
+  const busy = (err) => {
+    checkCancelled(ctx)
+    if (err.name !== 'Bounded') throw err
+    ctx.say(BUSY, { position: formatPosition(pos), reason: err.message })
+    return done
+  }
+  let chest
+  try {
+    chest = await openChest(ctx, block)
+  } catch (err) {
+    return busy(err)
+  }
   const stop = () => chest.close()
   const unwatch = ctx.world.witness?.chestOpened(bot.username, bot, pos, chest) // on servers without the plugin
   ctx.abort.addEventListener('abort', stop, { once: true })
   try {
-    return await use(chest)
+    return await use(chest, done)
+  } catch (err) {
+    return busy(err)
   } finally {
     unwatch?.()
     ctx.abort.removeEventListener('abort', stop)
-    ctx.memory.chests.set(`${pos.x},${pos.y},${pos.z}`, tally(chest.containerItems()))
+    const items = tally(chest.containerItems())
+    ctx.memory.chests.set(`${pos.x},${pos.y},${pos.z}`, items)
+    const seen = Object.fromEntries(Object.entries(items).sort(([a], [b]) => a < b ? -1 : 1))
+    ctx.world.record(bot.username, 'chest_seen', { pos: [pos.x, pos.y, pos.z], items: seen }) // as the simulator's event
     chest.close()
   }
 }
 
 // name -> count moved, for each requested item the checks allow (as the simulator: all or nothing per item).
-async function transfer (ctx, items, source, move, notEnough) {
+async function transfer (ctx, items, source, move, notEnough, moved) {
   const { bot } = ctx
-  const moved = {}
   for (const [name, count] of Object.entries(items ?? {})) {
     checkCancelled(ctx)
     const item = bot.registry.itemsByName[name]
@@ -51,7 +88,7 @@ async function transfer (ctx, items, source, move, notEnough) {
     else if (have === 0) ctx.say(notEnough[0], { name })
     else if (have < count) ctx.say(notEnough[1], { name })
     else {
-      await move(item.id, count)
+      await bounded(`moving ${count} ${name}`, boundSeconds(ctx.settings, { seconds: count / 64 }), () => move(item.id, count))
       moved[name] = count
     }
   }
@@ -59,17 +96,17 @@ async function transfer (ctx, items, source, move, notEnough) {
 }
 
 function getItemFromChest (ctx, chestPosition, itemsToGet) {
-  return withChest(ctx, chestPosition, chest => transfer(ctx, itemsToGet,
+  return withChest(ctx, chestPosition, (chest, moved) => transfer(ctx, itemsToGet,
     name => tally(chest.containerItems())[name] ?? 0,
     (id, count) => chest.withdraw(id, null, count),
-    ["I don't see", 'Not enough {name} in chest.']))
+    ["I don't see", 'Not enough {name} in chest.'], moved))
 }
 
 function depositItemIntoChest (ctx, chestPosition, itemsToDeposit) {
-  return withChest(ctx, chestPosition, chest => transfer(ctx, itemsToDeposit,
+  return withChest(ctx, chestPosition, (chest, moved) => transfer(ctx, itemsToDeposit,
     name => countOf(ctx.bot, name),
     (id, count) => chest.deposit(id, null, count),
-    ['No {name} in inventory', 'Not enough {name} in inventory.']))
+    ['No {name} in inventory', 'Not enough {name} in inventory.'], moved))
 }
 
 function checkItemInsideChest (ctx, chestPosition) {

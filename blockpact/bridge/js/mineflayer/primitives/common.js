@@ -1,6 +1,7 @@
 'use strict'
 // Helpers shared by the primitives: argument checks, cancellable walking, inventory counts.
 const { Vec3 } = require('vec3')
+const { bounded, boundSeconds } = require('./bounds')
 
 class Cancelled extends Error {
   constructor () {
@@ -54,13 +55,27 @@ function walk (bot, goal) {
   })
 }
 
-// Walks to a pathfinder goal; a stopped program stops the walk.
+// Where a pathfinder goal is (GoalNear and GoalBlock keep x, y, z; GoalLookAtBlock and GoalPlaceBlock pos).
+function goalPosition (bot, goal) {
+  if (goal.pos) return goal.pos
+  const here = bot.entity.position
+  return new Vec3(goal.x ?? here.x, goal.y ?? here.y, goal.z ?? here.z)
+}
+
+// Walks to a pathfinder goal; a stopped program stops the walk. A walk that has not arrived within its
+// bound (from the distance, live.toml [bots] bound_*) stops and fails with the name 'Timeout'.
 async function goto (ctx, goal) {
   checkCancelled(ctx)
-  const stop = () => ctx.bot.pathfinder.stop()
+  const { bot } = ctx
+  const stop = () => bot.pathfinder.stop()
   ctx.abort.addEventListener('abort', stop, { once: true })
+  const blocks = bot.entity.position.distanceTo(goalPosition(bot, goal))
+  const seconds = boundSeconds(ctx.settings, { blocks: blocks * 2 }) // paths wind: twice the straight line
   try {
-    await walk(ctx.bot, goal)
+    await bounded('the walk', seconds, () => walk(bot, goal), () => { bot.pathfinder.stop(); bot.pathfinder.setGoal(null) })
+  } catch (err) {
+    if (err.name === 'Bounded') throw walkError('Timeout', `I could not get there within ${seconds} s`)
+    throw err
   } finally {
     ctx.abort.removeEventListener('abort', stop)
   }

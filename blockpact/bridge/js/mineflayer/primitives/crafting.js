@@ -3,6 +3,7 @@
 // flying-squid server has no furnaces, which smeltItem reports instead of hanging).
 const { goals } = require('mineflayer-pathfinder')
 const { checkCancelled, goto, countOf, sleep } = require('./common')
+const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
 
 const uses = {
@@ -72,7 +73,9 @@ async function craftItem (ctx, name, count = 1) {
   const before = countOf(bot, name)
   try {
     bot.blockpact.crafting = true // what the inventory gains and loses meanwhile is crafting
-    await bot.craft(recipe, count, table ?? undefined)
+    // Past its bound (window clicks, one round per recipe) the open table window is closed: the recipe failed.
+    const closeWindow = () => { if (bot.currentWindow) bot.closeWindow(bot.currentWindow) }
+    await bounded('crafting', boundSeconds(ctx.settings, { seconds: count }), () => bot.craft(recipe, count, table ?? undefined), closeWindow)
   } catch (err) {
     checkCancelled(ctx)
     ctx.say('I cannot do the recipe', { name, count })
@@ -116,16 +119,18 @@ async function smeltItem (ctx, itemName, fuelName, count = 1) {
       if (countOf(bot, itemName) < 1) { ctx.say('No {itemName} to smelt', { itemName }); break }
       if (furnace.fuelSeconds < 15 && furnace.fuelItem()?.name !== fuelName) {
         if (countOf(bot, fuelName) < 1) { ctx.say('No {fuelName} as fuel', { fuelName }); break }
-        await furnace.putFuel(fuel.id, null, 1)
+        await bounded('putting fuel in', boundSeconds(ctx.settings), () => furnace.putFuel(fuel.id, null, 1))
         await sleep(ctx, 1000)
         if (!furnace.fuel && furnace.fuelItem()?.name !== fuelName) throw ctx.fail('{fuelName} is not a valid fuel', { fuelName })
       }
-      await furnace.putInput(input.id, null, 1)
+      await bounded('putting input in', boundSeconds(ctx.settings), () => furnace.putInput(input.id, null, 1))
       await sleep(ctx, SMELT_TICKS * 50)
       if (!furnace.outputItem()) throw ctx.fail('{itemName} is not a valid input', { itemName })
-      await furnace.takeOutput()
+      await bounded('taking the output', boundSeconds(ctx.settings), () => furnace.takeOutput())
       smelted++
     }
+  } catch (err) {
+    if (err.name !== 'Bounded') throw err // a furnace that stops answering: what was smelted is reported
   } finally {
     furnace.close()
   }

@@ -86,10 +86,33 @@ function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
   return { dropsFor, setDrops, canHarvest }
 }
 
+// Blocks whose dig is being completed right now, "x,y,z" (shared by every player of the server).
+const completing = new Set()
+
 // Gives survival diggers their drops (and a broken chest's contents) instead of item entities,
-// and journals the dig and what it yielded.
+// and journals the dig and what it yielded. flying-squid completes a dig with the block it saw when the
+// dig started: two players finishing the same block would both get its drops. Only the first does; the
+// other's dig is cancelled (its client is told the block is gone).
 function attachDigging (player, serv, tools, drops, chests, log) {
   const itemEntity = serv.registry.entitiesByName.item.id
+  const keyOf = (p) => `${p.x},${p.y},${p.z}`
+  player.on('dug_cancel', async (data, cancel) => {
+    const key = keyOf(data.position)
+    // Cancelled without flying-squid's own cancel behaviour, which would show the digger the old block again.
+    const refuse = async () => {
+      cancel(false)
+      const now = await player.world.getBlock(data.position)
+      player.sendBlock(data.position, now?.stateId ?? 0)
+    }
+    if (completing.has(key)) return refuse()
+    completing.add(key)
+    data.blockpactCompleting = key
+    const now = await player.world.getBlock(data.position)
+    if (now?.type !== data.block.type) return refuse()
+  })
+  player.on('dug_done', (data) => {
+    if (data.blockpactCompleting) completing.delete(data.blockpactCompleting)
+  })
   player.on('dug', (data, cancelled) => {
     if (cancelled) return
     if (player.world === serv.overworld) log.block(data.position, data.block.name, 'air', player.username, 'dig')

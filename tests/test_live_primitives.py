@@ -1,0 +1,163 @@
+"""Live primitives that cannot hang: two mineflayer bots on the embedded server race for one chest and
+one small vein. Both programs go on to their end; what one lost to the other is in its feedback; the
+blocks mined add up; tick waits count ticks (no wall-clock time-out of mineflayer's)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
+from blockpact.bridge.world_compiler import ControlChannelTarget, build_world_on_server, tally
+from blockpact.worlds.loader import load_world
+
+from test_bridge_runtime import _gone
+
+WORLD = Path(__file__).parent / "worlds" / "contested_vein.toml"
+CHEST = (4, 64, 4)
+RACE = """async function race(bot) {
+  const got = await getItemFromChest(bot, new Vec3(4, 64, 4), { stone_pickaxe: 1 });
+  const mined = await mineBlock(bot, 'iron_ore', 3);
+  await bot.waitForTicks(40);
+  log(`mined ${mined}`);
+  return mined;
+}"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    live = EmbeddedServer().start()
+    pid = live.pid
+    yield live
+    live.stop()
+    assert pid is not None and _gone(pid), f"server process {pid} survived"
+
+
+def test_two_bots_racing_for_one_vein_both_finish_and_say_what_they_lost(server) -> None:
+    spec = load_world(WORLD)
+
+    async def scenario():
+        await build_world_on_server(server, spec)
+        world = MineflayerWorld(ServerAddress(port=server.port, version=server.version))
+        try:
+            await world.join(spec, ControlChannelTarget(server))
+            started = time.monotonic()
+            results = await world.run_programs({p: RACE for p in spec.players}, budget=90)
+            wall = time.monotonic() - started
+            ore = server.request("countBlocks", **{"from": [0, 64, 0], "to": [9, 64, 9], "block": "iron_ore"})
+            inventories = {p: tally(server.request("inventory", player=p)) for p in spec.players}
+        finally:
+            await world.close()
+        return results, wall, ore, inventories
+
+    results, wall, ore, inventories = asyncio.run(scenario())
+    for player, result in results.items():
+        assert result.success and not result.timed_out, (player, result.error, result.chat)
+    assert wall < 60, wall
+    mined = {p: int(results[p].logs[-1].split()[-1]) for p in results}
+    assert sum(mined.values()) == 3 and ore == {}, (mined, ore, inventories, {p: r.chat for p, r in results.items()})
+    assert {p: inventories[p].get("raw_iron", 0) for p in mined} == mined
+    assert all(inventories[p].get("stone_pickaxe") == 1 for p in mined)
+    for player, count in mined.items():
+        if count < 3:  # it lost blocks to the other bot, and said so
+            lost = [line for line in results[player].chat if "was mined by" in line or "No iron_ore nearby" in line]
+            assert lost, (player, results[player].chat)
+
+
+def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypatch) -> None:
+    """No server on the port: every attempt fails at once; the error names the attempts. The timeout grows with
+    the load per core and is never below live.toml's spawn_timeout."""
+    import socket
+
+    from blockpact.bridge import mineflayer_body
+    from blockpact.bridge.mineflayer_body import BotError, join_timeout
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    async def scenario():
+        async with MineflayerWorld(ServerAddress(port=port)) as world:
+            started = time.monotonic()
+            with pytest.raises(BotError) as failed:
+                await world.connect("Nobody")
+            return str(failed.value), time.monotonic() - started
+
+    message, took = asyncio.run(scenario())
+    assert f"Nobody could not join 127.0.0.1:{port}" in message and "(3 attempts)" in message, message
+    assert 3 <= took < 30, took  # waits of 1 s and 2 s between the attempts
+    monkeypatch.setattr(mineflayer_body.os, "getloadavg", lambda: (8.0, 0.0, 0.0))
+    monkeypatch.setattr(mineflayer_body.os, "cpu_count", lambda: 2)
+    assert join_timeout() == 4 * 30.0
+    monkeypatch.setattr(mineflayer_body.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert join_timeout() == 30.0
+
+
+def test_live_writes_the_event_kinds_of_the_simulator(server) -> None:
+    """program_start, program_end, move and chest_seen, as the simulator writes them for the same programs."""
+    from blockpact.bridge.live_world import LiveWorld
+    from blockpact.bridge.sim_body import SimWorld
+
+    spec = load_world(WORLD)
+
+    async def play(world):
+        try:
+            await world.run_programs({p: RACE for p in spec.players}, budget=90)
+            world.finish()
+            return world.sim.state.log.events
+        finally:
+            await world.close()
+
+    live = asyncio.run(play(LiveWorld(spec, 0, server=server)))
+    simulated = asyncio.run(play(SimWorld(spec, seed=0)))
+    wanted = {"program_start", "program_end", "move", "chest_seen"}
+    assert wanted <= {e.kind for e in simulated}
+    assert wanted <= {e.kind for e in live}, sorted({e.kind for e in live})
+    for events in (live, simulated):
+        starts = [e for e in events if e.kind == "program_start"]
+        ends = [e for e in events if e.kind == "program_end"]
+        assert sorted(e.agent for e in starts) == sorted(e.agent for e in ends) == sorted(spec.players)
+        assert all(e.data["success"] and e.data["error"] is None for e in ends)
+        seen = [e for e in events if e.kind == "chest_seen"]
+        assert {tuple(e.data["pos"]) for e in seen} == {CHEST} and len(seen) == 2
+    times = [e.time for e in live]
+    assert times == sorted(times)
+    moves = [e for e in live if e.kind == "move"]
+    assert all(e.agent in spec.players and e.data["steps"] > 0 for e in moves)
+
+
+PICK = """async function pick(bot) {
+  const picked = await mineBlock(bot, 'sweet_berry_bush', 4);
+  log(`picked ${picked}`);
+  return picked;
+}"""
+
+
+def test_a_held_out_world_with_a_custom_plant_drop_and_regrowth_runs_live(server) -> None:
+    """tests/worlds/berry_patch.toml: the drop rule and the regrowth work on the embedded server from the world
+    file alone; the outcome is not zero, and nothing is reported unsupported."""
+    from blockpact.bridge.live_world import LiveWorld
+
+    spec = load_world(Path(__file__).parent / "worlds" / "berry_patch.toml")
+
+    async def play():
+        world = LiveWorld(spec, 0, server=server)
+        try:
+            results = await world.run_programs({"Gizmo": PICK}, budget=60)
+            end = world.finish()
+            return results, end, world.sim.state.log.events
+        finally:
+            await world.close()
+
+    results, end, events = asyncio.run(play())
+    result = results["Gizmo"]
+    assert result.success, (result.error, result.chat)
+    assert result.logs == ["picked 4"], (result.logs, result.chat)
+    assert end.data["inventories"]["Gizmo"].get("sweet_berries") == 8
+    assert end.data["rewards"]["Gizmo"] == 8
+    assert not [e for e in events if e.kind == "live_unsupported"]
+    assert sum(1 for e in events if e.kind == "block" and e.data["cause"] == "dig") == 4
