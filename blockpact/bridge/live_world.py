@@ -21,7 +21,7 @@ from typing import Any
 from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_settings import live_settings
-from blockpact.bridge.mineflayer_body import MineflayerBody, MineflayerWorld, ServerAddress
+from blockpact.bridge.mineflayer_body import NODE_CALL_SECONDS, MineflayerBody, MineflayerWorld, ServerAddress
 from blockpact.bridge.runtime import BridgeBroken
 from blockpact.bridge.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.world_master import WorldMaster
@@ -32,6 +32,7 @@ from blockpact.worlds.spec import WorldSpec
 from blockpact.worlds.state import WorldState
 
 DISCONNECT_POLICIES = ("reconnect", "retry", "fail")
+WATCHDOG_GRACE_SECONDS = NODE_CALL_SECONDS + 2.0  # the watchdog pings Node; a ping unanswered this long kills it
 
 
 class EpisodeFailed(UserError):
@@ -195,6 +196,10 @@ class LiveWorld:
             if not done:
                 return None  # the episode's end
             if (failure := self._master_failure()) is not None:
+                if isinstance(failure, BridgeBroken) and not watchdog.done():
+                    # The master's call found Node gone or wedged: let the watchdog kill a wedged runtime, so
+                    # stopping the players does not wait on it.
+                    await asyncio.wait([watchdog], timeout=WATCHDOG_GRACE_SECONDS)
                 return failure
             guards -= done  # a guard that ended without finding anything wrong is not waited on again
             pending -= done
@@ -203,9 +208,13 @@ class LiveWorld:
                 return failure
         return None
 
-    def _master_failure(self) -> EpisodeFailed | None:
+    def _master_failure(self) -> EpisodeFailed | BridgeBroken | None:
+        """Why the world master's ticker stopped, if it did: the bridge (cause `bridge`) or the server/world."""
         if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled() and self._ticker.exception():
-            return EpisodeFailed(f"the world master stopped: {self._ticker.exception()}")
+            error = self._ticker.exception()
+            if isinstance(error, BridgeBroken):
+                return error
+            return EpisodeFailed(f"the world master stopped: {error}")
         return None
 
     def _check_master(self) -> None:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_settings import live_settings
 from blockpact.bridge.mineflayer_body import MineflayerWorld, OperatorBotTarget, ServerAddress
+from blockpact.worlds.drop_tables import default_drops
 from blockpact.bridge.world_compiler import (
     AIR_BLOCKS,
     NOT_PERMITTED_ANSWERS,
@@ -137,12 +138,16 @@ class WitnessedAccess:
         """Commands for blocks, chests and game rules; then the operator watches from above the world until it
         sees the blocks the spec says (chests are not read back: a player sees a chest's contents only by
         opening it)."""
-        drops = sorted({op.block for op in compiled.world if isinstance(op, SetDrops)})
+        # drops.json holds what vanilla does where minecraft-data has no table (a mushroom block's 0-2
+        # mushrooms): a vanilla server already does that; only a world's own tables need the plugin.
+        defaults = default_drops()
+        vanilla = [op for op in compiled.world if isinstance(op, SetDrops) and spec.drops.get(op.block) == defaults.get(op.block)]
+        drops = sorted({op.block for op in compiled.world if isinstance(op, SetDrops) and op not in vanilla})
         if drops:
             raise PluginMissing(f"world {spec.name} changes what {', '.join(drops)} drop(s): that needs the embedded "
                                 "server's plugin (a vanilla server would need a data pack with loot tables); "
                                 "leave out --server to use the embedded server")
-        await apply(compiled.world, self.target)
+        await apply([op for op in compiled.world if op not in vanilla], self.target)
         lo, hi = map_box(spec)
         centre = [(lo[0] + hi[0]) // 2, hi[1] + self.watch_height, (lo[2] + hi[2]) // 2]
         for text, purpose in ((f"gamemode spectator {self.operator}", "keep the operator bot out of the players' way"),
