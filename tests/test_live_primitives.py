@@ -97,6 +97,7 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
     assert join_timeout() == 30.0
 
 
+@pytest.mark.slow  # flaky: the world master's drainJournal (8 s bound) timed out once on a quiet machine (make test-all)
 def test_live_writes_the_event_kinds_of_the_simulator(server) -> None:
     """program_start, program_end, move and chest_seen, as the simulator writes them for the same programs."""
     from blockpact.bridge.live_world import LiveWorld
