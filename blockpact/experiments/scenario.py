@@ -26,6 +26,11 @@ apply_llm = true                  # the LLM judge's transfers apply when its jud
 [llm]                             # optional; command-line --llm-* flags win
 base_url = "http://127.0.0.1:8765/v1"
 config = "llm.toml"               # relative to this file
+
+[[groups]]                        # optional: reward-sharing groups over the world's (scenario_groups.py)
+name = "miners"
+members = ["Gizmo", "Glitch"]
+share = 0.5
 ```
 
 Slot kinds: `scripted` keeps a contract when there is one and plays greedily without (today's
@@ -45,12 +50,14 @@ from typing import Any
 from blockpact.config import read_toml
 from blockpact.errors import UserError
 from blockpact.experiments.records import ConditionSpec
+from blockpact.experiments.scenario_groups import parse_groups
+from blockpact.worlds.spec import GroupSpec
 from blockpact.worlds.toml_lines import LineIndex
 
 SLOT = re.compile(r"^(scripted(:greedy|:cooperative)?|llm(:.+)?|human)$")
 SCRIPTED_SLOTS = ("scripted", "scripted:greedy", "scripted:cooperative")
 MODEL_PLACEHOLDER = "{model}"
-TOP_KEYS = {"scenario", "conditions", "players", "judge", "llm"}
+TOP_KEYS = {"scenario", "conditions", "players", "judge", "llm", "groups"}
 SCENARIO_KEYS = {"name", "world", "backend", "seeds", "episodes", "description"}
 
 
@@ -73,6 +80,7 @@ class Scenario:
     apply_llm_judge: bool = True
     llm: dict[str, str] = field(default_factory=dict)  # base_url, config (resolved path)
     default_slot: str = "scripted"  # who fills a slot [players] does not list
+    groups: tuple[GroupSpec, ...] | None = None  # [[groups]] over the world's (None: the world's alone)
 
     def population(self, players: list[str]) -> dict[str, str]:
         """Who fills every slot of a world with these players."""
@@ -163,6 +171,7 @@ def parse_scenario(data: Mapping[str, Any], text: str, path: Path | None, base: 
         judge_model=_judge_model(_table(data, "judge", fail), fail),
         apply_llm_judge=_bool(_table(data, "judge", fail).get("apply_llm", True), "judge.apply_llm", fail),
         llm=_llm(_table(data, "llm", fail), base, fail),
+        groups=parse_groups(data.get("groups"), fail),
     )
 
 

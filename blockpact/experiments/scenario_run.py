@@ -66,7 +66,9 @@ def llm_settings_for(scenario: Scenario, args: argparse.Namespace | None = None)
 
 def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) -> RunPlan:
     from blockpact.experiments.llm_record import settings_record
+    from blockpact.experiments.scenario_groups import groups_record, with_groups
 
+    spec = with_groups(spec, scenario.groups, lambda key, message: ScenarioError(f"{scenario.where(key)}: {message}"))
     population = scenario.population(sorted(spec.players))
     if "human" in population.values():
         raise ScenarioError(f"{scenario.where('players')}: a `human` slot is not supported yet (blockpact cannot "
@@ -79,7 +81,8 @@ def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) 
                    settings_record(llm) if llm is not None else None, None, population,
                    {"llm": scenario.judge_model, "apply_llm": scenario.apply_llm_judge},
                    {"name": scenario.name, "path": str(scenario.path) if scenario.path else None,
-                    "text": scenario.text})
+                    "text": scenario.text,
+                    "groups": groups_record(spec.groups) if scenario.groups is not None else None})
 
 
 def run_scenario(args: argparse.Namespace) -> int:
