@@ -64,13 +64,15 @@ class PopulationCast:
 
     def __init__(self, population: Mapping[str, str], judge_model: str | None, apply_llm_judge: bool,
                  client: LLMClient | None, run_dir: RunDir) -> None:
-        from blockpact.experiments.llm_players import SkillLibraries
-
         self.population = dict(population)
         self.judge_model = judge_model
         self.apply_llm_judge = apply_llm_judge
         self.client = client
-        self.libraries = SkillLibraries(run_dir)
+        self.libraries = None
+        if any(k.startswith("llm") for k in self.population.values()):  # not for scripted ones: imports `openai`
+            from blockpact.experiments.llm_players import SkillLibraries
+
+            self.libraries = SkillLibraries(run_dir)
 
     def client_for(self, seed: int, model: str | None) -> ModelClient:
         from blockpact.experiments.llm_players import SeededClient
@@ -97,6 +99,7 @@ class PopulationCast:
             kind = self.population[p]
             if kind.startswith("llm"):
                 client = self.client_for(episode.seed, llm_model(kind))
+                assert self.libraries is not None
                 libraries[p] = self.libraries(episode, p)
                 agents[p] = LLMActionAgent(client, p, spec, libraries[p])
                 critics[p] = Critic(client)
