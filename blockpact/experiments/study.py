@@ -129,7 +129,10 @@ def load_study(path: str | Path) -> Study:
         if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds):
             raise fail("study.seeds", "expected a whole number >= 1 or a list of seeds")
         scenarios = [dataclasses.replace(s, seeds=list(seeds)) for s in scenarios]
-    for s in scenarios:
+    for i, s in enumerate(scenarios):
+        if "human" in s.slots.values():
+            raise fail(f"study.scenarios[{i}]", f"scenario {s.name!r} has a `human` slot: a sweep's units run in worker "
+                       "processes with nobody to wait for; play it with `blockpact run` instead")
         if s.needs_model and not models:
             raise fail("study.models", f"scenario {s.name!r} has `llm:{{model}}` slots: list the models to fill in")
     llm = data.get("llm", {})
