@@ -125,11 +125,19 @@ def test_a_person_negotiates_plays_and_is_scored(embedded_server: EmbeddedServer
     assert "Ada: scripted:cooperative, Hugo: human" in run_dir.report.read_text()
 
 
-def test_nobody_joining_fails_the_unit_with_cause_human(embedded_server: EmbeddedServer, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nobody_joining_fails_the_unit_with_cause_human(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Through `blockpact run SCENARIO.toml`, on the run's own embedded server: the address is printed where
+    the user looks, and an empty slot is a failed unit with its cause, not a zero."""
     monkeypatch.setitem(live_settings()["humans"], "join_seconds", 1.0)
-    run_dir = play(plan_for("none"), embedded_server, tmp_path / "run")
-    metrics = json.loads(run_dir.metrics.read_text())
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO.format(contract="none"))
+    out = tmp_path / "run"
+    assert main(["run", str(path), "--out", str(out)]) == 3  # some unit failed
+    err = capsys.readouterr().err
+    assert "waiting up to 1 s for a person to join as Hugo: connect a Minecraft 1.20.4 client (offline mode) to " \
+           "127.0.0.1:" in err
+    metrics = json.loads((out / "metrics.json").read_text())
     none = metrics["conditions"]["none"]
     assert none["seeds_finished"] == 0 and none["runs"] == []  # a failure, not a zero
     [error] = none["errors"]
