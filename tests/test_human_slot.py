@@ -151,3 +151,47 @@ def test_a_human_slot_is_refused_on_the_simulator(tmp_path: Path, capsys: pytest
     path.write_text(SCENARIO.format(contract="none").replace('backend = "minecraft"\n', ""))
     assert main(["run", str(path), "--out", str(tmp_path / "r")]) == 1
     assert "needs a live server" in capsys.readouterr().err and not (tmp_path / "r").exists()
+
+
+class ChatDesk:
+    """The part of HumanSeats a negotiator uses, with the person's lines given in advance (no server)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = list(lines)
+        self.told: list[str] = []
+        self.settings = {"turn_seconds": 0.2}
+
+    async def wait_for(self, player: str) -> None:
+        return None
+
+    def tell(self, player: str, text: str) -> None:
+        self.told.append(text)
+
+    async def next_lines(self, player: str, timeout: float) -> list[str]:
+        if not self.lines:
+            await asyncio.sleep(timeout)
+            return []
+        return [self.lines.pop(0)]
+
+
+def test_how_a_persons_lines_become_their_turn() -> None:
+    from blockpact.agents.negotiation import NegotiationTurn
+    from blockpact.experiments.human import HumanNegotiator
+
+    spec = load_world(WORLD)
+    offer = NegotiationTurn(1, "Ada", "", "Here is my offer.", "1. Hugo mines all pumpkin.", False, "")
+
+    def turn(lines: list[str], history: list) -> tuple[NegotiationTurn, ChatDesk]:  # noqa: ANN001
+        desk = ChatDesk(lines)
+        return asyncio.run(HumanNegotiator("Hugo", spec, desk).reply(history, len(history) + 1, 4)), desk
+
+    # a line that merely starts with a command word is part of the message; `accept` with nothing to accept is refused
+    said, desk = turn(["pass me a pumpkin", "accept", "propose 1. Ada mines all pumpkin."], [])
+    assert said.message == "pass me a pumpkin" and said.proposal == "1. Ada mines all pumpkin." and not said.accept
+    assert said.source == "human" and said.raw.splitlines() == ["pass me a pumpkin", "accept", "propose 1. Ada mines all pumpkin."]
+    assert any("no proposal from the previous round to accept" in t for t in desk.told)
+    accepted, desk = turn(["Deal.", "accept"], [offer])
+    assert accepted.accept and accepted.message == "Deal." and accepted.proposal is None
+    assert "Ada proposes: 1. Hugo mines all pumpkin." in desk.told[1]  # the other side's turn, told in chat
+    silent, _ = turn(["hmm"], [offer])
+    assert silent.passed and silent.message == "hmm" and "within 0.2 s: the turn passed" in silent.error

@@ -11,6 +11,7 @@ an agent (the live backend's embedded server only; bridge/human_seats.py waits f
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 
@@ -88,39 +89,39 @@ class HumanNegotiator:
         acceptable = can_accept(history)
         note = f" 'accept' takes {history[-1].player}'s proposal." if acceptable else ""
         self.seats.tell(self.player, f"Round {round} of {k}: your turn ({seconds:g} s).{note}")
-        said: list[str] = []
+        said: list[str] = []  # every line, for `raw`
+        message: list[str] = []  # the plain lines: their message
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
             for line in await self.seats.next_lines(self.player, left):
                 said.append(line)
-                turn = self._read(line, said, history, round)
-                if turn is not None:
-                    return turn
-        return self._turn(round, said, error=f"no proposal, accept or pass within {seconds:g} s: the turn passed")
+                turn = self._read(line, history, round)
+                if turn is None:
+                    message.append(line.strip())
+                elif isinstance(turn, NegotiationTurn):
+                    return self._turn(turn, message, said)
+        ran_out = f"no proposal, accept or pass within {seconds:g} s: the turn passed"
+        return self._turn(NegotiationTurn(round, self.player, "", "", None, False, "", error=ran_out), message, said)
 
-    def _read(self, line: str, said: list[str], history: Sequence[NegotiationTurn], round_: int) -> NegotiationTurn | None:
-        """The turn `line` ends, or None (a line of their message, or a word that cannot apply now)."""
+    def _read(self, line: str, history: Sequence[NegotiationTurn], round_: int) -> NegotiationTurn | bool | None:
+        """The turn `line` ends; None for a line of their message; False for a word that cannot apply now."""
         word, _, rest = line.strip().partition(" ")
-        word = word.lower().rstrip(":")
-        if word in ("accept", "[accept]") and not rest.strip():
+        word, rest = word.lower().rstrip(":"), rest.strip()
+        if word in ("accept", "[accept]") and not rest:
             if can_accept(history):
-                return self._turn(round_, said, accept=True)
+                return NegotiationTurn(round_, self.player, "", "", None, True, "")
             self.seats.tell(self.player, "There is no proposal from the previous round to accept: propose one or pass.")
-            return None
-        if word == "propose" and rest.strip():
+            return False
+        if word == "propose" and rest:
             contract = parse_contract(rest, sorted(self.spec.players), world=self.spec.name)
             loose = [c for c in contract.clauses if not c.formal]
             if loose:
                 self.seats.tell(self.player, f"Noted. {len(loose)} clause(s) are free text the formal judge cannot check.")
-            return self._turn(round_, said, proposal=rest.strip())
-        if word == "pass" and not rest.strip():
-            return self._turn(round_, said)
+            return NegotiationTurn(round_, self.player, "", "", rest, False, "")
+        if word == "pass" and not rest:
+            return NegotiationTurn(round_, self.player, "", "", None, False, "")
         return None
 
-    def _turn(self, round_: int, said: list[str], *, accept: bool = False, proposal: str | None = None,
-              error: str | None = None) -> NegotiationTurn:
-        """Their message: the plain lines they said this turn (not the command words)."""
-        commands = ("accept", "[accept]", "pass", "propose")
-        message = " ".join(s.strip() for s in said if s.strip().partition(" ")[0].lower().rstrip(":") not in commands)
-        return NegotiationTurn(round_, self.player, "", message, proposal, accept, "\n".join(said), source=HUMAN,
-                               error=error)
+    def _turn(self, turn: NegotiationTurn, message: list[str], said: list[str]) -> NegotiationTurn:
+        """`turn` with their message (the plain lines they said this turn) and every line as `raw`."""
+        return dataclasses.replace(turn, message=" ".join(m for m in message if m), raw="\n".join(said), source=HUMAN)
