@@ -17,7 +17,7 @@ contract = "1. Gizmo mines all iron_ore. ..."
 
 [players]                         # a slot not listed is "scripted"
 Gizmo = "llm:gpt-4o-mini"         # or "llm" (the endpoint's model); "llm:{model}" takes a sweep's model
-Glitch = "scripted:greedy"        # "scripted", "scripted:greedy" or "scripted:cooperative"
+Glitch = "scripted:greedy"        # "scripted", "scripted:greedy", "scripted:cooperative" or "human"
 
 [judge]
 llm = "gpt-4o-mini"               # also the LLM judge, with this model ("" or absent: formal judge only)
@@ -35,7 +35,8 @@ share = 0.5
 
 Slot kinds: `scripted` keeps a contract when there is one and plays greedily without (today's
 scripted players); `scripted:greedy` never keeps one (a defector); `scripted:cooperative` plays its
-part of the social optimum even without a contract (an unconditional cooperator).
+part of the social optimum even without a contract (an unconditional cooperator). `human`: a person
+with their own Minecraft client plays the slot (backend "minecraft", embedded server: experiments/human.py).
 """
 
 from __future__ import annotations
