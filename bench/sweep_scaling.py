@@ -5,7 +5,9 @@ scripted: Double-Vein and Cleanup × (none, negotiate) × 8 seeds with the scrip
 llm:      Double-Vein × (none, negotiate) × 8 seeds with LLM players against the local OpenAI stub
           adding a fixed latency to every call (latency-bound, like a hosted model).
 
-Both runs must give the same per-seed metrics; the script says whether they did.
+Both runs must give the same per-seed metrics; the script says whether they did. Besides wall time it
+records CPU seconds (the whole sweep's, and each unit's from index.json) and the load average before and
+after each run: on a shared machine the wall-time ratio depends on what else runs, the CPU figures less so.
 
     .venv/bin/python bench/sweep_scaling.py scripted --workers 1 2
     .venv/bin/python bench/sweep_scaling.py llm --workers 1 8 --latency 2
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -54,18 +57,27 @@ def seed_metrics(root: Path) -> dict[str, list[float | None]]:
     return out
 
 
-def sweep(study: Path, out: Path, workers: int, mode: str) -> float:
+def unit_cpu(root: Path) -> list[float]:
+    """CPU seconds of every unit (its worker's Python and Node), as the sweep's index.json records them."""
+    units = json.loads((root / "index.json").read_text())["units"].values()
+    return [u["cpu_s"] for u in units if u.get("cpu_s") is not None]
+
+
+def sweep(study: Path, out: Path, workers: int, mode: str) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the whole sweep: driver, workers and their Node runtimes)."""
     env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"}
     env["OPENAI_API_KEY"] = "sk-bench"
     cmd = [sys.executable, "-m", "blockpact.cli", "sweep", str(study), "--workers", str(workers), "--out", str(out)]
     if mode == "llm":
         cmd.append("--no-llm-cache")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"sweep failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return wall
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -96,14 +108,21 @@ def main() -> int:
                     study = write_study(folder, args.mode, args.seeds, stub.base_url if stub else None,
                                         max(args.workers))
                     calls_before = len(stub.chat_requests) if stub else 0
-                    wall = sweep(study, folder / "out", workers, args.mode)
+                    load_before = os.getloadavg()[0]
+                    wall, cpu = sweep(study, folder / "out", workers, args.mode)
                     metrics = seed_metrics(folder / "out")
                     reference = reference or metrics
-                    runs[workers].append({"wall_s": wall, "seed_results": len(metrics), "same": metrics == reference,
+                    runs[workers].append({"wall_s": wall, "cpu_s": cpu, "unit_cpu_s": unit_cpu(folder / "out"),
+                                          "load_before": load_before,
+                                          "seed_results": len(metrics), "same": metrics == reference,
                                           "llm_calls": (len(stub.chat_requests) - calls_before) if stub else 0,
                                           "load_avg_1m": os.getloadavg()[0]})
             results = [{"workers": w, "wall_s": round(statistics.median(r["wall_s"] for r in rs), 2),
                         "wall_s_each": [round(r["wall_s"], 2) for r in rs],
+                        "sweep_cpu_s_each": [round(r["cpu_s"], 2) for r in rs],
+                        "unit_cpu_s_median": round(statistics.median(c for r in rs for c in r["unit_cpu_s"]), 3),
+                        "unit_cpu_s_total_each": [round(sum(r["unit_cpu_s"]), 2) for r in rs],
+                        "load_avg_1m_before_each": [round(r["load_before"], 2) for r in rs],
                         "load_avg_1m_after_each": [round(r["load_avg_1m"], 2) for r in rs],
                         "seed_results": rs[0]["seed_results"], "same_metrics_as_first": all(r["same"] for r in rs),
                         "llm_calls": rs[0]["llm_calls"]} for w, rs in runs.items()]

@@ -63,11 +63,20 @@ def test_units_index_and_comparison(two_workers) -> None:
     assert sorted(index["units"]) == ["cu/seed-0", "cu/seed-1", "dv/seed-0", "dv/seed-1"]
     for unit in index["units"].values():
         assert unit["status"] == "complete" and set(unit["welfare"]) == {"none", "negotiate"}
+        assert unit["cpu_s"] > 0  # its worker's Python and Node runtime (bench/sweep_scaling.py reads it)
         run = root / unit["dir"]
         assert (run / "events.jsonl").is_file() and (run / "report.html").is_file()
         assert not list(run.glob("plots/*.png"))  # per-unit plots only with --plots
     assert len(seed_metrics(root)) == 8
     assert (root / "comparison" / "compare.csv").is_file()
+
+
+def test_the_costliest_units_start_first(two_workers) -> None:
+    from blockpact.experiments.sweep_backends import longest_first
+
+    units = load_study(two_workers / "study" / "study.toml").units(lambda scenario: None)
+    assert [u.id for u in units] == ["dv/seed-0", "dv/seed-1", "cu/seed-0", "cu/seed-1"]  # the study's order
+    assert [u.id for u in longest_first(units)] == ["cu/seed-0", "cu/seed-1", "dv/seed-0", "dv/seed-1"]  # 600 s > 300 s
 
 
 def test_one_worker_gives_the_same_metrics(two_workers, tmp_path) -> None:

@@ -91,7 +91,7 @@ def public_history(history: Sequence[NegotiationTurn]) -> str:
     """The negotiation as every player sees it: messages, proposals and accepts, never thinking."""
     lines: list[str] = []
     for turn in history:
-        if turn.passed:
+        if turn.passed and not turn.message:  # (a person may pass with a message: it is shown)
             lines.append(f"Round {turn.round}, {turn.player}: (no valid reply; the turn passed)")
             continue
         lines.append(f"Round {turn.round}, {turn.player}: {turn.message}".rstrip())

@@ -20,6 +20,7 @@ from typing import Any
 
 from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.human_seats import HumanSeats
 from blockpact.bridge.live_settings import live_settings
 from blockpact.bridge.mineflayer_body import NODE_CALL_SECONDS, MineflayerBody, MineflayerWorld, ServerAddress
 from blockpact.bridge.runtime import BridgeBroken
@@ -61,8 +62,9 @@ class LiveWorld:
 
     def __init__(self, spec: WorldSpec, seed: int = 0, *, server: EmbeddedServer | None = None,
                  address: ServerAddress | None = None, on_disconnect: str | None = None, viewer: bool = False,
-                 announce: Callable[[str], None] | None = None) -> None:
+                 announce: Callable[[str], None] | None = None, humans: HumanSeats | None = None) -> None:
         """`server`: the embedded server to play on (started if it is not running; None: one of its own);
+        `humans`: the players who are people with their own client (no bot, no program: human_seats.py);
         `address`: an external server instead (no plugin); `viewer`: a viewer page for every player's bot
         (`viewer_urls`); `announce` is told, in a line each, where the server and the pages are."""
         settings = live_settings()
@@ -82,6 +84,7 @@ class LiveWorld:
         self.access: WorldAccess = WitnessedAccess(address) if address is not None else EmbeddedAccess(self.server)
         self.viewer = viewer
         self.announce = announce or (lambda line: None)
+        self.humans = humans
         self.viewer_urls: dict[str, str] = {}
         state = WorldState(spec, seed)
         self.sim = LiveSim(spec, state, WorldMaster(self.access, spec, state))
@@ -111,19 +114,32 @@ class LiveWorld:
                                     port=self.server.port)
                 self.announce(f"the embedded server (pid {dead_pid}) had exited with code {exit_code}; "
                               f"restarted it for seed {self.seed} (pid {self.server.pid})")
+        if self.humans is not None:  # nobody else joins before the people do (bounded: HumanAbsent)
+            for person in self.humans.humans:
+                await self.humans.wait_for(person)
         self.bots = MineflayerWorld(self.access.address)
         self.master.bot_journal = self.bots.drain_journal
         await self.access.prepare(self.bots)
         compiled = await self.master.build()
         if compiled.unsupported:
             self.sim.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
-        await self.bots.join(self.spec, self.access.target)
+        await self.bots.join(self.spec, self.access.target, players=self.bot_players)
+        if self.humans is not None:
+            await self.humans.seat(self.spec, compiled)
         if self.viewer:
-            self.viewer_urls = {p: await self.bots.start_viewer(p, i) for i, p in enumerate(sorted(self.spec.players))}
+            self.viewer_urls = {p: await self.bots.start_viewer(p, i) for i, p in enumerate(self.bot_players)}
             for player, url in self.viewer_urls.items():
                 self.announce(f"viewer of {player}: {url}")
         self.master.start()
         self._ticker = asyncio.ensure_future(self._tick_forever())
+
+    @property
+    def bot_players(self) -> list[str]:
+        """The players a bot plays (all but the people in human slots)."""
+        return [p for p in sorted(self.spec.players) if self.humans is None or p not in self.humans]
+
+    def _said(self, player: str) -> list[str]:
+        return [str(e.data.get("message", "")) for e in self.sim.state.log.events if e.kind == "chat" and e.agent == player]
 
     async def _tick_forever(self) -> None:
         while True:
@@ -158,13 +174,15 @@ class LiveWorld:
                     budget: float | None) -> dict[str, ProgramResult]:
         await self._ensure_ready()
         end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
-        tasks = {p: asyncio.ensure_future(self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
+        tasks = {p: asyncio.ensure_future(self.humans.play(p, end, lambda: self.sim.now, self._said)
+                                          if self.humans is not None and p in self.humans else
+                                          self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
                  for p in sorted(programs)}
         assert self.bots is not None
         watchdog = asyncio.ensure_future(self.bots.watch())  # a dead or wedged Node runtime ends the episode at once
         try:
             failure = await self._wait_for_players(set(tasks.values()), watchdog, end)
-            ended = {p for p, t in tasks.items() if not t.done()}
+            ended = {p for p, t in tasks.items() if not t.done() and (self.humans is None or p not in self.humans)}
             for player in ended:
                 try:
                     self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
@@ -312,6 +330,8 @@ class LiveWorld:
         state = self.sim.state
         if self.bots is not None:
             connected = [p for p in self.spec.players if p in self.bots.players and self._connection_lost(p) is None]
+            if self.humans is not None:  # people still on the server: their inventories are read back too
+                connected += sorted(set(self.humans.humans) & self.humans.connected())
             self.master.final_check(connected)
         state.time = round(self.sim.now, 6)
         self._finished = state.emit(None, "episode_end", **state.snapshot())
@@ -342,6 +362,7 @@ class LiveWorlds:
                  announce: Callable[[str], None] | None = None) -> None:
         if server is not None and address is not None:
             raise UserError("a run plays either on the embedded server or on an external one, not both")
+        self.humans: HumanSeats | None = None
         self.address = address
         self._own_server = server is None and address is None
         self.server = server if address is not None or server is not None else EmbeddedServer(version=version)
@@ -351,7 +372,23 @@ class LiveWorlds:
 
     def __call__(self, spec: WorldSpec, seed: int = 0) -> LiveWorld:
         return LiveWorld(spec, seed, server=self.server, address=self.address, on_disconnect=self.on_disconnect,
-                         viewer=self.viewer, announce=self.announce)
+                         viewer=self.viewer, announce=self.announce, humans=self.humans)
+
+    def seat_humans(self, humans: Sequence[str]) -> HumanSeats:
+        """The run's human slots: people who join this backend's embedded server with their own client."""
+        if self.address is not None or self.server is None:
+            raise UserError("a `human` slot needs the embedded server (leave out --server): on an external server "
+                            "blockpact cannot read a person's inventory or end their part of an episode")
+        self.humans = HumanSeats(humans, self.server, self.ensure_server, self.announce)
+        return self.humans
+
+    def ensure_server(self) -> None:
+        """Start the embedded server now (before the first episode), e.g. for a person to join and negotiate."""
+        if self.server is not None and not self.server.running:
+            self.server.start()
+            if self.announce is not None:
+                self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
+                              f"(pid {self.server.pid})")
 
     def stop(self) -> None:
         """Stop the embedded server if this backend started it (idempotent, synchronous: safe after Ctrl-C)."""

@@ -195,13 +195,16 @@ class MineflayerWorld:
     def players(self) -> list[str]:
         return list(self._bodies)
 
-    async def join(self, spec: WorldSpec, target: WorldTarget, compiled: CompiledWorld | None = None) -> dict[str, MineflayerBody]:
-        """Log every player of the spec in, give them their inventories at their spawns, and wait until each bot sees that."""
+    async def join(self, spec: WorldSpec, target: WorldTarget, compiled: CompiledWorld | None = None,
+                   players: Sequence[str] | None = None) -> dict[str, MineflayerBody]:
+        """Log every player of the spec in (or only `players`), give them their inventories at their spawns, and
+        wait until each bot sees that."""
         compiled = compiled or compile_world(spec)
-        bodies = {name: await self.connect(name) for name in spec.players}
-        for name in spec.players:
+        names = list(spec.players) if players is None else list(players)
+        bodies = {name: await self.connect(name) for name in names}
+        for name in names:
             await apply(compiled.players[name], target)
-        await asyncio.gather(*(self._settle(bodies[name], spec.players[name], target) for name in spec.players))
+        await asyncio.gather(*(self._settle(bodies[name], spec.players[name], target) for name in names))
         return bodies
 
     async def _settle(self, body: MineflayerBody, player: PlayerSpec, target: WorldTarget) -> None:

@@ -12,6 +12,7 @@ Causes:
 - `bridge`: the Node runtime or a bot's connection to it failed;
 - `world`: the world could not be built or its rules could not be applied;
 - `budget`: a spending limit (tokens, money, time) stopped the unit;
+- `human`: the person in a `human` slot did not join (or left) within the bound;
 - `internal`: anything else (a bug on blockpact's side; the traceback is in the log).
 """
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-CAUSES = ("endpoint", "server", "bridge", "world", "budget", "internal")
+CAUSES = ("endpoint", "server", "bridge", "world", "budget", "human", "internal")
 
 
 class UnitFailure(Exception):
@@ -36,6 +37,7 @@ class UnitFailure(Exception):
 _BY_NAME = {
     "EpisodeFailed": "server",
     "LLMBudgetSpent": "budget",
+    "HumanAbsent": "human",
     "ServerError": "server",
     "BotError": "bridge",
     "BridgeBroken": "bridge",

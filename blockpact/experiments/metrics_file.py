@@ -212,6 +212,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
     return {
         "world": run.config.world,
         "agents": run.config.agents,
+        "population": dict(run.config.population) if run.config.population else None,  # who filled each slot
         "backend": run.config.backend,
         "status": run.status,
         "all_completed": all_completed(run),

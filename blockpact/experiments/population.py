@@ -17,6 +17,8 @@ from blockpact.agents.negotiation_plan import social_optimum_clauses
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.bridge.sim_body import SimWorld
+from blockpact.errors import UserError
+from blockpact.experiments.human import HUMAN, HumanAgent, HumanCritic, HumanNegotiator
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.experiments.rundir import RunDir
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from blockpact.agents.llm.settings import LLMSettings
     from blockpact.agents.llm import Budget
     from blockpact.bridge.body import ProgramResult
+    from blockpact.bridge.human_seats import HumanSeats
 
 
 def llm_model(kind: str) -> str | None:
@@ -63,14 +66,17 @@ class PopulationCast:
     """The minds of an episode for a population {player: kind}."""
 
     def __init__(self, population: Mapping[str, str], judge_model: str | None, apply_llm_judge: bool,
-                 client: LLMClient | None, run_dir: RunDir) -> None:
-        from blockpact.experiments.llm_players import SkillLibraries
-
+                 client: LLMClient | None, run_dir: RunDir, seats: HumanSeats | None = None) -> None:
         self.population = dict(population)
         self.judge_model = judge_model
         self.apply_llm_judge = apply_llm_judge
         self.client = client
-        self.libraries = SkillLibraries(run_dir)
+        self.seats = seats  # the people in `human` slots (experiments/human.py)
+        self.libraries = None
+        if any(k.startswith("llm") for k in self.population.values()):  # not for scripted ones: imports `openai`
+            from blockpact.experiments.llm_players import SkillLibraries
+
+            self.libraries = SkillLibraries(run_dir)
 
     def client_for(self, seed: int, model: str | None) -> ModelClient:
         from blockpact.experiments.llm_players import SeededClient
@@ -97,10 +103,14 @@ class PopulationCast:
             kind = self.population[p]
             if kind.startswith("llm"):
                 client = self.client_for(episode.seed, llm_model(kind))
+                assert self.libraries is not None
                 libraries[p] = self.libraries(episode, p)
                 agents[p] = LLMActionAgent(client, p, spec, libraries[p])
                 critics[p] = Critic(client)
                 describer = describer or LLMSkillDescriber(client)
+            elif kind == HUMAN:
+                agents[p] = HumanAgent(p)
+                critics[p] = HumanCritic()
             else:
                 agents[p] = scripted_agent(kind, p, spec, episode.contract, facts)
                 critics[p] = ScriptedCritic()
@@ -133,6 +143,9 @@ class PopulationNegotiation:
             kind = self.cast.population[p]
             if kind.startswith("llm"):
                 negotiators.append(LLMNegotiator(self.cast.client_for(seed, llm_model(kind)), p, spec))
+            elif kind == HUMAN:
+                assert self.cast.seats is not None
+                negotiators.append(HumanNegotiator(p, spec, self.cast.seats))
             else:
                 negotiators.append(ScriptedNegotiator(p, spec))
         return await negotiate(negotiators)
@@ -150,7 +163,14 @@ def population_participants(population: Mapping[str, str], judge_model: str | No
         from blockpact.experiments.llm_players import TRANSCRIPT, CallLog
 
         client = LLMClient(llm, transcript=run_dir.transcripts / TRANSCRIPT, budget=budget)
-    cast = PopulationCast(population, judge_model, apply_llm_judge, client, run_dir)
+    humans = sorted(p for p, kind in population.items() if kind == HUMAN)
+    seats = None
+    if humans:
+        if not hasattr(world_factory, "seat_humans"):
+            raise UserError("a `human` slot needs a live server (backend \"minecraft\"): on the simulator nobody "
+                            "can join to play it")
+        seats = world_factory.seat_humans(humans)
+    cast = PopulationCast(population, judge_model, apply_llm_judge, client, run_dir, seats)
     if client is None:
         return Participants(SimEpisodeEngine(cast, world_factory), PopulationNegotiation(cast))
     calls = CallLog(client)  # every call an llm_call event, as in an all-LLM run (accounting, budget)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import platform
 import subprocess
 import traceback
@@ -172,6 +173,7 @@ def versions(spec: WorldSpec) -> dict[str, str | None]:
     }
 
 
+@functools.cache  # one `git rev-parse` per process, not one per unit of a sweep
 def _git_commit() -> str | None:
     if not (PROJECT_ROOT / ".git").exists():
         return None

@@ -10,6 +10,8 @@ honour). Nothing is changed until `ResumePoint` has found the log usable.
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import tempfile
 from dataclasses import dataclass
@@ -88,7 +90,12 @@ def recorded_world(run: RunRecord) -> WorldSpec:
     with tempfile.TemporaryDirectory(prefix="blockpact-resume-") as tmp:
         path = Path(tmp) / f"{Path(c.world).name}.toml"
         path.write_text(c.world_source, encoding="utf-8")
-        return load_world(path, c.versions.get("minecraft"))
+        spec = load_world(path, c.versions.get("minecraft"))
+    if c.scenario and c.scenario.get("groups") is not None:  # a scenario's [[groups]] in effect in the run
+        from blockpact.experiments.scenario_groups import groups_from_record
+
+        spec = dataclasses.replace(spec, groups=groups_from_record(c.scenario["groups"]))
+    return spec
 
 
 def repair_tail(path: Path, torn: bool) -> DroppedLine | None:

@@ -17,7 +17,7 @@ contract = "1. Gizmo mines all iron_ore. ..."
 
 [players]                         # a slot not listed is "scripted"
 Gizmo = "llm:gpt-4o-mini"         # or "llm" (the endpoint's model); "llm:{model}" takes a sweep's model
-Glitch = "scripted:greedy"        # "scripted", "scripted:greedy" or "scripted:cooperative"
+Glitch = "scripted:greedy"        # "scripted", "scripted:greedy", "scripted:cooperative" or "human"
 
 [judge]
 llm = "gpt-4o-mini"               # also the LLM judge, with this model ("" or absent: formal judge only)
@@ -26,11 +26,17 @@ apply_llm = true                  # the LLM judge's transfers apply when its jud
 [llm]                             # optional; command-line --llm-* flags win
 base_url = "http://127.0.0.1:8765/v1"
 config = "llm.toml"               # relative to this file
+
+[[groups]]                        # optional: reward-sharing groups over the world's (scenario_groups.py)
+name = "miners"
+members = ["Gizmo", "Glitch"]
+share = 0.5
 ```
 
 Slot kinds: `scripted` keeps a contract when there is one and plays greedily without (today's
 scripted players); `scripted:greedy` never keeps one (a defector); `scripted:cooperative` plays its
-part of the social optimum even without a contract (an unconditional cooperator).
+part of the social optimum even without a contract (an unconditional cooperator). `human`: a person
+with their own Minecraft client plays the slot (backend "minecraft", embedded server: experiments/human.py).
 """
 
 from __future__ import annotations
@@ -45,12 +51,14 @@ from typing import Any
 from blockpact.config import read_toml
 from blockpact.errors import UserError
 from blockpact.experiments.records import ConditionSpec
+from blockpact.experiments.scenario_groups import parse_groups
+from blockpact.worlds.spec import GroupSpec
 from blockpact.worlds.toml_lines import LineIndex
 
 SLOT = re.compile(r"^(scripted(:greedy|:cooperative)?|llm(:.+)?|human)$")
 SCRIPTED_SLOTS = ("scripted", "scripted:greedy", "scripted:cooperative")
 MODEL_PLACEHOLDER = "{model}"
-TOP_KEYS = {"scenario", "conditions", "players", "judge", "llm"}
+TOP_KEYS = {"scenario", "conditions", "players", "judge", "llm", "groups"}
 SCENARIO_KEYS = {"name", "world", "backend", "seeds", "episodes", "description"}
 
 
@@ -73,6 +81,7 @@ class Scenario:
     apply_llm_judge: bool = True
     llm: dict[str, str] = field(default_factory=dict)  # base_url, config (resolved path)
     default_slot: str = "scripted"  # who fills a slot [players] does not list
+    groups: tuple[GroupSpec, ...] | None = None  # [[groups]] over the world's (None: the world's alone)
 
     def population(self, players: list[str]) -> dict[str, str]:
         """Who fills every slot of a world with these players."""
@@ -163,6 +172,7 @@ def parse_scenario(data: Mapping[str, Any], text: str, path: Path | None, base: 
         judge_model=_judge_model(_table(data, "judge", fail), fail),
         apply_llm_judge=_bool(_table(data, "judge", fail).get("apply_llm", True), "judge.apply_llm", fail),
         llm=_llm(_table(data, "llm", fail), base, fail),
+        groups=parse_groups(data.get("groups"), fail),
     )
 
 

@@ -66,11 +66,15 @@ def llm_settings_for(scenario: Scenario, args: argparse.Namespace | None = None)
 
 def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) -> RunPlan:
     from blockpact.experiments.llm_record import settings_record
+    from blockpact.experiments.scenario_groups import groups_record, with_groups
 
+    spec = with_groups(spec, scenario.groups, lambda key, message: ScenarioError(f"{scenario.where(key)}: {message}"))
     population = scenario.population(sorted(spec.players))
-    if "human" in population.values():
-        raise ScenarioError(f"{scenario.where('players')}: a `human` slot is not supported yet (blockpact cannot "
-                            "yet wait for a person on a live server); use an llm or scripted slot")
+    humans = sorted(p for p, kind in population.items() if kind == "human")
+    if humans and scenario.backend != "minecraft":
+        raise ScenarioError(f"{scenario.where('players')}: {', '.join(humans)} is a `human` slot, which needs a live "
+                            "server: set backend = \"minecraft\" in [scenario] (or --backend minecraft); on the "
+                            "simulator nobody can join to play it")
     if scenario.needs_model:
         raise ScenarioError(f"{scenario.where('players')}: `{{model}}` in a slot is filled by `blockpact sweep` "
                             "from a study's models; `blockpact run` needs a model name there")
@@ -79,7 +83,8 @@ def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) 
                    settings_record(llm) if llm is not None else None, None, population,
                    {"llm": scenario.judge_model, "apply_llm": scenario.apply_llm_judge},
                    {"name": scenario.name, "path": str(scenario.path) if scenario.path else None,
-                    "text": scenario.text})
+                    "text": scenario.text,
+                    "groups": groups_record(spec.groups) if scenario.groups is not None else None})
 
 
 def run_scenario(args: argparse.Namespace) -> int:
@@ -99,6 +104,13 @@ def run_scenario(args: argparse.Namespace) -> int:
         raise UserError("--seeds, --episodes and --parallel must be at least 1")
     scenario = apply_overrides(load_scenario(Path(args.world)), args)
     check_backend(scenario.backend)
+    if "human" in scenario.population_kinds:
+        if args.server:
+            raise ScenarioError(f"{scenario.where('players')}: a `human` slot plays on the embedded server only "
+                                "(leave out --server): on an external server blockpact cannot read a person's inventory")
+        if args.parallel > 1:
+            raise ScenarioError(f"{scenario.where('players')}: a person plays one episode at a time: a scenario with a "
+                                "`human` slot runs with --parallel 1")
     live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer)
     live_options.check(scenario.backend)
     spec = load_world(scenario.world, args.mc_version)

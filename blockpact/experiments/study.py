@@ -42,6 +42,8 @@ class Unit:
     world_text: str  # the world file, carried along to wherever the unit runs
     llm: dict[str, Any] | None  # llm_record.settings_record (no key): the worker reads the key from its environment
     plots: bool = False  # per-unit PNG plots (the comparison has its own; `blockpact report DIR` adds them later)
+    cost: float = 0.0  # a rough guess of its work (episode seconds × players × conditions × episodes): the
+    #                    pool starts the longest units first, so no long one is left running alone at the end
 
     @property
     def id(self) -> str:
@@ -70,18 +72,20 @@ class Study:
 
     def units(self, llm_for: Any) -> list[Unit]:
         """Every unit, in scenario × model × seed order. `llm_for(scenario)` gives its LLM settings record."""
-        from blockpact.worlds.loader import resolve_path
+        from blockpact.worlds.loader import load_world, resolve_path
 
         out: list[Unit] = []
         for scenario in self.scenarios:
             world_path = resolve_path(scenario.world)
             world_text = world_path.read_text(encoding="utf-8")
+            spec = load_world(world_path)  # a broken world file is found here, before any unit runs
             for model in (self.models if scenario.needs_model else [None]):
                 filled = scenario.with_model(model)
                 record = llm_for(filled)
+                cost = spec.episode_seconds * len(spec.players) * len(filled.conditions) * filled.episodes
                 for seed in filled.seeds:
                     one = dataclasses.replace(filled, seeds=[seed])
-                    out.append(Unit(one, model, seed, world_path.stem, world_text, record))
+                    out.append(Unit(one, model, seed, world_path.stem, world_text, record, cost=cost))
         ids = [u.id for u in out]
         if len(set(ids)) != len(ids):
             raise UserError(f"{self.path}: two scenarios share a name; give each its own [scenario] name")
@@ -125,7 +129,10 @@ def load_study(path: str | Path) -> Study:
         if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and s >= 0 for s in seeds):
             raise fail("study.seeds", "expected a whole number >= 1 or a list of seeds")
         scenarios = [dataclasses.replace(s, seeds=list(seeds)) for s in scenarios]
-    for s in scenarios:
+    for i, s in enumerate(scenarios):
+        if "human" in s.slots.values():
+            raise fail(f"study.scenarios[{i}]", f"scenario {s.name!r} has a `human` slot: a sweep's units run in worker "
+                       "processes with nobody to wait for; play it with `blockpact run` instead")
         if s.needs_model and not models:
             raise fail("study.models", f"scenario {s.name!r} has `llm:{{model}}` slots: list the models to fill in")
     llm = data.get("llm", {})

@@ -14,6 +14,7 @@ import dataclasses
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 import traceback
@@ -39,6 +40,7 @@ class UnitResult:
     error: str | None = None
     welfare: dict[str, float | None] | None = None  # per condition, the seed's welfare (None: the seed failed)
     worker: str | None = None  # host:pid that played it
+    cpu_s: float | None = None  # CPU seconds the unit took: its worker's Python and the worker's Node runtime
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -83,6 +85,21 @@ def write_outputs(run_dir: Any, plots: bool) -> None:
     write_report(run, metrics, [], run_dir.report)
 
 
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and by its Node runtime (a child that lives on between units,
+    so its time is read from /proc; 0 where there is none or no /proc)."""
+    used = time.process_time()
+    bridge = sys.modules.get("blockpact.bridge.runtime")
+    node = getattr(bridge, "_runtime", None) if bridge is not None else None
+    if node is not None and not node._closed:
+        try:
+            fields = Path(f"/proc/{node._proc.pid}/stat").read_text().rpartition(")")[2].split()
+            used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+        except (OSError, ValueError, IndexError):
+            pass
+    return used
+
+
 def play_unit(unit: Unit, run_root: Path) -> UnitResult:
     """Play one unit into `run_root` (a fresh directory) and report how it ended. Runs in a worker."""
     from blockpact.experiments.llm_record import settings_from_record
@@ -93,7 +110,7 @@ def play_unit(unit: Unit, run_root: Path) -> UnitResult:
     from blockpact.experiments.scenario_run import scenario_plan
     from blockpact.worlds.loader import load_world
 
-    started = time.monotonic()
+    started, cpu = time.monotonic(), cpu_seconds()
     worker = f"{os.uname().nodename}:{os.getpid()}"
     rel = str(unit.dir)
     try:
@@ -115,7 +132,8 @@ def play_unit(unit: Unit, run_root: Path) -> UnitResult:
         return UnitResult(unit.id, rel, "failed", time.monotonic() - started, f"{type(exc).__name__}: {exc}\n"
                           f"{traceback.format_exc()}", worker=worker)
     status = unit_status(run_root) or "interrupted"
-    return UnitResult(unit.id, rel, status, time.monotonic() - started, welfare=_welfare(run_root), worker=worker)
+    return UnitResult(unit.id, rel, status, time.monotonic() - started, welfare=_welfare(run_root), worker=worker,
+                      cpu_s=round(cpu_seconds() - cpu, 3))
 
 
 class Index:

@@ -6,6 +6,7 @@
 //   {"op": "getChest", "pos": [x, y, z]}            {"op": "setChest", "pos": [x, y, z], "items": [{"name", "count", "slot"?}]}
 //   {"op": "countBlocks", "from": [..], "to": [..], "block"?: name}   {"op": "setDrops", "block": name, "drops": [{"item", "min", "max"}]}
 //   {"op": "inventory", "player": name}   {"op": "players"}   {"op": "stop"}
+//   {"op": "tell", "player": name, "message": text}: a chat line only that player sees (a person in a human slot)
 //   {"op": "readBlocks", "from", "to"} -> {"palette": [name], "cells": [index]} (x outermost, then y, z)
 //   {"op": "drainEvents"} -> {"entries": [{time (ms), agent, kind, data}], "dropped": n}: the journal since the last drain
 // A command may carry "cause": what the journal records its changes under (default 'command').
@@ -31,6 +32,11 @@ function handlers (serv, stop) {
     drainEvents: () => api.journal.drain(),
     setDrops: ({ block, drops }) => api.setDrops(block, drops),
     inventory: ({ player }) => api.inventory(player),
+    tell: ({ player, message }) => {
+      const target = serv.players.find(p => p.username === player)
+      if (!target) throw new Error(`no player ${player} on the server`)
+      target.chat(String(message))
+    },
     players: () => serv.players.map(p => ({ username: p.username, position: p.position.toArray(), gameMode: p.gameMode, op: Boolean(p.op) })),
     stop: () => { setImmediate(stop) }
   }
