@@ -19,7 +19,7 @@ from blockpact.agents.llm.errors import LLMBadReply, LLMUnavailable, LLMUnreacha
 from blockpact.cli import main
 from blockpact.experiments.failures import UnitFailure, classify
 from blockpact.experiments.records import read_run
-from blockpact.judge.metrics import gini_measure, summary_stats, t975
+from blockpact.experiments.welfare import gini_measure, summary_stats, t975
 from test_run_cli import shell_env
 
 ENGLISH = "Gizmo should share some of his iron with Glitch"
