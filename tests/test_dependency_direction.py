@@ -98,6 +98,6 @@ def test_an_upward_import_is_found(tmp_path: Path, monkeypatch) -> None:
     for folder in (fake, fake / "worlds", fake / "experiments"):
         (folder / "__init__.py").write_text("")
     (fake / "experiments" / "runner.py").write_text("")
-    (fake / "worlds" / "rules.py").write_text("import json\n\ndef f():\n    from blockpact.experiments import runner\n")
+    (fake / "worlds" / "grid.py").write_text("import json\n\ndef f():\n    from blockpact.experiments import runner\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
-    assert upward_imports() == ["blockpact/worlds/rules.py:4: worlds imports blockpact.experiments.runner (experiments)"]
+    assert upward_imports() == ["blockpact/worlds/grid.py:4: worlds imports blockpact.experiments.runner (experiments)"]
