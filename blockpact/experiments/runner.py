@@ -154,7 +154,7 @@ class Runner:
     options: RunOptions = field(default_factory=RunOptions)
 
     @classmethod
-    def create(cls, plan: RunPlan, out: Path | RunDir, options: RunOptions | None = None) -> Runner:
+    def create(cls, plan: RunPlan, out: str | Path | RunDir, options: RunOptions | None = None) -> Runner:
         """A runner for a new run directory at `out` (refused if it already holds a log)."""
         run_dir = out if isinstance(out, RunDir) else create_run_dir(Path(out))
         return cls(plan, run_dir, options or RunOptions())
@@ -163,7 +163,7 @@ class Runner:
         return self._play(EventWriter(self.run_dir.events), self.plan.total_episodes, lambda p: p.run())
 
     @classmethod
-    def resume(cls, run_dir: RunDir | Path, options: RunOptions | None = None) -> RunOutcome | None:
+    def resume(cls, run_dir: str | Path | RunDir, options: RunOptions | None = None) -> RunOutcome | None:
         """Finish an interrupted run from its events.jsonl alone; None when it is already complete."""
         from blockpact.experiments.resume import ResumePoint
 
@@ -263,7 +263,7 @@ def _progress(console: Console | None, episodes: int) -> Any:
     return RunProgress(console, episodes)
 
 
-def run_plan(plan: RunPlan, out: Path | RunDir, **options: Any) -> RunOutcome:
+def run_plan(plan: RunPlan, out: str | Path | RunDir, **options: Any) -> RunOutcome:
     """`Runner.create(plan, out, RunOptions(**options)).run()`: the one-line form for scripts and tests."""
     return Runner.create(plan, out, RunOptions(**options)).run()
 
