@@ -81,6 +81,34 @@ def upward_imports() -> list[str]:
     return problems
 
 
+# Inside worlds/: spec/ (files, schema, validation) <- rules/ (THE rules and dynamics) <- sim/ and step/ (the two
+# engines that execute them). The modules left in worlds/ itself (events, grid, state, render) are the world
+# model every part shares: anyone may use them, and they use only spec/ (worlds/__init__ is the facade).
+WORLD_PARTS: dict[str, set[str]] = {"spec": set(), "rules": {"spec"}, "sim": {"rules", "spec"}, "step": {"rules", "spec"},
+                                    "": {"spec"}}
+
+
+def world_part(module: str) -> str | None:
+    """The part of worlds/ a module is in ("" for worlds/ itself), None outside worlds/ or for the facade."""
+    parts = module.split(".")
+    if parts[:2] != ["blockpact", "worlds"] or len(parts) < 3:
+        return None
+    return parts[2] if (PACKAGE / "worlds" / parts[2]).is_dir() else ""
+
+
+def upward_world_imports() -> list[str]:
+    problems = []
+    for path in sorted((PACKAGE / "worlds").rglob("*.py")):
+        source = world_part(module_name(path))
+        if source is None:
+            continue
+        for line, target in imports(path):
+            to = world_part(target)
+            if to is not None and to not in (source, "") and to not in WORLD_PARTS.get(source, set()):
+                problems.append(f"{path.relative_to(PACKAGE.parent)}:{line}: worlds/{source} imports {target} (worlds/{to})")
+    return problems
+
+
 def test_every_subpackage_has_a_layer() -> None:
     folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert folders - set(ALLOWED) == set()
@@ -88,6 +116,10 @@ def test_every_subpackage_has_a_layer() -> None:
 
 def test_no_upward_imports_between_subpackages() -> None:
     assert upward_imports() == []
+
+
+def test_the_parts_of_worlds_depend_in_one_direction() -> None:
+    assert upward_world_imports() == []
 
 
 def test_an_upward_import_is_found(tmp_path: Path, monkeypatch) -> None:
@@ -101,3 +133,15 @@ def test_an_upward_import_is_found(tmp_path: Path, monkeypatch) -> None:
     (fake / "worlds" / "grid.py").write_text("import json\n\ndef f():\n    from blockpact.experiments import runner\n")
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
     assert upward_imports() == ["blockpact/worlds/grid.py:4: worlds imports blockpact.experiments.runner (experiments)"]
+
+
+def test_an_upward_import_inside_worlds_is_found(tmp_path: Path, monkeypatch) -> None:
+    fake = tmp_path / "blockpact"
+    for folder in (fake, fake / "worlds", fake / "worlds" / "spec", fake / "worlds" / "step"):
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (fake / "worlds" / "step" / "env.py").write_text("")
+    (fake / "worlds" / "spec" / "loader.py").write_text("from blockpact.worlds.step import env\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    assert upward_world_imports() == ["blockpact/worlds/spec/loader.py:1: worlds/spec imports "
+                                      "blockpact.worlds.step.env (worlds/step)"]
