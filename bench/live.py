@@ -2,9 +2,11 @@
 
     .venv/bin/python bench/live.py --worlds double_vein cleanup --seconds 90 60
 
-Each world plays one episode under the scripted negotiated contract, through the same episode engine
-as the simulator, on one embedded flying-squid server (scripted players: deterministic, no LLM). Reported
-per world: setup seconds (build the world, read it back, log the bots in), play seconds (programs, plus
+Each world plays one episode under the scripted negotiated contract, through the same Runner as
+`blockpact run --backend minecraft` (experiments/runner.py; this bench only supplies a world factory that
+times the world's phases), on one embedded flying-squid server (scripted players: deterministic, no LLM).
+Reported per world: wall seconds of the whole one-unit run (scripted negotiation, episode, metrics.json and
+report; no plots), setup seconds (build the world, read it back, log the bots in), play seconds (programs, plus
 the world running on to the episode's end when it has dynamics), finish seconds (last drain, read-back,
 snapshot), the world master's ticks (count, p50/p99/max ms; a tick drains the journals and, with dynamics,
 reads the rules' regions back and applies them), events recorded, dynamics commands sent, and the rewards.
@@ -14,7 +16,6 @@ Prints one JSON object.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import json
 import statistics
@@ -22,12 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import blockpact.experiments.sim_engine as sim_engine
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_world import LiveWorld
-from blockpact.experiments.protocol import EpisodeInput, EpisodeLog
-from blockpact.experiments.run_events import Coords, EventWriter
-from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds
+from blockpact.experiments.protocol import RunPlan
+from blockpact.experiments.records import ConditionSpec
+from blockpact.experiments.runner import RunOptions, Runner
 from blockpact.worlds.loader import load_world
 
 
@@ -36,9 +36,8 @@ def _ms(values: list[float], q: float) -> float:
     return round(1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2) if ordered else 0.0
 
 
-async def episode(server: EmbeddedServer, world: str, seconds: float, out: Path) -> dict:
+def episode(server: EmbeddedServer, world: str, seconds: float, out: Path) -> dict:
     spec = dataclasses.replace(load_world(world), episode_seconds=seconds)
-    contract = (await ScriptedNegotiation().negotiate(spec, 0)).contract
     made: list[tuple[LiveWorld, float]] = []
 
     def factory(spec, seed=0):
@@ -56,12 +55,15 @@ async def episode(server: EmbeddedServer, world: str, seconds: float, out: Path)
         world.finish = timed_finish  # type: ignore[method-assign]
         return world
 
-    sim_engine.SimWorld = factory  # the engine's world for this process (see BENCHMARKS.md: the lead's wiring)
+    plan = RunPlan(spec, "minecraft", "scripted", [ConditionSpec("negotiate", "negotiate")], [0], 1)
     begun = time.time()
-    with EventWriter(out / f"{world}.jsonl") as writer:
-        outcome = await sim_engine.SimEpisodeEngine(scripted_minds).play(
-            EpisodeInput(spec, 0, "negotiate", contract, 0), EpisodeLog(writer, Coords("negotiate", 0, 0)))
+    outcome = Runner.create(plan, out / world, RunOptions(worlds=factory, plots=False)).run()
     total = time.time() - begun
+    unit, = outcome.units
+    if unit.status != "completed":
+        raise SystemExit(f"{world}: the episode did not complete ({unit.status}, {unit.cause}): {unit.message}")
+    final = outcome.run.seeds[0].final
+    assert final is not None and final.rewards is not None
     (live, created), = made
     ticks = live.master.stats
     return {
@@ -72,15 +74,15 @@ async def episode(server: EmbeddedServer, world: str, seconds: float, out: Path)
         "ticks": len(ticks.durations), "tick_p50_ms": _ms(ticks.durations, 0.5), "tick_p99_ms": _ms(ticks.durations, 0.99),
         "tick_max_ms": _ms(ticks.durations, 1.0), "tick_mean_ms": round(1000 * statistics.fmean(ticks.durations), 2),
         "events_recorded": ticks.events, "dynamics_commands": ticks.commands,
-        "rewards": outcome.rewards, "welfare": sum(outcome.rewards.values()),
+        "rewards": final.rewards, "welfare": sum(final.rewards.values()),
     }
 
 
-async def main(worlds: list[str], seconds: list[float]) -> dict:
+def main(worlds: list[str], seconds: list[float]) -> dict:
     server = EmbeddedServer().start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            return {"worlds": [await episode(server, w, s, Path(tmp)) for w, s in zip(worlds, seconds, strict=True)]}
+            return {"worlds": [episode(server, w, s, Path(tmp)) for w, s in zip(worlds, seconds, strict=True)]}
     finally:
         server.stop()
 
@@ -90,4 +92,4 @@ if __name__ == "__main__":
     parser.add_argument("--worlds", nargs="+", default=["double_vein", "cleanup"])
     parser.add_argument("--seconds", nargs="+", type=float, default=[90.0, 60.0])
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(main(args.worlds, args.seconds)), indent=2))
+    print(json.dumps(main(args.worlds, args.seconds), indent=2))

@@ -19,7 +19,7 @@ from blockpact.agents.llm.errors import LLMBadReply, LLMUnavailable, LLMUnreacha
 from blockpact.cli import main
 from blockpact.experiments.failures import UnitFailure, classify
 from blockpact.experiments.records import read_run
-from blockpact.judge.metrics import gini_measure, summary_stats, t975
+from blockpact.experiments.welfare import gini_measure, summary_stats, t975
 from test_run_cli import shell_env
 
 ENGLISH = "Gizmo should share some of his iron with Glitch"
@@ -241,15 +241,10 @@ def test_an_exception_raised_inside_jspybridge_is_a_bridge_failure() -> None:
 def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Path) -> None:
     """The live world's own error when a bot loses its server mid-episode fails the unit (cause server);
     the other seeds complete, the metrics hold only them, and the run does not exit 0."""
-    import asyncio
-
     from blockpact.bridge.live_world import EpisodeFailed
-    from blockpact.experiments.cli import exit_status
-    from blockpact.experiments.outputs import build_outputs
-    from blockpact.experiments.protocol import Participants, RunPlan, RunProtocol
+    from blockpact.experiments.protocol import Participants, RunPlan
     from blockpact.experiments.records import ConditionSpec
-    from blockpact.experiments.run_events import EventWriter
-    from blockpact.experiments.rundir import RunDir
+    from blockpact.experiments.runner import run_plan
     from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
     from blockpact.worlds.loader import load_world
 
@@ -261,15 +256,15 @@ def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Pat
                 raise EpisodeFailed("Gizmo lost its connection mid-episode (socket closed); on_disconnect = 'fail'")
             return await inner.play(episode, log)
 
-    run_dir = RunDir.create(tmp_path / "live")
     plan = RunPlan(load_world("double_vein"), "sim", "scripted", [ConditionSpec("none", "none")], [0, 1], 1)
-    with EventWriter(run_dir.events) as writer:
-        asyncio.run(RunProtocol(plan, Participants(ServerDiesOnSeedOne(), ScriptedNegotiation()), writer).run())
-    metrics = build_outputs(run_dir).metrics
+    outcome = run_plan(plan, tmp_path / "live", participants=Participants(ServerDiesOnSeedOne(), ScriptedNegotiation()))
+    metrics = outcome.metrics
     none = metrics["conditions"]["none"]
     assert none["failures"]["server"]["seeds"] == [1] and "lost its connection" in none["failures"]["server"]["first_message"]
     assert [r["seed"] for r in none["runs"]] == [0] and none["welfare"]["n"] == 1
-    assert exit_status(metrics) == 3
+    assert outcome.exit_status == 3 and outcome.stop is None
+    assert [(u.seed, u.status, u.cause) for u in outcome.units] == [(0, "completed", None), (1, "failed", "server")]
+    assert "1 of 2 condition-seed units did not complete: 1 server" in outcome.problem
 
 
 def test_logs_of_older_blockpact_read_with_the_new_statuses(tmp_path: Path) -> None:

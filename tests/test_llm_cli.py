@@ -20,7 +20,7 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     # Only this command group, so the test does not depend on the others being importable.
-    monkeypatch.setattr(blockpact.cli, "COMMAND_GROUPS", ["blockpact.agents.llm.cli"])
+    monkeypatch.setattr(blockpact.cli, "COMMAND_GROUPS", ["blockpact.cli.llm"])
 
 
 def check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -137,7 +137,7 @@ def cli_only_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
-    monkeypatch.setattr(blockpact.cli, "COMMAND_GROUPS", ["blockpact.agents.llm.cli"])
+    monkeypatch.setattr(blockpact.cli, "COMMAND_GROUPS", ["blockpact.cli.llm"])
 
 
 def test_llm_check_timeout_bounds_the_wait_on_a_stalled_server(cli_only_llm, capsys) -> None:

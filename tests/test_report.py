@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import re
 import subprocess
@@ -12,12 +11,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from blockpact.experiments.outputs import build_outputs
 from blockpact.experiments.progress import RunProgress
-from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan, RunProtocol
+from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan
 from blockpact.experiments.records import ConditionSpec
-from blockpact.experiments.run_events import EventWriter
 from blockpact.experiments.rundir import RunDir
+from blockpact.experiments.runner import run_plan
 from blockpact.experiments.scripted import scripted_participants
 from blockpact.worlds.events import Event
 from blockpact.worlds.loader import load_world
@@ -78,13 +76,9 @@ class JudgedEngine:
 
 
 def _hostile_run(tmp_path: Path) -> RunDir:
-    run_dir = RunDir.create(tmp_path / "r")
     plan = RunPlan(load_world("double_vein"), "sim", "llm",
                    [ConditionSpec("none", "none"), ConditionSpec("negotiate", "negotiate")], [0], 1)
-    with EventWriter(run_dir.events) as writer:
-        asyncio.run(RunProtocol(plan, Participants(JudgedEngine(), HostileNegotiation()), writer).run())
-    build_outputs(run_dir)
-    return run_dir
+    return run_plan(plan, tmp_path / "r", participants=Participants(JudgedEngine(), HostileNegotiation())).run_dir
 
 
 def test_agent_text_is_escaped_everywhere(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -16,11 +15,9 @@ import pytest
 from PIL import Image
 
 from blockpact.cli import main
-from blockpact.experiments.outputs import build_outputs
-from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan, RunProtocol
+from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan
 from blockpact.experiments.records import ConditionSpec, read_run
-from blockpact.experiments.run_events import EventWriter
-from blockpact.experiments.rundir import RunDir
+from blockpact.experiments.runner import RunOptions, Runner
 from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
 from blockpact.worlds.loader import load_world
 
@@ -169,11 +166,12 @@ class FailsOnSeedOne:
 
 
 def test_a_failing_seed_is_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
-    run_dir = RunDir.create(tmp_path / "r")
     plan = RunPlan(load_world("double_vein"), "sim", "scripted", [ConditionSpec("none", "none")], [0, 1, 2], 1)
-    with EventWriter(run_dir.events) as writer:
-        asyncio.run(RunProtocol(plan, Participants(FailsOnSeedOne(), ScriptedNegotiation()), writer).run())
-    outputs = build_outputs(run_dir)
+    outcome = Runner.create(plan, tmp_path / "r", RunOptions(participants=Participants(FailsOnSeedOne(),
+                                                                                       ScriptedNegotiation()))).run()
+    outputs, run_dir = outcome.outputs, outcome.run_dir
+    assert outcome.exit_status == 3 and [u.status for u in outcome.units] == ["completed", "failed", "completed"]
+    assert outcome.units[1].cause == "internal" and outcome.units[1].message == "RuntimeError: body lost its connection"
     none = outputs.metrics["conditions"]["none"]
     assert outputs.metrics["status"] == "complete"
     assert [r["seed"] for r in none["runs"]] == [0, 2]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.agents.llm import Budget
-from blockpact.agents.llm.cli import CHECK_PROMPT
+from blockpact.cli.llm import CHECK_PROMPT
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.agents.testing.stub_quirks import ServerQuirks

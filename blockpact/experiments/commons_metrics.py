@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from blockpact.experiments.records import EpisodeRecord, RunRecord
-from blockpact.judge.metrics import gini, mean_std, resource_curves, sustainability
+from blockpact.judge.metrics import gini, resource_curves
+from blockpact.experiments.welfare import mean_std, sustainability
 from blockpact.worlds.spec import GrowRule, WorldSpec
 
 MEASURED_ON = "last finished episode of each seed"

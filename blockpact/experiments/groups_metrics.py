@@ -10,7 +10,8 @@ from blockpact.experiments.records import RunRecord
 from blockpact.judge.clauses import Pool
 from blockpact.judge.contract import parse_contract
 from blockpact.judge.groups import group_outcomes
-from blockpact.judge.metrics import gini, mean_std
+from blockpact.judge.metrics import gini
+from blockpact.experiments.welfare import mean_std
 from blockpact.worlds.spec import WorldSpec
 
 

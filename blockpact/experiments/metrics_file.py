@@ -17,7 +17,7 @@ from blockpact.experiments.groups_metrics import groups_section
 from blockpact.experiments.llm_accounting import llm_accounting
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
 from blockpact.experiments.contract_reading import free_text_warning
-from blockpact.judge.metrics import gini_measure, social_welfare, summary_stats
+from blockpact.experiments.welfare import gini_measure, social_welfare, summary_stats
 
 MEASURED_ON = "last finished episode of each completed seed; rewards after transfers"
 DISAGREEMENT_TOLERANCE = 1e-6  # emeralds

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 def apply_overrides(scenario: Scenario, args: argparse.Namespace) -> Scenario:
     """The scenario with every option the user typed (`run`'s flags) in place of the file's value."""
-    from blockpact.experiments.cli import conditions_for
+    from blockpact.experiments.plan_checks import conditions_for
 
     given = explicit(args)
     changes: dict[str, object] = {}
@@ -87,17 +87,15 @@ def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) 
                     "groups": groups_record(spec.groups) if scenario.groups is not None else None})
 
 
-def run_scenario(args: argparse.Namespace) -> int:
+def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
     """`blockpact run SCENARIO.toml`: the same checks as a run from flags (a world with something of value,
-    contracts read clause by clause, the LLM endpoint tried once, the budget), then the same driver."""
-    from blockpact.experiments.cli import create_run_dir, execute, require_something_of_value
+    contracts read clause by clause, the LLM endpoint tried once, the budget); the plan the Runner plays,
+    and the scenario's name (the default run directory's)."""
+    from blockpact.experiments.plan_checks import require_something_of_value
     from blockpact.experiments.contract_reading import free_text_warning
     from blockpact.experiments.llm_accounting import budget_for
     from blockpact.experiments.participants import LiveOptions, check_backend
     from blockpact.experiments.preflight import check_endpoint
-    from blockpact.experiments.run_events import EventWriter
-    from blockpact.experiments.rundir import default_run_root
-    from blockpact.experiments.settings import run_settings
     from blockpact.worlds.loader import load_world
 
     if args.seeds < 1 or args.episodes < 1 or args.parallel < 1:
@@ -127,7 +125,4 @@ def run_scenario(args: argparse.Namespace) -> int:
         plan = dataclasses.replace(plan, llm={**(plan.llm or {}), "budget": budget.to_json() if budget else None})
     if scenario.backend == "minecraft":
         plan = dataclasses.replace(plan, live={"server": args.server, "auth": args.auth, "viewer": args.viewer})
-    out = args.out or default_run_root(scenario.name, Path(run_settings()["run"]["out_base"]))
-    run_dir = create_run_dir(out)
-    return execute(plan, run_dir, live_options, EventWriter(run_dir.events), plan.total_episodes,
-                   lambda protocol: protocol.run(), args.parallel)
+    return plan, scenario.name

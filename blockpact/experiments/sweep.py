@@ -9,7 +9,6 @@ arrives, so an interrupted sweep re-run picks up where it stopped.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
@@ -67,24 +66,6 @@ def _welfare(run_root: Path) -> dict[str, float | None]:
     return {name: (c["runs"][0]["welfare"] if c.get("runs") else None) for name, c in data["conditions"].items()}
 
 
-def write_outputs(run_dir: Any, plots: bool) -> None:
-    """metrics.json and report.html; the PNG plots only when asked (they cost more CPU than a
-    scripted unit's play: matplotlib's import and rendering)."""
-    if plots:
-        from blockpact.experiments.outputs import build_outputs
-
-        build_outputs(run_dir)
-        return
-    from blockpact.experiments.metrics_file import run_metrics, write_metrics
-    from blockpact.experiments.records import read_run
-    from blockpact.experiments.report import write_report
-
-    run = read_run(run_dir.events)
-    metrics = run_metrics(run)
-    write_metrics(metrics, run_dir.metrics)
-    write_report(run, metrics, [], run_dir.report)
-
-
 def cpu_seconds() -> float:
     """CPU seconds used so far by this process and by its Node runtime (a child that lives on between units,
     so its time is read from /proc; 0 where there is none or no /proc)."""
@@ -103,10 +84,7 @@ def cpu_seconds() -> float:
 def play_unit(unit: Unit, run_root: Path) -> UnitResult:
     """Play one unit into `run_root` (a fresh directory) and report how it ended. Runs in a worker."""
     from blockpact.experiments.llm_record import settings_from_record
-    from blockpact.experiments.population import plan_participants
-    from blockpact.experiments.protocol import RunProtocol
-    from blockpact.experiments.run_events import EventWriter
-    from blockpact.experiments.rundir import RunDir
+    from blockpact.experiments.runner import RunOptions, Runner
     from blockpact.experiments.scenario_run import scenario_plan
     from blockpact.worlds.loader import load_world
 
@@ -121,11 +99,10 @@ def play_unit(unit: Unit, run_root: Path) -> UnitResult:
             spec = load_world(world_file)
             llm = settings_from_record(unit.llm) if unit.llm is not None else None
             plan = scenario_plan(scenario, spec, llm)
-            run_dir = RunDir.create(run_root)
-            participants = plan_participants(plan, run_dir, llm)
-            with EventWriter(run_dir.events) as writer:
-                asyncio.run(RunProtocol(plan, participants, writer).run())
-            write_outputs(run_dir, unit.plots)
+            # PNG plots only when the study asks: they cost more CPU than a scripted unit's play
+            outcome = Runner.create(plan, run_root, RunOptions(plots=unit.plots, signals=False)).run()
+        if outcome.stop is not None:
+            raise KeyboardInterrupt
     except KeyboardInterrupt:
         return UnitResult(unit.id, rel, "interrupted", time.monotonic() - started, "interrupted", worker=worker)
     except Exception as exc:  # the unit is a failure to report; the sweep goes on

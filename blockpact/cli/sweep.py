@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from blockpact.agents.llm.cli import add_llm_arguments
+from blockpact.cli.llm import add_llm_arguments
 from blockpact.errors import UserError
 from blockpact.experiments.study import Study, Unit, load_study
 from blockpact.experiments.sweep import Index, UnitResult, plan_sweep, unit_status
@@ -107,7 +107,7 @@ def _finish(console: Console, root: Path, study: Study, units: list[Unit], skipp
           file=sys.stderr)
     finished = [u for u in units if (root / u.dir / "metrics.json").is_file()]
     if finished:
-        from blockpact.experiments.compare_cli import print_comparison
+        from blockpact.cli.compare import print_comparison
 
         comparison = compare([root / u.dir for u in finished])
         files = write_comparison(comparison, root / "comparison")

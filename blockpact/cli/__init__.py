@@ -1,4 +1,5 @@
-"""The `blockpact` command. Each command group lives in its own module and registers itself here."""
+"""The `blockpact` command: one module per verb in this package, each parsing its flags, calling the
+package below (the Runner in experiments/runner.py for runs) and printing. Nothing here plays anything."""
 
 from __future__ import annotations
 
@@ -9,25 +10,29 @@ from collections.abc import Callable
 from blockpact import __version__
 from blockpact.errors import UserError
 
-# (module path, attribute): each `register(subparsers)` adds one command group.
+# Each module's `register(subparsers)` adds its verb (and the verb's subcommands).
 COMMAND_GROUPS: list[str] = [
-    "blockpact.worlds.cli",
-    "blockpact.experiments.cli",
-    "blockpact.experiments.contract_cli",
-    "blockpact.agents.llm.cli",
-    "blockpact.agents.pool_cli",
-    "blockpact.bridge.server_cli",
-    "blockpact.bridge.cli",
-    "blockpact.experiments.org.cli",
-    "blockpact.experiments.compare_cli",
-    "blockpact.experiments.sweep_cli",
+    "blockpact.cli.world",
+    "blockpact.cli.run",
+    "blockpact.cli.resume",
+    "blockpact.cli.report",
+    "blockpact.cli.contract",
+    "blockpact.cli.llm",
+    "blockpact.cli.broker",
+    "blockpact.cli.server",
+    "blockpact.cli.program",
+    "blockpact.cli.org",
+    "blockpact.cli.agent",
+    "blockpact.cli.compare",
+    "blockpact.cli.sweep",
 ]
 
 
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
-    parser = argparse.ArgumentParser(prog="blockpact", description=__doc__)
+    parser = argparse.ArgumentParser(prog="blockpact", description="LLM-driven agents that organize, negotiate and keep "
+                                     "agreements in Minecraft-style worlds.")
     parser.add_argument("--version", action="version", version=f"blockpact {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_GROUPS:
@@ -51,6 +56,3 @@ def main(argv: list[str] | None = None) -> int:
         print("blockpact: interrupted", file=sys.stderr)
         return 130
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,10 +6,11 @@ import argparse
 import re
 from pathlib import Path
 
+import blockpact.worlds
 from blockpact.errors import UserError
 from blockpact.worlds.loader import builtin_names, load_world, resolve_path, validate_world
 
-TEMPLATE = Path(__file__).parent / "templates" / "world.toml"
+TEMPLATE = Path(blockpact.worlds.__file__).parent / "templates" / "world.toml"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
