@@ -56,10 +56,9 @@ async def episode(server: EmbeddedServer, world: str, seconds: float, out: Path)
         world.finish = timed_finish  # type: ignore[method-assign]
         return world
 
-    sim_engine.SimWorld = factory  # the engine's world for this process (see BENCHMARKS.md: the lead's wiring)
     begun = time.time()
     with EventWriter(out / f"{world}.jsonl") as writer:
-        outcome = await sim_engine.SimEpisodeEngine(scripted_minds).play(
+        outcome = await sim_engine.WorldEpisodeEngine(scripted_minds, factory).play(
             EpisodeInput(spec, 0, "negotiate", contract, 0), EpisodeLog(writer, Coords("negotiate", 0, 0)))
     total = time.time() - begun
     (live, created), = made
