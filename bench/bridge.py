@@ -23,7 +23,7 @@ from pathlib import Path
 
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
-from blockpact.bridge.sim_body import SimBody, SimWorld
+from blockpact.bridge.sim import SimBody, SimWorld
 from blockpact.bridge.world_compiler import build_world_on_server
 from blockpact.worlds.loader import load_world
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from blockpact.bridge.runtime import runtime
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.loader import load_world
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from blockpact.agents.action import ActionContext, LLMActionAgent
 from blockpact.agents.llm.client import LLMClient
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.skills.library import SkillLibrary
 from blockpact.worlds.loader import load_world
 

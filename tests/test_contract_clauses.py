@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.judge.contract import (
     Craft,
     Deposit,
@@ -71,7 +71,7 @@ def play(cooperative: bool):
             }
             await world.run_programs({p: a.proposal().code for p, a in agents.items()}, budget=s.episode_seconds)
             world.finish()
-            return list(world.sim.state.log.events)
+            return list(world.events)
         finally:
             await world.close()
 
@@ -172,7 +172,7 @@ def test_the_world_template_shows_a_contract_its_players_keep(tmp_path: Path) ->
             agents = {p: ScriptedCooperativeAgent(p, template, parsed) for p in sorted(template.players)}
             await world.run_programs({p: a.proposal().code for p, a in agents.items()}, budget=template.episode_seconds)
             world.finish()
-            return list(world.sim.state.log.events)
+            return list(world.events)
         finally:
             await world.close()
 

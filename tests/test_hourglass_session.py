@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from blockpact.agents.pool import InProcessPool
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.clock import EpisodeOver
 from blockpact.worlds.loader import load_world
 
@@ -22,7 +22,7 @@ def forest():
 def test_controllers_run_programs_wait_for_messages_and_share_one_clock(forest) -> None:
     async def main():
         world = SimWorld(forest, seed=0)
-        pool = InProcessPool(clock=lambda: world.sim.now)
+        pool = InProcessPool(clock=lambda: world.now)
         pool.listeners.append(lambda m: world.wake(list(m.recipients)))
         async with pool:
             inbox = pool.subscribe("W1")
@@ -49,7 +49,7 @@ def test_controllers_run_programs_wait_for_messages_and_share_one_clock(forest) 
     assert outcomes["Leader"].success and outcomes["W1"].success
     assert duration > 0 and arrived == pytest.approx(sent_at)  # woken by the message, at the sender's time
     assert body == "collect 2 oak_log" and nothing is None and end == pytest.approx(arrived + 5)
-    assert world.sim.state.inventories["Leader"]["oak_log"] == 2
+    assert world.state.inventories["Leader"]["oak_log"] == 2
 
 
 def test_stop_cancels_running_programs_and_ends_every_controller(forest) -> None:
@@ -78,4 +78,4 @@ def test_stop_cancels_running_programs_and_ends_every_controller(forest) -> None
     outcomes, world = asyncio.run(main())
     assert outcomes["W1"].value[0] == "ended" and outcomes["W1"].value[1] < 10
     assert not outcomes["W2"].success and world.stopped == "enough"
-    assert world.sim.now == 10  # the stop takes effect at once: no primitive runs on in simulated time
+    assert world.now == 10  # the stop takes effect at once: no primitive runs on in simulated time

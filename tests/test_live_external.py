@@ -12,7 +12,7 @@ import pytest
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_world import LiveWorld, LiveWorlds
 from blockpact.bridge.mineflayer_body import ServerAddress
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.bridge.world_access import PluginMissing
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.loader import load_world
@@ -64,7 +64,7 @@ def test_dynamics_chat_and_signals_on_an_external_server(external, tmp_path) -> 
         try:
             await world.run_programs({"Ada": greet, "Bo": idle})
             world.finish()
-            return world.sim.state.log.events
+            return world.events
         finally:
             await world.close()
 

@@ -101,7 +101,7 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
 def test_live_writes_the_event_kinds_of_the_simulator(server) -> None:
     """program_start, program_end, move and chest_seen, as the simulator writes them for the same programs."""
     from blockpact.bridge.live_world import LiveWorld
-    from blockpact.bridge.sim_body import SimWorld
+    from blockpact.bridge.sim import SimWorld
 
     spec = load_world(WORLD)
 
@@ -109,7 +109,7 @@ def test_live_writes_the_event_kinds_of_the_simulator(server) -> None:
         try:
             await world.run_programs({p: RACE for p in spec.players}, budget=90)
             world.finish()
-            return world.sim.state.log.events
+            return world.events
         finally:
             await world.close()
 
@@ -150,7 +150,7 @@ def test_a_held_out_world_with_a_custom_plant_drop_and_regrowth_runs_live(server
         try:
             results = await world.run_programs({"Gizmo": PICK}, budget=60)
             end = world.finish()
-            return results, end, world.sim.state.log.events
+            return results, end, world.events
         finally:
             await world.close()
 

@@ -16,11 +16,11 @@ import pytest
 
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.live_world import EpisodeFailed, LiveWorld
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds
-from blockpact.experiments.sim_engine import SimEpisodeEngine
+from blockpact.experiments.sim_engine import WorldEpisodeEngine
 from blockpact.bridge.world_compiler import read_back
 from blockpact.bridge.world_master import WorldMaster
 from blockpact.judge.metrics import item_curves, resource_curves, reward_curves
@@ -45,7 +45,7 @@ def server(embedded_server) -> EmbeddedServer:
 async def _play(spec: WorldSpec, contract: str | None, factory, out: Path) -> tuple[EpisodeOutcome, list[Event]]:
     """One episode through the engine, its worlds made by `factory(spec, seed)`; returns its outcome and the
     world events it logged."""
-    engine = SimEpisodeEngine(scripted_minds, world_factory=factory)
+    engine = WorldEpisodeEngine(scripted_minds, world_factory=factory)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "events.jsonl"
     with EventWriter(path) as writer:
@@ -108,10 +108,10 @@ def _kicking_glitch(server, on_disconnect: str, seen_before_kick: list[Event]):
 
         async def kick_glitch() -> None:
             while not any(e.kind == "inventory" and e.agent == "Glitch" and e.data["item"] == "diamond"
-                          for e in world.sim.state.log.events):
+                          for e in world.events):
                 await asyncio.sleep(0.2)
             world.master.record()
-            seen_before_kick.extend(world.sim.state.log.events)
+            seen_before_kick.extend(world.events)
             await asyncio.to_thread(server.command, "kick Glitch")
 
         kicker = asyncio.ensure_future(kick_glitch())
@@ -215,7 +215,7 @@ def test_a_disconnect_fails_the_episode_when_so_configured(server, tmp_path) -> 
         world = LiveWorld(spec, 0, server=server, on_disconnect="fail")
         try:
             run = asyncio.ensure_future(world.run_programs({"Ada": greeting, "Bo": program}))
-            while not any(e.kind == "signal" for e in world.sim.state.log.events):
+            while not any(e.kind == "signal" for e in world.events):
                 if run.done():
                     run.result()  # the episode ended (or failed) before Ada's signal: say why
                     raise AssertionError("the episode ended without Ada's signal")
@@ -226,7 +226,7 @@ def test_a_disconnect_fails_the_episode_when_so_configured(server, tmp_path) -> 
             with pytest.raises(EpisodeFailed, match="Bo lost its connection"):
                 await run
             assert world.finish().kind == "episode_end"
-            (signal,) = [e for e in world.sim.state.log.events if e.kind == "signal"]
+            (signal,) = [e for e in world.events if e.kind == "signal"]
             assert signal.agent == "Ada" and signal.data == {"task": "hello", "to": ["Bo"]}  # as the simulator logs it
         finally:
             await world.close()
@@ -266,7 +266,7 @@ def test_a_world_master_that_fails_stops_the_episode_at_once(server, monkeypatch
         try:
             with pytest.raises(EpisodeFailed, match="the world master stopped: the journal could not be read"):
                 await world.run_programs({"Ada": program, "Bo": program})
-            return world.sim.now
+            return world.now
         finally:
             await world.close()
 

@@ -13,7 +13,7 @@ import pytest
 from blockpact.bridge.embedded_server import EmbeddedServer
 from blockpact.bridge.mineflayer_body import LIVE_WORLD_JS, MineflayerWorld, OperatorBotTarget, ServerAddress
 from blockpact.bridge.runtime import runtime
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.bridge.world_compiler import ControlChannelTarget, build_world_on_server, read_back, tally
 from blockpact.skills.reference import primitives
 from blockpact.worlds.loader import load_world
@@ -78,7 +78,7 @@ def test_parity_program_ends_like_the_simulator(server, spec) -> None:
     async def simulated():
         world = SimWorld(spec, seed=0)
         try:
-            return await world.run_programs({p: PARITY_PROGRAM for p in spec.players}), world.sim.state
+            return await world.run_programs({p: PARITY_PROGRAM for p in spec.players}), world.state
         finally:
             await world.close()
 

@@ -10,7 +10,7 @@ import pytest
 from blockpact.agents.action import ActionContext
 from blockpact.agents.action_prompts import action_messages
 from blockpact.agents.observation import render_observation
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.loader import load_world
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.bridge.runtime import runtime
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.loader import load_world
 
 TESTS = Path(__file__).parent

@@ -14,7 +14,7 @@ from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAg
 from blockpact.agents.scripted.program import fill
 from blockpact.agents.voyager_loop import VoyagerLoop, run_together
 from blockpact.bridge.body import ProgramResult
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.judge.contract import parse_contract
 from blockpact.skills.library import SkillLibrary
 from blockpact.worlds.loader import load_world

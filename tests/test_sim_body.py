@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.loader import load_world
 
 from test_bridge_runtime import _gone
@@ -266,7 +266,7 @@ async function main(bot) {
 NODE_EXIT = """
 import asyncio, sys
 from blockpact.bridge.runtime import runtime
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.loader import load_world
 world = SimWorld(load_world(sys.argv[1]))
 result = asyncio.run(world.body("Gizmo").run("async function main(bot) { await moveTo(bot, new Vec3(3, 64, 3)); }"))

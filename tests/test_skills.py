@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.bridge.runtime import JS_DIR, node_binary
-from blockpact.bridge.sim_body import BOT_CALLS, SimWorld, implemented_primitives
+from blockpact.bridge.sim import BOT_CALLS, SimWorld, implemented_primitives
 from blockpact.skills.library import SkillError, SkillLibrary
 from blockpact.skills.reference import bot_members, primitive_reference, primitives, runner_bot_calls, runner_queries
 from blockpact.worlds.loader import load_world

@@ -19,7 +19,7 @@ from blockpact.agents.llm.client import LLMClient
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.agents.voyager_loop import LLMSkillDescriber, VoyagerLoop
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.skills.library import SkillLibrary
 from blockpact.worlds.loader import load_world
 

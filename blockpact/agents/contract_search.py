@@ -180,7 +180,7 @@ def candidates(spec: WorldSpec) -> list[Candidate]:
 async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int) -> Evaluation:
     """Play `candidate` with the scripted cooperative players on the simulator and settle it."""
     from blockpact.agents.scripted.cooperative import ScriptedCooperativeAgent
-    from blockpact.bridge.sim_body import SimWorld
+    from blockpact.bridge.sim import SimWorld
 
     players = sorted(spec.players)
     contract = parse_contract(render_contract(candidate.clauses, world=spec.name), players, world=spec.name)
@@ -189,7 +189,7 @@ async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int) -> Evaluati
         programs = {p: ScriptedCooperativeAgent(p, spec, contract).proposal().code for p in players}
         await world.run_programs(programs, budget=spec.episode_seconds)
         world.finish()
-        events = list(world.sim.state.log.events)
+        events = list(world.events)
     finally:
         await world.close()
     obs = observables_from_events(spec, events)

@@ -1,7 +1,7 @@
 """Asynchronous agents on a live server: `SimWorld.run_agents` for a `LiveWorld`.
 
-`LiveAgents(world)` offers what an organization episode uses of a `SimWorld` (`sim`, `run_agents`,
-`wake`, `stop`, `stopped`, `close`): each controller runs as its own task with a `LiveSession` on
+`LiveAgents(world)` offers what an organization episode uses of a `SimWorld` (the `World` protocol's
+`now`, `state`, `events`, `listen`, and `run_agents`, `wake`, `stop`, `stopped`, `close`): each controller runs as its own task with a `LiveSession` on
 its mineflayer bot. Time is the episode's wall clock: sleeping (an agent thinking) and waiting for a
 message take wall seconds, and a program has live.toml's wall budget (`bots.program_budget`), so a
 bot stuck on an unreachable block fails its action and the organization hands the rest on. `stop` cancels
@@ -20,7 +20,9 @@ from blockpact.bridge.body import ProgramResult
 from blockpact.bridge.live_settings import live_settings
 from blockpact.bridge.live_world import LiveWorld
 from blockpact.worlds.clock import EpisodeOver
+from blockpact.worlds.events import Event, Listener
 from blockpact.worlds.simulator import ProgramOutcome
+from blockpact.worlds.state import WorldState
 
 
 class LiveSession:
@@ -33,7 +35,7 @@ class LiveSession:
 
     @property
     def now(self) -> float:
-        return self.agents.sim.now
+        return self.agents.now
 
     def observe(self) -> dict[str, Any]:
         return self.agents.world.body(self.player).observe()
@@ -83,8 +85,22 @@ class LiveAgents:
         self._running: set[str] = set()
 
     @property
-    def sim(self) -> Any:
-        return self.world.sim
+    def now(self) -> float:
+        return self.world.now
+
+    @property
+    def state(self) -> WorldState:
+        return self.world.state
+
+    @property
+    def events(self) -> list[Event]:
+        return self.world.events
+
+    def emit(self, agent: str | None, kind: str, **data: Any) -> Event:
+        return self.world.emit(agent, kind, **data)
+
+    def listen(self, listener: Listener) -> None:
+        self.world.listen(listener)
 
     @property
     def spec(self) -> Any:
@@ -96,7 +112,7 @@ class LiveAgents:
         await self.world._ensure_ready()
         self.stopped = None
         self._sessions = {p: LiveSession(self, p) for p in controllers}
-        started = {p: self.sim.now for p in controllers}
+        started = {p: self.now for p in controllers}
 
         async def play(player: str) -> Any:
             self._running.add(player)
@@ -106,7 +122,7 @@ class LiveAgents:
                 self._running.discard(player)
 
         tasks = {p: asyncio.ensure_future(play(p)) for p in controllers}
-        left = max(0.0, self.world.spec.episode_seconds - self.sim.now)
+        left = max(0.0, self.world.spec.episode_seconds - self.now)
         _, pending = await asyncio.wait(tasks.values(), timeout=left)
         if pending:
             self.stop(f"the episode ended at {self.world.spec.episode_seconds:g} s")
@@ -116,7 +132,7 @@ class LiveAgents:
                 value, error = await task, None
             except EpisodeOver:
                 value, error = None, f"stopped: {self.stopped}"
-            outcomes[player] = ProgramOutcome(player, error is None, error, value, started[player], self.sim.now)
+            outcomes[player] = ProgramOutcome(player, error is None, error, value, started[player], self.now)
         return outcomes
 
     def wake(self, agents: Sequence[str]) -> None:

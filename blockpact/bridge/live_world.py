@@ -3,8 +3,8 @@
 `LiveWorld(spec, seed, server=...)` builds the spec's world on the embedded server (or, with `address=`,
 on an external server through an operator bot: `world_access.py`), logs the players in at their spawn
 points with their inventories, and runs every player's program on a mineflayer bot while the world master
-(`world_master.py`) records the world's events into `sim.state.log` and applies the spec's dynamics. `sim` offers what the engine reads from a `Simulation`: `state` (the mirror
-`WorldState`: its `log`, `emit`, inventories, chests), `now` (episode seconds, wall clock here) and `spec`.
+(`world_master.py`) records the world's events into the mirror `state`'s log and applies the spec's dynamics.
+It keeps the `World` protocol (bridge/body.py): `now` is episode seconds of the wall clock here.
 
 Time: the episode's clock starts when the first programs start; `spec.episode_seconds` are wall seconds.
 A bot that loses its connection is handled as live.toml's [episode] says (reconnect and restart its
@@ -27,7 +27,7 @@ from blockpact.bridge.runtime import BridgeBroken
 from blockpact.bridge.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.world_master import WorldMaster
 from blockpact.errors import UserError
-from blockpact.worlds.events import Event
+from blockpact.worlds.events import Event, Listener
 from blockpact.worlds.first_look import first_look
 from blockpact.worlds.spec import WorldSpec
 from blockpact.worlds.state import WorldState
@@ -42,19 +42,6 @@ class EpisodeFailed(UserError):
 
 class _Retry(Exception):
     """Internal: start the episode over (on_disconnect = "retry")."""
-
-
-class LiveSim:
-    """What the episode engine reads from a `Simulation`, for a live world."""
-
-    def __init__(self, spec: WorldSpec, state: WorldState, master: WorldMaster) -> None:
-        self.spec = spec
-        self.state = state
-        self.master = master
-
-    @property
-    def now(self) -> float:
-        return self.master.now
 
 
 class LiveWorld:
@@ -86,8 +73,8 @@ class LiveWorld:
         self.announce = announce or (lambda line: None)
         self.humans = humans
         self.viewer_urls: dict[str, str] = {}
-        state = WorldState(spec, seed)
-        self.sim = LiveSim(spec, state, WorldMaster(self.access, spec, state))
+        self.state = state = WorldState(spec, seed)
+        self.master = WorldMaster(self.access, spec, state)
         state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft", **state.snapshot())
         self.bots: MineflayerWorld | None = None
         self.reconnects = 0
@@ -96,9 +83,25 @@ class LiveWorld:
         self._finished: Event | None = None
         self._closed = False
 
+    # -- the World protocol's record of the episode -------------------------------------------------------
     @property
-    def master(self) -> WorldMaster:
-        return self.sim.master
+    def now(self) -> float:
+        """Wall seconds since the programs started (0 before)."""
+        return self.master.now
+
+    @property
+    def events(self) -> list[Event]:
+        return self.state.log.events  # one log for every attempt (on_disconnect = "retry")
+
+    def emit(self, agent: str | None, kind: str, **data: Any) -> Event:
+        """An event at the episode clock's now, after whatever the journals hold from before."""
+        if self.master.started_at is not None:
+            self.master.record()
+        self.state.time = round(self.now, 6)
+        return self.state.emit(agent, kind, **data)
+
+    def listen(self, listener: Listener) -> None:
+        self.state.log.listeners.append(listener)
 
     # -- setting up -------------------------------------------------------------------------------------
     async def _ensure_ready(self) -> None:
@@ -110,7 +113,7 @@ class LiveWorld:
             self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
                           f"(pid {self.server.pid})")
             if dead_pid is not None:  # an earlier episode's server died: this episode plays on a new one
-                self.sim.state.emit(None, "server_restart", old_pid=dead_pid, exit_code=exit_code, pid=self.server.pid,
+                self.state.emit(None, "server_restart", old_pid=dead_pid, exit_code=exit_code, pid=self.server.pid,
                                     port=self.server.port)
                 self.announce(f"the embedded server (pid {dead_pid}) had exited with code {exit_code}; "
                               f"restarted it for seed {self.seed} (pid {self.server.pid})")
@@ -122,7 +125,7 @@ class LiveWorld:
         await self.access.prepare(self.bots)
         compiled = await self.master.build()
         if compiled.unsupported:
-            self.sim.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
+            self.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
         await self.bots.join(self.spec, self.access.target, players=self.bot_players)
         if self.humans is not None:
             await self.humans.seat(self.spec, compiled)
@@ -139,7 +142,7 @@ class LiveWorld:
         return [p for p in sorted(self.spec.players) if self.humans is None or p not in self.humans]
 
     def _said(self, player: str) -> list[str]:
-        return [str(e.data.get("message", "")) for e in self.sim.state.log.events if e.kind == "chat" and e.agent == player]
+        return [str(e.data.get("message", "")) for e in self.state.log.events if e.kind == "chat" and e.agent == player]
 
     async def _tick_forever(self) -> None:
         while True:
@@ -174,7 +177,7 @@ class LiveWorld:
                     budget: float | None) -> dict[str, ProgramResult]:
         await self._ensure_ready()
         end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
-        tasks = {p: asyncio.ensure_future(self.humans.play(p, end, lambda: self.sim.now, self._said)
+        tasks = {p: asyncio.ensure_future(self.humans.play(p, end, lambda: self.now, self._said)
                                           if self.humans is not None and p in self.humans else
                                           self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
                  for p in sorted(programs)}
@@ -196,11 +199,11 @@ class LiveWorld:
         if failure is not None:
             raise failure
         self._check_master()
-        if self.play_out and self.spec.rules and until is None and self.sim.now < end:
+        if self.play_out and self.spec.rules and until is None and self.now < end:
             if self._ticker is not None:
-                await asyncio.wait([self._ticker], timeout=end - self.sim.now)  # the end, or the master failing
+                await asyncio.wait([self._ticker], timeout=end - self.now)  # the end, or the master failing
             else:
-                await asyncio.sleep(end - self.sim.now)
+                await asyncio.sleep(end - self.now)
             self._check_master()
         return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
 
@@ -209,7 +212,7 @@ class LiveWorld:
         ticker fails (the episode stops then, not at its end), or the episode ends; returns the failure, if any."""
         guards = {watchdog, *([self._ticker] if self._ticker is not None else [])}
         while pending:
-            done, _ = await asyncio.wait([*pending, *guards], timeout=max(0.0, end - self.sim.now),
+            done, _ = await asyncio.wait([*pending, *guards], timeout=max(0.0, end - self.now),
                                          return_when=asyncio.FIRST_COMPLETED)
             if not done:
                 return None  # the episode's end
@@ -242,7 +245,7 @@ class LiveWorld:
 
     def _episode_result(self, result: ProgramResult, *, stopped: bool) -> ProgramResult:
         """The engine reads `observation["time"]` as episode time (the simulator's clock)."""
-        observation = {**result.observation, "time": round(self.sim.now, 6)}
+        observation = {**result.observation, "time": round(self.now, 6)}
         if stopped:
             return dataclasses.replace(result, success=False, timed_out=True, observation=observation)
         return dataclasses.replace(result, observation=observation)
@@ -251,28 +254,22 @@ class LiveWorld:
                           budget: float | None) -> ProgramResult:
         """Run the program; a bot that loses its connection is handled as the policy says. Writes the simulator's
         program_start and program_end events around it."""
-        self._emit_now(player, "program_start", {})
+        self.emit(player, "program_start")
         result = await self._run_until_done(player, source, skills, end, budget)
-        self._emit_now(player, "program_end", {"success": result.success, "error": result.error})
+        self.emit(player, "program_end", success=result.success, error=result.error)
         return result
-
-    def _emit_now(self, agent: str, kind: str, data: dict) -> None:
-        """An event at the episode clock's now, after whatever the journals hold from before."""
-        self.master.record()
-        self.sim.state.time = round(self.sim.now, 6)
-        self.sim.state.emit(agent, kind, **data)
 
     async def _run_until_done(self, player: str, source: str, skills: tuple[str, ...], end: float,
                               budget: float | None) -> ProgramResult:
         while True:
-            remaining = max(1.0, end - self.sim.now + 1.0)  # the episode end stops it first
+            remaining = max(1.0, end - self.now + 1.0)  # the episode end stops it first
             seconds = remaining if budget is None else min(float(budget), remaining)
             result = await self.body(player).run(source, skills=skills, budget=seconds)
             lost = self._connection_lost(player)
             if lost is None:
                 return result
             self.master.record()
-            self.sim.state.emit(player, "connection", state="lost", reason=lost)
+            self.state.emit(player, "connection", state="lost", reason=lost)
             if self.on_disconnect == "fail" or (self.on_disconnect == "reconnect" and self.reconnects >= self.max_reconnects):
                 raise EpisodeFailed(f"{player} lost its connection mid-episode ({lost}); on_disconnect = "
                                     f"{self.on_disconnect!r} after {self.reconnects} reconnect(s)")
@@ -281,10 +278,10 @@ class LiveWorld:
                     raise EpisodeFailed(f"{player} lost its connection mid-episode ({lost}) and the episode was "
                                         f"already retried {self.retries} time(s)")
                 raise _Retry(f"{player} lost its connection ({lost})")
-            if self.sim.now >= end:
+            if self.now >= end:
                 return result
             await self._reconnect(player)
-            self.sim.state.emit(player, "program_restart", reason=lost)
+            self.state.emit(player, "program_restart", reason=lost)
 
     def _connection_lost(self, player: str) -> str | None:
         assert self.bots is not None
@@ -296,13 +293,13 @@ class LiveWorld:
         self.reconnects += 1
         await self.bots.leave(player)
         await self.bots.connect(player)
-        self.sim.state.emit(player, "connection", state="reconnected")
+        self.state.emit(player, "connection", state="reconnected")
 
     async def _start_over(self, reason: str) -> None:
         """on_disconnect = "retry": the failed attempt stays in the log; a new episode_start follows it."""
         self.retries += 1
         self.master.record()
-        state = self.sim.state
+        state = self.state
         tasks = [e for e in state.log.events if e.kind == "task"]
         state.emit(None, "episode_failed", reason=reason, attempt=self.retries)
         if self._ticker is not None:
@@ -312,8 +309,7 @@ class LiveWorld:
             self.bots = None
         fresh = WorldState(self.spec, self.seed)
         fresh.log = state.log  # the engine follows this log
-        master = WorldMaster(self.access, self.spec, fresh)
-        self.sim = LiveSim(self.spec, fresh, master)
+        self.state, self.master = fresh, WorldMaster(self.access, self.spec, fresh)
         fresh.emit(None, "episode_start", world=self.spec.name, seed=self.seed, backend="minecraft", attempt=self.retries,
                    **fresh.snapshot())
         for task in tasks:
@@ -327,13 +323,13 @@ class LiveWorld:
             return self._finished
         if self._ticker is not None:
             self._ticker.cancel()
-        state = self.sim.state
+        state = self.state
         if self.bots is not None:
             connected = [p for p in self.spec.players if p in self.bots.players and self._connection_lost(p) is None]
             if self.humans is not None:  # people still on the server: their inventories are read back too
                 connected += sorted(set(self.humans.humans) & self.humans.connected())
             self.master.final_check(connected)
-        state.time = round(self.sim.now, 6)
+        state.time = round(self.now, 6)
         self._finished = state.emit(None, "episode_end", **state.snapshot())
         return self._finished
 

@@ -14,13 +14,13 @@ from blockpact.agents.llm.client import Completion, LLMClient, Message
 from blockpact.agents.llm.settings import LLMSettings
 from blockpact.agents.negotiation import LLMNegotiator, NegotiationResult, negotiate
 from blockpact.agents.voyager_loop import LLMSkillDescriber
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.experiments.run_events import CURRENT_COORDS, EventWriter
 from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.settings import run_settings
-from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine, WorldFactory
+from blockpact.experiments.sim_engine import Minds, WorldEpisodeEngine, WorldFactory
 from blockpact.judge.llm_judge import LLMJudge
 from blockpact.skills.library import SkillLibrary
 from blockpact.worlds.spec import WorldSpec
@@ -111,5 +111,5 @@ def llm_participants(settings: LLMSettings, run_dir: RunDir, world_factory: Worl
     client = LLMClient(settings, transcript=run_dir.transcripts / TRANSCRIPT, budget=budget)
     cast = LLMCast(client, run_dir)
     calls = CallLog(client)
-    return Participants(SimEpisodeEngine(cast, world_factory), LLMNegotiation(cast), aclose=client.aclose,
+    return Participants(WorldEpisodeEngine(cast, world_factory), LLMNegotiation(cast), aclose=client.aclose,
                         bind=calls.bind, stop_reason=calls.stop_reason)

@@ -81,7 +81,7 @@ def participants_for(agents: str, backend: str, run_dir: RunDir, llm: LLMSetting
     check_backend(backend)
     if backend == "minecraft" and worlds is None:
         raise ValueError("the minecraft backend needs its LiveWorlds")
-    from blockpact.bridge.sim_body import SimWorld
+    from blockpact.bridge.sim import SimWorld
 
     factory = worlds or SimWorld
     if agents == "scripted":

@@ -16,13 +16,13 @@ from blockpact.agents.negotiation import LLMNegotiator, NegotiationResult, Scrip
 from blockpact.agents.negotiation_plan import social_optimum_clauses
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
 from blockpact.agents.scripted.world_facts import WorldFacts
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.errors import UserError
 from blockpact.experiments.human import HUMAN, HumanAgent, HumanCritic, HumanNegotiator
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine, WorldFactory
+from blockpact.experiments.sim_engine import Minds, WorldEpisodeEngine, WorldFactory
 from blockpact.judge.contract import parse_contract, render_contract
 from blockpact.worlds.spec import WorldSpec
 
@@ -172,9 +172,9 @@ def population_participants(population: Mapping[str, str], judge_model: str | No
         seats = world_factory.seat_humans(humans)
     cast = PopulationCast(population, judge_model, apply_llm_judge, client, run_dir, seats)
     if client is None:
-        return Participants(SimEpisodeEngine(cast, world_factory), PopulationNegotiation(cast))
+        return Participants(WorldEpisodeEngine(cast, world_factory), PopulationNegotiation(cast))
     calls = CallLog(client)  # every call an llm_call event, as in an all-LLM run (accounting, budget)
-    return Participants(SimEpisodeEngine(cast, world_factory), PopulationNegotiation(cast), aclose=client.aclose,
+    return Participants(WorldEpisodeEngine(cast, world_factory), PopulationNegotiation(cast), aclose=client.aclose,
                         bind=calls.bind, stop_reason=calls.stop_reason)
 
 

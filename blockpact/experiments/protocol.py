@@ -24,7 +24,7 @@ from blockpact.config import PROJECT_ROOT
 from blockpact.experiments.failures import classify
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.run_events import CURRENT_COORDS, Coords, EventWriter
-from blockpact.worlds.events import Event, EventLog
+from blockpact.worlds.events import Event, Listener
 from blockpact.worlds.spec import WorldSpec
 
 
@@ -82,11 +82,11 @@ class EpisodeLog:
     def world(self, event: Event) -> None:
         self.writer.emit("world", {"event": event.to_json()}, self.coords)
 
-    def follow(self, log: EventLog) -> None:
-        """Record every world event of `log`: those already in it, then each new one as it happens."""
-        for event in log.events:
+    def follow(self, events: Sequence[Event], listen: Callable[[Listener], None]) -> None:
+        """Record every world event: those already in `events`, then each new one `listen` passes on."""
+        for event in events:
             self.world(event)
-        log.listeners.append(self.world)
+        listen(self.world)
 
     def program_result(self, result: Mapping[str, Any], code: str | None = None, **proposal: Any) -> None:
         """`result` has ProgramResult.to_json()'s fields; the observation is left out (the world events hold it).

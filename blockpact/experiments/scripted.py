@@ -19,8 +19,8 @@ from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAg
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
-from blockpact.bridge.sim_body import SimWorld
-from blockpact.experiments.sim_engine import Minds, SimEpisodeEngine, WorldFactory
+from blockpact.bridge.sim import SimWorld
+from blockpact.experiments.sim_engine import Minds, WorldEpisodeEngine, WorldFactory
 from blockpact.judge.contract import parse_contract
 from blockpact.worlds.spec import WorldSpec
 
@@ -48,4 +48,4 @@ def scripted_minds(episode: EpisodeInput) -> Minds:
 
 
 def scripted_participants(world_factory: WorldFactory = SimWorld) -> Participants:
-    return Participants(SimEpisodeEngine(scripted_minds, world_factory), ScriptedNegotiation())
+    return Participants(WorldEpisodeEngine(scripted_minds, world_factory), ScriptedNegotiation())

@@ -18,7 +18,8 @@ from blockpact.agents.action import ActionAgent, ActionContext
 from blockpact.agents.critic import CriticProtocol
 from blockpact.agents.observation import share_group_observations
 from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, TaskOutcome, VoyagerLoop, run_together
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.body import World
+from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.judging import Judges, settle
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Handover
 from blockpact.experiments.settings import prompt, run_settings
@@ -42,7 +43,7 @@ class Minds:
 
 
 Cast = Callable[[EpisodeInput], Minds]  # the minds of an episode (scripted or LLM)
-WorldFactory = Callable[[WorldSpec, int], Any]  # (spec, seed) -> a world with SimWorld's interface
+WorldFactory = Callable[[WorldSpec, int], World]  # (spec, seed) -> a world of any backend
 
 
 def task_for(episode: EpisodeInput) -> str:
@@ -116,9 +117,9 @@ class _Runs:
         return seen
 
 
-class SimEpisodeEngine:
-    """Plays episodes on the worlds `world_factory` makes (the grid simulator unless told otherwise); one
-    instance serves every condition and seed of a run (all worlds share the process's one Node runtime)."""
+class WorldEpisodeEngine:
+    """Plays episodes on the worlds `world_factory` makes (the grid simulator unless told otherwise; any
+    `World` of bridge/body.py); one instance serves every condition and seed of a run."""
 
     def __init__(self, cast: Cast, world_factory: WorldFactory = SimWorld) -> None:
         self.cast = cast
@@ -131,25 +132,25 @@ class SimEpisodeEngine:
         spec = episode.spec
         world = self.world_factory(spec, episode.seed)
         try:
-            log.follow(world.sim.state.log)
+            log.follow(world.events, world.listen)
             task = task_for(episode)
             for player in sorted(spec.players):
-                world.sim.state.emit(player, "task", task=task)  # the judge's observables read the tasks here
+                world.emit(player, "task", task=task)  # the judge's observables read the tasks here
             minds = self.cast(episode)
             outcomes, runs = await self._play_programs(episode, minds, world, task)
             world.finish()
             for outcome in outcomes:
                 self._log_outcome(outcome, runs, log)
-            events = world.sim.state.log.events
+            events = list(world.events)
             settlement = await settle(spec, episode.contract, events, log, minds.judges)
             chat = chat_lines(events)[-self.handover_chat_lines:]
             handover = {o.player: self._handover(o, settlement.critiques.get(o.player, ""), chat) for o in outcomes}
             return EpisodeOutcome(settlement.rewards, settlement.inventory_rewards, settlement.transfers, handover,
-                                  world.sim.now, settlement.applied)
+                                  world.now, settlement.applied)
         finally:
             await world.close()
 
-    async def _play_programs(self, episode: EpisodeInput, minds: Minds, world: Any,
+    async def _play_programs(self, episode: EpisodeInput, minds: Minds, world: World,
                              task: str) -> tuple[list[TaskOutcome], _Runs]:
         """Every player proposes, all programs run together, the critic reviews each run."""
         spec = episode.spec
@@ -161,10 +162,10 @@ class SimEpisodeEngine:
 
         async def run_programs(programs: dict[str, str], skills: dict[str, tuple[str, ...]]) -> dict[str, ProgramResult]:
             results = await world.run_programs(programs, skills=skills, budget=budget)
-            return runs.record(results, world.sim.state.log.events)
+            return runs.record(results, list(world.events))
 
         observations = share_group_observations({p: await world.observe(p) for p in players}, episode.spec.groups,
-                                                world.sim.now)
+                                                world.now)
         outcomes = await run_together(loops, [_context(episode, p, task, observations[p]) for p in players], run_programs)
         return outcomes, runs
 

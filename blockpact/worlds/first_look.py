@@ -33,6 +33,7 @@ def first_look(spec: WorldSpec, player: str, radius: float | None = None) -> dic
         "position": list(here),
         "inventory": dict(sorted(spec.players[player].inventory.items())),
         "held": None,
+        "health": 20.0,  # full, as a player spawns (the simulator's observation has it too)
         "time": 0.0,
         "nearby_blocks": dict(sorted(blocks.items())),
         "nearby_entities": others,

@@ -22,7 +22,7 @@ from blockpact.agents.org.roles import roles
 from blockpact.agents.org.structures import tree_of_agents
 from blockpact.agents.org.tasks import Task
 from blockpact.agents.pool import open_pool
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.clock import EpisodeOver
 
 
@@ -32,7 +32,7 @@ async def _run(task: Task, role_name: str, name: str, url: str, leader: str, wor
     role = roles(org)[name]
     working = [a for a in org.agents if roles(org)[a].works]
     world = SimWorld(task.world_for(org.agents, working), seed=seed)
-    pool = open_pool(url, node=name, clock=lambda: world.sim.now)
+    pool = open_pool(url, node=name, clock=lambda: world.now)
     last_message = time.monotonic()
 
     def heard(_message: object) -> None:
@@ -65,7 +65,7 @@ async def _run(task: Task, role_name: str, name: str, url: str, leader: str, wor
     outcome = outcomes[name]
     ended = "objective met" if agent.mind.finished else ("stopped by " + ("a stop message" if agent.mind.stopped else str(world.stopped)))
     inventory = world.body(name).observe()["inventory"]
-    return (f"{name} ({role_name}, scripted): {ended}; simulated {world.sim.now / 60:.2f} min; "
+    return (f"{name} ({role_name}, scripted): {ended}; simulated {world.now / 60:.2f} min; "
             f"prompts {agent.prompts}; inventory {inventory}; controller {'ok' if outcome.success else outcome.error}")
 
 

@@ -18,7 +18,8 @@ from blockpact.agents.org.roles import leader_of, roles
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.org.tasks import Task
 from blockpact.agents.pool import ALL, InProcessPool, Message
-from blockpact.bridge.sim_body import SimWorld
+from blockpact.bridge.body import AgentWorld
+from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.org.settings import org_settings
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.worlds.events import Event
@@ -33,13 +34,13 @@ class Referee:
     S-Agents' failure rule: no progress for `stall_seconds` after more than `stall_failures`
     failed attempts (time cost is then NaN)."""
 
-    def __init__(self, task: Task, world: SimWorld) -> None:
+    def __init__(self, task: Task, world: AgentWorld) -> None:
         settings = org_settings()
         self.task = task
         self.world = world
         self.stall_seconds = settings.stall_minutes * 60
         self.stall_failures = settings.stall_failures
-        self.best = task.progress(world.sim.state)
+        self.best = task.progress(world.state)
         self.last_progress = 0.0
         self.failed_attempts = 0
         self.success_time: float | None = None
@@ -50,7 +51,7 @@ class Referee:
     def items_per_agent(self, agents: list[str]) -> dict[str, int]:
         """What each agent contributed: the task's item it holds (collect) or the task cells holding
         their block that it placed (build)."""
-        state = self.world.sim.state
+        state = self.world.state
         if self.task.kind == "collect":
             return {a: self.task.counted(state.inventories.get(a, {})) for a in agents}
         placed = {a: 0 for a in agents}
@@ -67,13 +68,13 @@ class Referee:
             if self.targets.get(cell) == event.data.get("new"):  # type: ignore[call-overload]
                 self.built_by[cell] = event.agent  # type: ignore[index]
         if event.kind in ("block", "inventory", "give", "craft") or event.kind.startswith("program"):
-            progress = self.task.progress(self.world.sim.state)
+            progress = self.task.progress(self.world.state)
             if progress > self.best:
-                self.best, self.last_progress = progress, self.world.sim.now
+                self.best, self.last_progress = progress, self.world.now
             if progress >= self.task.total and self.success_time is None:
-                self.success_time = self.world.sim.now
+                self.success_time = self.world.now
                 self.world.stop("the task is done")
-        self.check(self.world.sim.now)
+        self.check(self.world.now)
 
     def check(self, now: float) -> None:
         if self.success_time is None and not self.stalled and self.failed_attempts > self.stall_failures \
@@ -163,8 +164,8 @@ async def run_episode(
             emit("world", event.to_json())
         referee.on_event(event)
 
-    world.sim.state.log.listeners.append(on_world_event)
-    pool = InProcessPool(clock=lambda: world.sim.now)
+    world.listen(on_world_event)
+    pool = InProcessPool(clock=lambda: world.now)
     pool.listeners.append(on_message)
     known = task.start_inventories(workers)
     model = LatencyModel.fixed(think_seconds) if think_seconds is not None else (latency or hourglass_settings().latency)
@@ -199,9 +200,9 @@ async def run_episode(
         messages=len(messages),
         failed_attempts=referee.failed_attempts,
         stalled=referee.stalled,
-        sim_minutes=round(world.sim.now / 60, 4),
+        sim_minutes=round(world.now / 60, 4),
         wall_seconds=round(time.monotonic() - started, 3),
-        progress=[task.progress(world.sim.state), task.total],
+        progress=[task.progress(world.state), task.total],
         violations=[v for a in org.agents for v in agents[a].violations],
         items_per_agent=referee.items_per_agent(org.agents),
         messages_per_agent={a: sum(1 for m in messages if m.sender == a) for a in org.agents},

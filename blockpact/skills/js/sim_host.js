@@ -1,6 +1,6 @@
 'use strict';
 // The simulator body's side of the sandbox runner: a runner host whose primitive calls and bot
-// queries become requests to Python (blockpact/bridge/sim_body.py), where AgentAPI runs them on the
+// queries become requests to Python (blockpact/bridge/sim/body.py), where AgentAPI runs them on the
 // simulated clock. Python is never awaited by a long call: it starts a run and returns at once, then
 // answers requests with settle() and learns that a run ended through its `done` callback.
 //

@@ -1,0 +1,397 @@
+"""One simulated player's body: its programs run in the SES sandbox (a runner in the process's Node
+runtime) and their calls come back here, where they run on the simulated clock (see bridge/sim/__init__).
+This module is the run's machinery (start, watch, cancel, serve calls in turn); what each call does is
+in the capability modules (blocks, chests, crafting, movement, signals, ...) through `index.call`."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.runtime import BridgeBroken, NodeRuntime, runtime
+from blockpact.bridge.sim.index import HOST_CALLS, call
+from blockpact.bridge.sim.bounds import InstantCounter
+from blockpact.bridge.sim.common import ProgramFailed, decode, encode
+from blockpact.bridge.sim.observe import observe
+from blockpact.bridge.sim.queries import answer
+from blockpact.skills.reference import SKILLS_DIR, primitives, runner_bot_calls, runner_queries, sandbox_limits
+from blockpact.worlds.clock import EpisodeOver
+from blockpact.worlds.primitives import AgentAPI, PrimitiveError
+
+if TYPE_CHECKING:
+    from blockpact.bridge.sim.world import SimWorld
+
+JS_DIR = SKILLS_DIR / "js"  # the sim body's Node side
+SIM_HOST_JS = JS_DIR / "sim_host.js"
+SIM_PRELUDE_JS = JS_DIR / "sim_prelude.js"
+QUERY_TIMEOUT_SECONDS = 30.0
+NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
+LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
+NODE_CALL_SECONDS = 9.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
+# (not JSPyBridge's 10 s default, which jspybridge.py stretches for patience)
+NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
+HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
+MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback) kept in a ProgramResult
+MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
+
+
+@dataclass
+class _Run:
+    """One program run, as Python follows it."""
+
+    id: str
+    done: asyncio.Future
+    started: float
+    first_event: int
+    cancel_reason: str | None = None
+    alarm: asyncio.Future | None = None
+    compute_budget_ms: int = 0
+    cancel_kind: str = "cancelled"  # ProgramResult.failure of a run Python cancelled
+    cancel_limit: str | None = None
+    finished: bool = False
+    last_exchange: float = 0.0  # loop time of the last request from Node or answer to it
+    calls: InstantCounter | None = None  # primitive calls per instant of simulated time
+
+
+@dataclass
+class _Request:
+    call_id: int
+    name: str
+    args: list[Any] = field(default_factory=list)
+
+
+class SimBody:
+    """One player of a SimWorld; programs run through its own sandbox runner."""
+
+    def __init__(self, world: SimWorld, player: str) -> None:
+        self.world = world
+        self.player = player
+        self.api = world.sim.api(player)
+        self._host: Any = None
+        self._node: NodeRuntime | None = None  # the runtime self._host lives in
+        self._methods: dict[str, Any] = {}  # self._host's methods, as bridge proxies
+        self._broken: str | None = None  # why the bridge failed while answering, for the run's watch
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._run: _Run | None = None
+        self._queue: deque[_Request] = deque()
+        self._server: asyncio.Task | None = None
+        self._current: tuple[_Request, asyncio.Future] | None = None
+        self._run_ids = itertools.count(1)
+        self.last_result: ProgramResult | None = None
+
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
+        """Run one program alone (the other players stand still); see SimWorld.run_programs."""
+        results = await self.world.run_programs({self.player: source}, skills={self.player: skills}, budget=budget)
+        return results[self.player]
+
+    def observe(self) -> dict[str, Any]:
+        return observe(self.api)
+
+    async def close(self) -> None:
+        if self._host is not None:
+            host, self._host = self._host, None
+            node = self._node
+            if node is not None and node.alive:
+                try:
+                    node.call("closing the body", lambda: host.close(timeout=30))
+                except BridgeBroken:
+                    pass  # nothing left to close
+
+    # -- the program as the simulator sees it ----------------------------------------------------
+    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float) -> ProgramResult:
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        host = self._ensure_host()
+        sim = self.world.sim
+        run = _Run(
+            id=f"{self.player}-{next(self._run_ids)}",
+            done=loop.create_future(),
+            started=sim.now,
+            first_event=len(sim.state.log.events),
+            compute_budget_ms=int(round(self.world.compute_budget * 1000)),
+            last_exchange=loop.time(),
+            calls=InstantCounter(self.world.max_calls_per_instant),
+        )
+        self._run = run
+        self.last_result = None
+        run.alarm = sim.clock.alarm(self.player, sim.now + budget)
+        run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
+        try:
+            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms})
+            self._node_call("starting the program", "start", run.id, source, options)
+            raw = await self._reported(run)
+        except BridgeBroken as exc:
+            raw = {"success": False, "error": str(exc), "kind": "bridge", "logs": []}
+            self._host = None  # a new host (in a new runtime if need be) for the next program
+        finally:
+            run.finished = True
+            run.alarm.cancel()
+            if not run.done.done():  # Python gave up on it (cancelled, bridge broken): free the body in Node
+                self._cancel_in_node(run, run.cancel_reason or "cancelled by the caller")
+            await self._finish_calls(run)
+            if self._run is run:
+                self._run = None
+        result = self.last_result = self._result(run, raw)
+        if not result.success:
+            raise ProgramFailed(result.error or "failed")
+        return result
+
+    async def _reported(self, run: _Run) -> dict[str, Any]:
+        """Node's report of the run's end. A program may await a primitive for as long as the simulation
+        needs, but when Python owes it no answer, Node must say something within the compute budget (plus
+        a grace period); otherwise the runtime is taken to be wedged and is replaced. A dead runtime is
+        noticed within LIVENESS_POLL_SECONDS."""
+        loop = asyncio.get_running_loop()
+        window = self.world.compute_budget + NODE_GRACE_SECONDS
+        node = self._node
+        while True:
+            try:
+                return await asyncio.wait_for(asyncio.shield(run.done), LIVENESS_POLL_SECONDS)
+            except TimeoutError:
+                if node is None or not node.alive:
+                    raise BridgeBroken(f"the Node runtime died during program run {run.id}") from None
+                if self._broken is not None:
+                    broken, self._broken = self._broken, None
+                    node.close()  # its answers no longer arrive: the next program gets a new runtime
+                    raise BridgeBroken(f"{broken}; the runtime was restarted") from None
+                owes_answer = bool(self._queue) or self._current is not None
+                if owes_answer or loop.time() - run.last_exchange < window:
+                    continue
+                if loop.time() - run.last_exchange < HARD_WINDOW_FACTOR * window and await self._node_answers():
+                    continue  # a loaded machine: the program still computes inside its compute budget
+                node.close()  # wedged: the next program gets a new runtime
+                raise BridgeBroken(f"the Node runtime did not report the end of program run {run.id} within "
+                                   f"{loop.time() - run.last_exchange:.0f} s; it was restarted") from None
+
+    async def _node_answers(self) -> bool:
+        """Whether Node's main thread answers a ping within NODE_PING_SECONDS (asked from a worker thread:
+        the loop thread never blocks on a wedged runtime)."""
+        host = self._host
+        if host is None:
+            return False
+        try:
+            return bool(await asyncio.to_thread(self._methods["ping"], timeout=NODE_PING_SECONDS))
+        except Exception:  # timed out, or the bridge is gone
+            return False
+
+    def _node_call(self, what: str, method: str, *args: Any) -> Any:
+        """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS: the loop thread never waits longer
+        on a wedged runtime (the method proxies are fetched once, so no attribute lookup crosses the bridge)."""
+        node = self._node
+        if node is None or self._host is None:
+            raise BridgeBroken(f"no Node runtime ({what})")
+        fn = self._methods[method]
+        return node.call(what, lambda: fn(*args, timeout=NODE_CALL_SECONDS))
+
+    def _cancel_in_node(self, run: _Run, reason: str) -> None:
+        if self._host is None:
+            return
+        try:
+            self._node_call("cancelling the program", "cancel", run.id, reason)
+        except BridgeBroken:
+            self._host = None
+
+    def _exchanged(self) -> None:
+        if self._run is not None and self._loop is not None:
+            self._run.last_exchange = self._loop.time()
+
+    def _result(self, run: _Run, raw: dict[str, Any]) -> ProgramResult:
+        sim = self.world.sim
+        error, timed_out = raw.get("error"), False
+        line = raw.get("errorLine")
+        failure, limit = (None, None) if raw.get("success") else (raw.get("kind") or "program", raw.get("limit"))
+        if run.cancel_reason is not None:
+            error, timed_out, line = run.cancel_reason, True, None
+            failure, limit = run.cancel_kind, run.cancel_limit
+        elif error == f"timed out after {run.compute_budget_ms} ms of computing time":
+            error, timed_out = f"timed out after {self.world.compute_budget:g} s of computing time (does the program loop without awaiting a primitive?)", True
+            limit = "compute_budget_seconds"
+        elif error and line is not None and not error.startswith("SyntaxError"):
+            error = f"{error} (program line {line})"
+        chat = [e.data["message"] for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
+        if len(chat) > MAX_RESULT_CHAT:  # the event log keeps every line
+            chat = [*chat[:MAX_RESULT_CHAT], f"[{len(chat) - MAX_RESULT_CHAT} more chat lines in the event log]"]
+        return ProgramResult(
+            player=self.player,
+            success=bool(raw.get("success")) and run.cancel_reason is None,
+            error=error,
+            error_line=line,
+            stack=raw.get("stack"),
+            chat=chat,
+            logs=list(raw.get("logs") or []),
+            observation=self.observe(),
+            duration=round(sim.now - run.started, 6),
+            timed_out=timed_out,
+            failure=failure,
+            limit=limit,
+        )
+
+    def _on_alarm(self, run: _Run, alarm: asyncio.Future, budget: float) -> None:
+        if alarm.cancelled() or alarm.exception() is not None or run.finished:
+            return
+        self._cancel(run, f"timed out after {budget:g} s of simulated time", "budget", "sim_budget_seconds")
+
+    def _cancel(self, run: _Run, reason: str, kind: str = "cancelled", limit: str | None = None) -> None:
+        if run.cancel_reason is None and not run.finished:
+            run.cancel_reason, run.cancel_kind, run.cancel_limit = reason, kind, limit
+            # Stop acting now, not when Node's stop request arrives: until then a primitive left
+            # waiting on the clock would let simulated time run on (how far depends on Node's speed).
+            self._stop_actions(reason)
+            self._cancel_in_node(run, reason)
+
+    # -- requests from the sandbox (JSPyBridge callback thread) -------------------------------------
+    def _request(self, call_id: int, kind: str, name: str, args_json: str) -> str | None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return json.dumps({"ok": False, "error": "the simulator is not running"}) if kind == "query" else None
+        if kind == "query":
+            answer = asyncio.run_coroutine_threadsafe(self._answer_query(name, args_json), loop)
+            return answer.result(timeout=QUERY_TIMEOUT_SECONDS)
+        loop.call_soon_threadsafe(self._on_request, int(call_id), kind, name, args_json)
+        return None
+
+    def _done(self, run_id: str, result_json: str) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._on_done, str(run_id), str(result_json))
+
+    # -- on the loop thread ----------------------------------------------------------------------------
+    def _on_done(self, run_id: str, result_json: str) -> None:
+        run = self._run
+        if run is not None and run.id == run_id and not run.done.done():
+            try:
+                raw = json.loads(result_json)
+            except (ValueError, RecursionError) as exc:  # the sandbox bounds results; never hang on one anyway
+                raw = {"success": False, "error": f"the program's result could not be read: {exc}", "kind": "sandbox", "logs": []}
+            run.done.set_result(raw)
+
+    def _on_request(self, call_id: int, kind: str, name: str, args_json: str) -> None:
+        self._exchanged()
+        if kind == "stop":
+            self._stop_actions("stopped: the program ended or was cancelled")
+            return
+        if self._run is None or self._run.finished:
+            self._settle(call_id, False, "the program has already finished")
+            return
+        try:
+            args = decode(json.loads(args_json))
+        except (ValueError, RecursionError) as exc:
+            self._settle(call_id, False, f"{name}: arguments could not be read: {exc}")
+            return
+        self._queue.append(_Request(call_id, name, args))
+        if self._server is None or self._server.done():
+            self._server = asyncio.ensure_future(self._serve())
+
+    async def _serve(self) -> None:
+        """Run this player's calls one at a time, each starting in its turn on the clock."""
+        while self._queue:
+            request = self._queue.popleft()
+            self._current = request, asyncio.ensure_future(self._execute(request))
+            await asyncio.wait([self._current[1]])
+            self._current = None
+
+    async def _execute(self, request: _Request) -> None:
+        try:
+            await self.world.sim.clock.sleep(self.player, 0)
+            self._count_call(request)
+            value = await self._dispatch(request)
+        except PrimitiveError as exc:
+            self._settle(request.call_id, False, str(exc))
+        except EpisodeOver:
+            self._settle(request.call_id, False, "the episode has ended")
+            if self._run is not None:
+                self._cancel(self._run, f"stopped: the episode ended at {self.world.sim.now:g} s of simulated time")
+        except asyncio.CancelledError:
+            self._settle(request.call_id, False, "stopped")
+            raise
+        except Exception as exc:  # a bug on our side must reach the program, not kill the loop
+            self._settle(request.call_id, False, f"internal error in {request.name}: {type(exc).__name__}: {exc}")
+        else:
+            self._settle(request.call_id, True, json.dumps(encode(value)))
+
+    def _count_call(self, request: _Request) -> None:
+        """A program repeating calls that take no simulated time is stopped (bounds.InstantCounter)."""
+        run = self._run
+        if run is None or run.calls is None or request.name == "chat":  # chat has its own cap in the sandbox
+            return
+        reason = run.calls.count(self.world.now)
+        if reason is not None:
+            self._cancel(run, reason, "stalled", "max_calls_per_instant")
+            raise PrimitiveError(reason)
+
+    async def _dispatch(self, request: _Request) -> Any:
+        if request.name == "chat":
+            self.api.say((str(request.args[0]) if request.args else "")[:MAX_CHAT_LENGTH])
+            return None
+        return await call(self.api, request.name, request.args)
+
+    def _stop_actions(self, reason: str) -> None:
+        """Stop acting, like a stopped bot: drop queued primitives, cancel the running one. What the
+        program already said (un-awaited bot.chat) is still said."""
+        kept = deque(r for r in self._queue if r.name == "chat")
+        for request in self._queue:
+            if request.name != "chat":
+                self._settle(request.call_id, False, reason)
+        self._queue = kept
+        if self._current is not None and self._current[0].name != "chat":
+            self._current[1].cancel()
+
+    async def _finish_calls(self, run: _Run) -> None:
+        """After a run: let its last chat lines through, unless it was cancelled (then drop everything)."""
+        self._stop_actions("the program has finished")
+        if run.cancel_reason is not None:
+            while self._queue:
+                self._settle(self._queue.popleft().call_id, False, "the program has finished")
+            if self._current is not None:
+                self._current[1].cancel()
+        server = self._server
+        if server is not None and not server.done():
+            await asyncio.gather(server, return_exceptions=True)
+
+    def _settle(self, call_id: int, ok: bool, payload: str) -> None:
+        self._exchanged()
+        if self._host is not None:
+            try:
+                self._node_call("answering a primitive", "settle", call_id, ok, payload)
+            except BridgeBroken as exc:
+                self._host = None
+                self._broken = str(exc)  # the run's watch (_reported) reports it
+
+    async def _answer_query(self, name: str, args_json: str) -> str:
+        self._exchanged()
+        try:
+            value = answer(self.api, name, decode(json.loads(args_json)))
+        except (PrimitiveError, TypeError, ValueError, KeyError) as exc:
+            return json.dumps({"ok": False, "error": str(exc)})
+        return json.dumps({"ok": True, "value": encode(value)})
+
+    def _ensure_host(self) -> Any:
+        if self._node is not None and not self._node.alive:
+            self._host = None  # it lived in a runtime that is gone
+        if self._host is None:
+            config = {
+                "mcVersion": self.world.spec.mc_version,
+                "primitives": list(primitives()),
+                "hostCalls": list(HOST_CALLS),
+                "queries": runner_queries(),
+                "botCalls": runner_bot_calls(),
+                "budgetClock": "compute",  # see the module docstring: budgets independent of load
+                "prelude": SIM_PRELUDE_JS.read_text(),
+                **sandbox_limits(),
+                "defaultBudgetMs": int(round(self.world.compute_budget * 1000)),
+                "stallCheck": True,  # nothing but a primitive can wake a program here: none pending = stalled
+            }
+            node = runtime()
+            module = node.require(SIM_HOST_JS)
+            self._host = module.createSimHost(json.dumps(config), self._request, self._done)
+            self._methods = {name: getattr(self._host, name) for name in ("start", "settle", "cancel", "ping")}
+            self._node = node
+        return self._host
+
+
