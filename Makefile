@@ -40,9 +40,9 @@ $(PY_STAMP): pyproject.toml $(LOCK)
 	touch $@
 
 # The step API's numba kernel, compiled once (it reads block data from minecraft-data in node_modules)
-# and again when its sources change; numba caches it in blockpact/worlds/__pycache__.
-$(KERNEL_STAMP): $(PY_STAMP) $(NODE_STAMP) $(wildcard blockpact/worlds/step_*.py)
-	$(PY) -m blockpact.worlds.step_compile
+# and again when its sources change; numba caches it in blockpact/worlds/{step,rules}/__pycache__.
+$(KERNEL_STAMP): $(PY_STAMP) $(NODE_STAMP) $(wildcard blockpact/worlds/step/*.py blockpact/worlds/rules/*.py)
+	$(PY) -m blockpact.worlds.step.compile
 	touch $@
 
 # Re-resolve requirements.lock from pyproject.toml (its dependencies and the `test` and `ray` extras), with hashes,

@@ -21,11 +21,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
 from blockpact.bridge.sim import SimBody, SimWorld
-from blockpact.bridge.world_compiler import build_world_on_server
-from blockpact.worlds.loader import load_world
+from blockpact.bridge.live.world_compiler import build_world_on_server
+from blockpact.worlds.spec.loader import load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 YARD = ROOT / "tests" / "worlds" / "bridge_parity.toml"

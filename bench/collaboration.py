@@ -25,8 +25,8 @@ from collections import Counter
 from typing import Any
 
 from blockpact.agents.testing.hourglass_responder import hourglass_reply
-from blockpact.agents.llm.client import LLMClient
-from blockpact.agents.llm.settings import load_llm_settings
+from blockpact.llm.client import LLMClient
+from blockpact.llm.settings import load_llm_settings
 from blockpact.agents.org.jobs import Job, split
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task

@@ -23,12 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.live_world import LiveWorld
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.world import LiveWorld
 from blockpact.experiments.protocol import RunPlan
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.runner import RunOptions, Runner
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 
 def _ms(values: list[float], q: float) -> float:

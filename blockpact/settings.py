@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from blockpact.errors import UserError
-from blockpact.worlds.toml_lines import LineIndex
+from blockpact.toml_lines import LineIndex
 
 T = TypeVar("T")
 PACKAGE_DIR = Path(__file__).resolve().parent

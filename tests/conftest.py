@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.worlds.loader import load_world
-from blockpact.worlds.simulator import Simulation
+from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.sim.simulator import Simulation
 
 pytest_plugins = ["harness.cleanup", "harness.pace", "harness.live"]
 

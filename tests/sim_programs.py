@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from blockpact.worlds import rules
-from blockpact.worlds.primitives import AgentAPI
-from blockpact.worlds.simulator import Simulation
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.rules import game as rules
+from blockpact.worlds.sim.primitives import AgentAPI
+from blockpact.worlds.sim.simulator import Simulation
+from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.state import WorldState
 
 Policy = Callable[[AgentAPI], Awaitable[object]]

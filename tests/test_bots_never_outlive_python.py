@@ -13,8 +13,8 @@ from test_bridge_runtime import _gone
 
 HOLDER = """
 import asyncio, sys, time
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
 from blockpact.bridge.runtime import runtime
 
 server = EmbeddedServer().start()

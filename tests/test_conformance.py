@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from blockpact.bridge.live_world import LiveWorld
-from blockpact.bridge.mineflayer_body import ServerAddress
+from blockpact.bridge.live.world import LiveWorld
+from blockpact.bridge.live.mineflayer_body import ServerAddress
 from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.events import Event
 

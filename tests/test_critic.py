@@ -7,10 +7,10 @@ import asyncio
 import pytest
 
 from blockpact.agents.critic import Critic, CriticError, ScriptedCritic
-from blockpact.agents.llm.client import LLMClient
+from blockpact.llm.client import LLMClient
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub
-from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.protocols import ProgramResult
 
 OBSERVATION = {"position": [3, 64, 5], "inventory": {"raw_iron": 3, "stone_pickaxe": 1}, "held": "stone_pickaxe",
                "time": 14.5, "nearby_blocks": {"iron_ore": 9}, "chests": {"6,64,7": {"iron_pickaxe": 1}}}

@@ -29,9 +29,9 @@ ALLOWED: dict[str, set[str]] = {
 # Modules whose layer is not their folder's (the longest prefix wins; by default a module's layer is
 # the subpackage it is in, and a top-level module is `base`).
 LAYER_OF: dict[str, str] = {
-    "blockpact.agents.llm": "llm",
-    "blockpact.agents.repair": "llm",
-    "blockpact.worlds.toml_lines": "base",
+    "blockpact.llm": "llm",
+    "blockpact.llm.repair": "llm",
+    "blockpact.toml_lines": "base",
 }
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from blockpact.experiments import welfare
 from blockpact.judge import metrics
-from blockpact.worlds.loader import load_world
-from blockpact.worlds.simulator import Simulation
+from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.sim.simulator import Simulation
 
 from conftest import run_programs
 from sim_programs import run_policy

@@ -10,12 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blockpact.bridge.world_compiler import SetDrops, compile_world
+from blockpact.bridge.live.world_compiler import SetDrops, compile_world
 from blockpact.config import PROJECT_ROOT
 from blockpact.errors import UserError
-from blockpact.worlds import batched_env, drop_tables, rules
-from blockpact.worlds.loader import load_world
-from blockpact.worlds.simulator import Simulation
+from blockpact.worlds import batched_env
+from blockpact.worlds.spec import drop_tables
+from blockpact.worlds.rules import game as rules
+from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.sim.simulator import Simulation
 
 PIT = """
 [world]

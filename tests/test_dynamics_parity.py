@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from blockpact.worlds import batched_env
-from blockpact.worlds.loader import load_world
-from blockpact.worlds.simulator import Simulation
+from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.sim.simulator import Simulation
 
 GARDEN = """
 [world]

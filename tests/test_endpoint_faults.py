@@ -18,7 +18,7 @@ from blockpact.cli import main
 from blockpact.experiments.exit_codes import UNITS_FAILED
 from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.records import read_run
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
 # Short time-outs and one quick retry, so a stalled server costs a second, not minutes.
@@ -173,7 +173,7 @@ def test_resume_redoes_the_units_an_outage_failed(protocol: ProtocolResponder, f
 def _with_client(stub: OpenAIStub, use):
     import asyncio
 
-    from blockpact.agents.llm.client import LLMClient
+    from blockpact.llm.client import LLMClient
     from blockpact.agents.testing.llm_settings import stub_settings
 
     async def go():
@@ -188,7 +188,7 @@ PROGRAM = "Explain: mine.\nPlan:\n1) Mine.\nCode:\n```javascript\nasync function
 
 def test_the_action_agent_re_asks_after_a_bad_body_and_fails_on_bad_bodies_only() -> None:
     from blockpact.agents.action import ActionContext, LLMActionAgent
-    from blockpact.agents.llm.errors import LLMBadReply
+    from blockpact.llm.errors import LLMBadReply
 
     spec = load_world("double_vein")
     ctx = ActionContext(player="Gizmo", world=spec, task="Mine iron.")
@@ -203,13 +203,13 @@ def test_the_action_agent_re_asks_after_a_bad_body_and_fails_on_bad_bodies_only(
 
 def test_the_critic_negotiator_and_judge_fail_on_bad_bodies_only() -> None:
     from blockpact.agents.critic import Critic
-    from blockpact.agents.llm.errors import LLMBadReply
+    from blockpact.llm.errors import LLMBadReply
     from blockpact.agents.negotiation import LLMNegotiator
-    from blockpact.bridge.body import ProgramResult
+    from blockpact.bridge.protocols import ProgramResult
     from blockpact.judge.contract import parse_contract
     from blockpact.judge.llm_judge import LLMJudge
     from blockpact.judge.observables import observables_from_events
-    from blockpact.worlds.simulator import Simulation
+    from blockpact.worlds.sim.simulator import Simulation
 
     spec = load_world("double_vein")
     result = ProgramResult(player="Gizmo", success=True, error=None, error_line=None, stack=None, chat=[],

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.llm.errors import LLMBadReply, LLMUnavailable, LLMUnreachable
+from blockpact.llm.errors import LLMBadReply, LLMUnavailable, LLMUnreachable
 from blockpact.cli import main
 from blockpact.experiments.failures import UnitFailure, classify
 from blockpact.experiments.records import read_run
@@ -54,10 +54,10 @@ def test_failure_causes() -> None:
     assert classify(RuntimeError("bug")).cause == "internal"
     assert classify(RuntimeError("bug")).message == "RuntimeError: bug"
 
-    from blockpact.bridge.embedded_server import ServerError
-    from blockpact.bridge.live_world import EpisodeFailed
-    from blockpact.bridge.mineflayer_body import BotError
-    from blockpact.bridge.world_master import WorldBuildError
+    from blockpact.bridge.live.embedded_server import ServerError
+    from blockpact.bridge.live.world import EpisodeFailed
+    from blockpact.bridge.live.mineflayer_body import BotError
+    from blockpact.bridge.live.world_master import WorldBuildError
 
     assert classify(EpisodeFailed("Gizmo lost its connection mid-episode")).cause == "server"
     assert classify(ServerError("the embedded server exited")).cause == "server"
@@ -201,7 +201,7 @@ def test_a_program_that_makes_no_progress_all_episode_is_timed_out_not_a_success
     the critic sees that outcome instead of a program that "did its job"."""
     from blockpact.agents.testing.openai_stub import OpenAIStub, Script
     from blockpact.agents.testing.protocol_responder import ProtocolResponder
-    from blockpact.worlds.loader import load_world
+    from blockpact.worlds.spec.loader import load_world
 
     for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG"):
         monkeypatch.delenv(name, raising=False)
@@ -241,12 +241,12 @@ def test_an_exception_raised_inside_jspybridge_is_a_bridge_failure() -> None:
 def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Path) -> None:
     """The live world's own error when a bot loses its server mid-episode fails the unit (cause server);
     the other seeds complete, the metrics hold only them, and the run does not exit 0."""
-    from blockpact.bridge.live_world import EpisodeFailed
+    from blockpact.bridge.live.world import EpisodeFailed
     from blockpact.experiments.protocol import Participants, RunPlan
     from blockpact.experiments.records import ConditionSpec
     from blockpact.experiments.runner import run_plan
     from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
-    from blockpact.worlds.loader import load_world
+    from blockpact.worlds.spec.loader import load_world
 
     inner = scripted_participants().engine
 

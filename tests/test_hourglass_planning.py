@@ -11,8 +11,8 @@ from blockpact.agents.hourglass.mind import Mind, Progress, Role
 from blockpact.agents.hourglass.prerequisites import NoWayToMake, PrerequisitePlanner
 from blockpact.agents.hourglass.stages import share_out
 from blockpact.agents.org.jobs import Job, split
-from blockpact.worlds import mcdata
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec import mcdata
+from blockpact.worlds.spec.loader import load_world
 
 SIGHT = {"oak_log": 100, "stone": 80, "iron_ore": 16, "grass_block": 900}
 

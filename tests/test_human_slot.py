@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.live_settings import live_settings
-from blockpact.bridge.live_world import LiveWorlds
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.settings import live_settings
+from blockpact.bridge.live.world import LiveWorlds
 from blockpact.bridge.runtime import node_binary
 from blockpact.cli import main
 from blockpact.experiments.outputs import build_outputs
@@ -26,7 +26,7 @@ from blockpact.experiments.run_events import EventWriter
 from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.scenario import ScenarioError, parse_scenario
 from blockpact.experiments.scenario_run import scenario_plan
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 from harness.pace import scaled
 

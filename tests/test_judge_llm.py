@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from blockpact.agents.llm import LLMClient
+from blockpact.llm import LLMClient
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.judge.contract import parse_contract
@@ -15,8 +15,8 @@ from blockpact.judge.judgment import LLMJudge, compare_judgments, judge_formal, 
 from blockpact.judge.llm_judge import InvalidReply, load_judge_settings, validate_reply
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.events import Event
-from blockpact.worlds.loader import BUILTIN_DIR, load_world
-from blockpact.worlds.simulator import Simulation
+from blockpact.worlds.spec.loader import BUILTIN_DIR, load_world
+from blockpact.worlds.sim.simulator import Simulation
 
 from sim_programs import POLICIES
 

@@ -9,13 +9,13 @@ import dataclasses
 
 import pytest
 
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.live_world import LiveWorld, LiveWorlds
-from blockpact.bridge.mineflayer_body import ServerAddress
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.world import LiveWorld, LiveWorlds
+from blockpact.bridge.live.mineflayer_body import ServerAddress
 from blockpact.bridge.sim import SimWorld
-from blockpact.bridge.world_access import PluginMissing
+from blockpact.bridge.live.world_access import PluginMissing
 from blockpact.judge.observables import observables_from_events
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 from harness.pace import scaled
 from test_live_world import NEW_WORLD, _contract, _play

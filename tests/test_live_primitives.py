@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
-from blockpact.bridge.world_compiler import ControlChannelTarget, build_world_on_server, tally
-from blockpact.worlds.loader import load_world
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
+from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server, tally
+from blockpact.worlds.spec.loader import load_world
 
 from test_bridge_runtime import _gone
 
@@ -73,8 +73,8 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
     the load per core and is never below live.toml's spawn_timeout."""
     import socket
 
-    from blockpact.bridge import mineflayer_body
-    from blockpact.bridge.mineflayer_body import BotError, join_timeout
+    from blockpact.bridge.live import mineflayer_body
+    from blockpact.bridge.live.mineflayer_body import BotError, join_timeout
 
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
@@ -100,7 +100,7 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
 @pytest.mark.slow  # flaky: the world master's drainJournal (8 s bound) timed out once on a quiet machine (make test-all)
 def test_live_writes_the_event_kinds_of_the_simulator(server) -> None:
     """program_start, program_end, move and chest_seen, as the simulator writes them for the same programs."""
-    from blockpact.bridge.live_world import LiveWorld
+    from blockpact.bridge.live.world import LiveWorld
     from blockpact.bridge.sim import SimWorld
 
     spec = load_world(WORLD)
@@ -141,7 +141,7 @@ PICK = """async function pick(bot) {
 def test_a_held_out_world_with_a_custom_plant_drop_and_regrowth_runs_live(server) -> None:
     """tests/worlds/berry_patch.toml: the drop rule and the regrowth work on the embedded server from the world
     file alone; the outcome is not zero, and nothing is reported unsupported."""
-    from blockpact.bridge.live_world import LiveWorld
+    from blockpact.bridge.live.world import LiveWorld
 
     spec = load_world(Path(__file__).parent / "worlds" / "berry_patch.toml")
 

@@ -14,20 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.live_world import EpisodeFailed, LiveWorld
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.world import EpisodeFailed, LiveWorld
 from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds
-from blockpact.experiments.sim_engine import WorldEpisodeEngine
-from blockpact.bridge.world_compiler import read_back
-from blockpact.bridge.world_master import WorldMaster
+from blockpact.experiments.episode_engine import WorldEpisodeEngine
+from blockpact.bridge.live.world_compiler import read_back
+from blockpact.bridge.live.world_master import WorldMaster
 from blockpact.judge.metrics import item_curves, resource_curves, reward_curves
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.events import Event
-from blockpact.worlds.loader import load_world
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.spec.schema import WorldSpec
 
 from harness.pace import scaled
 

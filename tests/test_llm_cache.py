@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.llm import LLMClient, read_transcript
-from blockpact.agents.llm.cache import ResponseCache, request_key
+from blockpact.llm import LLMClient, read_transcript
+from blockpact.llm.cache import ResponseCache, request_key
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 

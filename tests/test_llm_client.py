@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.llm import (
+from blockpact.llm import (
     LLMBadReply,
     LLMClient,
     LLMNotConfigured,
@@ -18,7 +18,7 @@ from blockpact.agents.llm import (
     load_llm_settings,
     read_transcript,
 )
-from blockpact.agents.llm.settings import Price
+from blockpact.llm.settings import Price
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 

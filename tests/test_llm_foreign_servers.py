@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import blockpact.cli
-from blockpact.agents.llm import LLMBadReply, LLMClient, LLMUnavailable, read_transcript
+from blockpact.llm import LLMBadReply, LLMClient, LLMUnavailable, read_transcript
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.agents.testing.stub_quirks import ServerQuirks
@@ -58,7 +58,7 @@ def test_a_role_may_have_its_own_deadline(tmp_path: Path) -> None:
     config = tmp_path / "llm.toml"
     config.write_text("[roles.judge]\ntimeout_seconds = 0.3\n")
     with OpenAIStub([StubReply.slow(1.0), StubReply.slow(1.0), StubReply.slow(1.0, "in time")]) as stub:
-        from blockpact.agents.llm import load_llm_settings
+        from blockpact.llm import load_llm_settings
 
         settings = load_llm_settings(config, base_url=stub.base_url, model="m", no_cache=True, environ={})
         client = LLMClient(settings)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.llm import LLMAuthError, LLMClient, LLMNotFound, LLMUnreachable
-from blockpact.agents.llm.settings import Secret
+from blockpact.llm import LLMAuthError, LLMClient, LLMNotFound, LLMUnreachable
+from blockpact.llm.settings import Secret
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.errors import UserError

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.llm import LLMConfigError, llm_configured, load_llm_settings
-from blockpact.agents.llm.settings import OPENAI_API_URL, RetryPolicy
+from blockpact.llm import LLMConfigError, llm_configured, load_llm_settings
+from blockpact.llm.settings import OPENAI_API_URL, RetryPolicy
 
 
 def write(tmp_path: Path, text: str) -> Path:

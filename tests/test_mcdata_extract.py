@@ -13,15 +13,16 @@ import pytest
 
 from blockpact.config import PROJECT_ROOT, default_mc_version
 from blockpact.errors import UserError
-from blockpact.worlds import mcdata, mcdata_extract
+from blockpact.worlds.spec import mcdata
+from blockpact.worlds.spec import mcdata_extract
 
 
 def test_shipped_extract_is_what_the_script_generates() -> None:
     version = default_mc_version()
     shipped = mcdata_extract.extract_path(version)
-    assert shipped.exists(), f"{shipped} missing: run `python -m blockpact.worlds.mcdata_extract`"
+    assert shipped.exists(), f"{shipped} missing: run `python -m blockpact.worlds.spec.mcdata_extract`"
     assert shipped.read_text() == mcdata_extract.generate(version), (
-        f"{shipped} is stale for the installed minecraft-data: run `python -m blockpact.worlds.mcdata_extract`"
+        f"{shipped} is stale for the installed minecraft-data: run `python -m blockpact.worlds.spec.mcdata_extract`"
     )
 
 

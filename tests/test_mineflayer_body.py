@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.mineflayer_body import LIVE_WORLD_JS, MineflayerWorld, OperatorBotTarget, ServerAddress
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.mineflayer_body import LIVE_WORLD_JS, MineflayerWorld, OperatorBotTarget, ServerAddress
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
-from blockpact.bridge.world_compiler import ControlChannelTarget, build_world_on_server, read_back, tally
+from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server, read_back, tally
 from blockpact.skills.reference import primitives
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 from harness.pace import scaled
 from test_bridge_runtime import _gone

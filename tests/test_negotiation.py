@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from blockpact.agents.llm import LLMClient
+from blockpact.llm import LLMClient
 from blockpact.agents.negotiation import (
     LLMNegotiator,
     NegotiationTurn,
@@ -23,8 +23,8 @@ from blockpact.judge.contract import Assignment, FixedTransfer, ProportionalTran
 from blockpact.judge.judgment import judge_formal, rewards_after
 from blockpact.judge.metrics import gini
 from blockpact.judge.observables import observables_from_events
-from blockpact.worlds.loader import BUILTIN_DIR, load_world
-from blockpact.worlds.simulator import Simulation
+from blockpact.worlds.spec.loader import BUILTIN_DIR, load_world
+from blockpact.worlds.sim.simulator import Simulation
 
 from sim_programs import POLICIES
 

@@ -11,7 +11,7 @@ from blockpact.agents.action import ActionContext
 from blockpact.agents.action_prompts import action_messages
 from blockpact.agents.observation import render_observation
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_the_action_prompt_carries_the_observation(double_vein) -> None:
 @pytest.mark.parametrize("world", ["double_vein", "cleanup"])
 def test_the_first_look_from_the_spec_is_what_the_simulator_shows(world: str) -> None:
     """A live world shows the spec's first look before its bots join: the same as the simulator at time 0."""
-    from blockpact.worlds.first_look import first_look
+    from blockpact.worlds.spec.first_look import first_look
 
     spec = load_world(world)
     for player in spec.players:

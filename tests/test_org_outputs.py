@@ -76,7 +76,7 @@ def test_report_on_a_log_cut_short_marks_unfinished_seeds_interrupted(matrix_run
 
 
 def test_a_seed_that_raises_is_failed_with_its_cause_and_the_run_goes_on(tmp_path: Path, monkeypatch, capsys) -> None:
-    from blockpact.agents.llm.errors import LLMUnavailable
+    from blockpact.llm.errors import LLMUnavailable
     from blockpact.experiments.org import run as org_run
 
     real = org_run.run_episode

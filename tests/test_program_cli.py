@@ -61,7 +61,7 @@ def test_bad_input_is_one_clear_message(capsys, args: list[str], message: str) -
 
 def test_run_on_a_live_server_prints_the_bot_s_result(tmp_path: Path) -> None:
     """`--server`: the same command drives a mineflayer bot on a real (embedded) server."""
-    from blockpact.bridge.embedded_server import EmbeddedServer
+    from blockpact.bridge.live.embedded_server import EmbeddedServer
 
     program = tmp_path / "hello.js"
     program.write_text("async function hello(bot) {\n  bot.chat(`hello from ${bot.username}`);\n"

@@ -10,8 +10,8 @@ import pytest
 from PIL import Image
 
 from blockpact.config import default_mc_version
-from blockpact.worlds import mcdata
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec import mcdata
+from blockpact.worlds.spec.loader import load_world
 from blockpact.worlds.render import COLORS_FILE, Layout, block_color, layout_for, render_world
 from blockpact.worlds.state import WorldState
 

@@ -12,15 +12,15 @@ import pytest
 from blockpact.agents.action import ActionContext, LLMActionAgent, ProposalError
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.critic import Critic, CriticError
-from blockpact.agents.llm.client import LLMClient
-from blockpact.agents.llm.errors import LLMBadReply
+from blockpact.llm.client import LLMClient
+from blockpact.llm.errors import LLMBadReply
 from blockpact.agents.negotiation import LLMNegotiator, load_negotiation_settings
-from blockpact.agents.repair import find_json_object
+from blockpact.llm.repair import find_json_object
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
-from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.protocols import ProgramResult
 from blockpact.judge.llm_judge import load_judge_settings
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 PROGRAM = "Explain: none.\nPlan:\n1) Mine.\nCode:\n```javascript\nasync function mine(bot) {\n  await mineBlock(bot, 'iron_ore', 1);\n}\n```"
 VERDICT = 'Sure! Here is my verdict: {"reasoning": "has iron", "success": true, "critique": ""} Hope this {helps}.'

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.llm import read_transcript
+from blockpact.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub, Script, StubReply
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
 from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.records import read_run
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 KEY = "sk-test-do-not-leak-7f3a9c"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.llm import read_transcript
+from blockpact.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
@@ -21,7 +21,7 @@ from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.protocol import RunPlan, run_start_data
 from blockpact.experiments.records import ConditionSpec, read_run
 from blockpact.experiments.run_events import Coords, EventWriter, read_events
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 from test_run_cli import shell_env
 from test_run_llm import LLM_ENV
 

@@ -18,7 +18,7 @@ import pytest
 
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 TESTS = Path(__file__).parent
 HOSTILE = TESTS / "programs" / "hostile"
@@ -247,7 +247,7 @@ def test_a_live_world_notices_a_dead_runtime_within_seconds() -> None:
     ends within seconds with BridgeBroken (no server needed: a socket that accepts and stays silent)."""
     import socket
 
-    from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
+    from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
     from blockpact.bridge.runtime import BridgeBroken
 
     silent = socket.socket()

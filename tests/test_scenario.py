@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.llm import read_transcript
+from blockpact.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
 from blockpact.experiments.records import read_run
 from blockpact.experiments.scenario import ScenarioError, load_scenario
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 KEY = "sk-test-scenario-1c2d"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")

@@ -13,12 +13,12 @@ from blockpact.agents.critic import ScriptedCritic
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
 from blockpact.agents.scripted.program import fill
 from blockpact.agents.voyager_loop import VoyagerLoop, run_together
-from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.sim import SimWorld
 from blockpact.judge.contract import parse_contract
 from blockpact.skills.library import SkillLibrary
-from blockpact.worlds.loader import load_world
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.spec.schema import WorldSpec
 
 SPLIT = """1. Gizmo mines all iron_ore.
 2. Glitch mines all diamond_ore.
@@ -160,7 +160,7 @@ def test_players_sharing_a_world_run_their_loops_together(tmp_path: Path) -> Non
             contexts = [ActionContext(player=p, world=s, task="Keep the contract.", contract=SPLIT) for p in ("Gizmo", "Glitch")]
             outcomes = await run_together(loops, contexts, lambda programs, skills: world.run_programs(programs, skills=skills))
             world.finish()
-            return outcomes, {p: world.sim.state.reward(p) for p in s.players}
+            return outcomes, {p: world.state.reward(p) for p in s.players}
         finally:
             await world.close()
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.live.embedded_server import EmbeddedServer
 
 from test_bridge_runtime import _gone
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 from test_bridge_runtime import _gone
 
@@ -41,7 +41,7 @@ def test_parity_program_moves_pickaxe_iron_and_sticks_and_signals(parity_spec) -
     results = run(_run_and_close(world, {"Gizmo": PARITY_PROGRAM, "Glitch": PARITY_PROGRAM}))
     gizmo, glitch = results["Gizmo"], results["Glitch"]
     assert gizmo.success and glitch.success, (gizmo.error, glitch.error)
-    state = world.sim.state
+    state = world.state
     assert dict(state.inventories["Gizmo"]) == {"stone_pickaxe": 1, "stick": 4, "oak_planks": 2}
     assert dict(state.inventories["Glitch"]) == {"oak_planks": 4, "raw_iron": 1}
     assert dict(state.chests[(4, 64, 4)]) == {"raw_iron": 2}
@@ -85,7 +85,7 @@ def _race_trace(seed: int, spin: int) -> tuple[list[dict], dict]:
     results = run(_run_and_close(world, {"Gizmo": program, "Glitch": program}))
     assert all(r.success for r in results.values()), {p: r.error for p, r in results.items()}
     world.finish()
-    return [e.to_json() for e in world.sim.state.log.events], {p: r.to_json() for p, r in results.items()}
+    return [e.to_json() for e in world.events], {p: r.to_json() for p, r in results.items()}
 
 
 def test_two_players_are_deterministic_and_computing_takes_no_simulated_time() -> None:
@@ -117,7 +117,7 @@ def test_errors_reach_the_result_with_the_program_line(parity_spec, case: str) -
     world = SimWorld(parity_spec)
     result = run(_run_and_close(world, {"Gizmo": source}))["Gizmo"]
     assert (result.success, result.error, result.error_line, result.timed_out) == (False, error, line, False)
-    events = world.sim.state.log.of_kind("program_end")
+    events = world.state.log.of_kind("program_end")
     assert [(e.agent, e.data["success"], e.data["error"]) for e in events] == [("Gizmo", False, error)]
 
 
@@ -215,7 +215,7 @@ def test_episode_end_cancels_unfinished_programs(parity_spec) -> None:
     results = run(_run_and_close(world, {"Gizmo": source, "Glitch": source}, until=45))
     for result in results.values():
         assert result.timed_out and result.error == "stopped: the episode ended at 45 s of simulated time"
-    assert world.sim.now == 45
+    assert world.now == 45
 
 
 def test_explore_until_runs_its_callback_in_the_sandbox(parity_spec) -> None:
@@ -267,7 +267,7 @@ NODE_EXIT = """
 import asyncio, sys
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 world = SimWorld(load_world(sys.argv[1]))
 result = asyncio.run(world.body("Gizmo").run("async function main(bot) { await moveTo(bot, new Vec3(3, 64, 3)); }"))
 print(runtime().pid, result.success, flush=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 from conftest import chat_lines, run_programs
 
@@ -133,7 +133,7 @@ def test_same_seed_same_trace() -> None:
 
 
 def test_cleanup_clean_river_regrows_and_polluted_does_not() -> None:
-    from blockpact.worlds.simulator import Simulation
+    from blockpact.worlds.sim.simulator import Simulation
 
     def regrown(clean: bool) -> int:
         spec = load_world("cleanup")
@@ -153,7 +153,7 @@ def test_cleanup_clean_river_regrows_and_polluted_does_not() -> None:
 
 
 def test_commons_stock_doubles_per_round_and_collapses_below_threshold() -> None:
-    from blockpact.worlds.simulator import Simulation
+    from blockpact.worlds.sim.simulator import Simulation
 
     def stock_after(remaining: int, rounds: int) -> int:
         spec = load_world("commons")

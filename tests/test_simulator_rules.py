@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from blockpact.worlds import rules
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.rules import game as rules
+from blockpact.worlds.spec.loader import load_world
 from blockpact.worlds.state import WorldState
 
 from conftest import chat_lines, run_programs

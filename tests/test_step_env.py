@@ -10,10 +10,11 @@ import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from blockpact.errors import UserError
-from blockpact.worlds import parallel_env, rules
-from blockpact.worlds.loader import builtin_names, load_world
+from blockpact.worlds import parallel_env
+from blockpact.worlds.rules import game as rules
+from blockpact.worlds.spec.loader import builtin_names, load_world
 from blockpact.worlds.state import WorldState
-from blockpact.worlds.step_tables import compile_tables, world_blocks
+from blockpact.worlds.rules.tables import compile_tables, world_blocks
 
 BUILDER = """
 [world]

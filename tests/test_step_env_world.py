@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from blockpact.worlds import batched_env
-from blockpact.worlds.dynamics import Dynamics
-from blockpact.worlds.loader import load_world, validate_world
-from blockpact.worlds.spec import ProbabilityFrom
+from blockpact.worlds.rules.dynamics import Dynamics
+from blockpact.worlds.spec.loader import load_world, validate_world
+from blockpact.worlds.spec.schema import ProbabilityFrom
 from blockpact.worlds.state import WorldState
 
 POND = """

@@ -6,7 +6,7 @@ import tomllib
 
 import pytest
 
-from blockpact.worlds.toml_lines import LineIndex
+from blockpact.toml_lines import LineIndex
 
 WORLD = '''\
 # a comment line

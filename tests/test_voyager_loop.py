@@ -14,14 +14,14 @@ import pytest
 from blockpact.agents.action import ActionContext, LLMActionAgent
 from blockpact.agents.action_prompts import render
 from blockpact.agents.critic import Critic
-from blockpact.agents.llm import read_transcript
-from blockpact.agents.llm.client import LLMClient
+from blockpact.llm import read_transcript
+from blockpact.llm.client import LLMClient
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.agents.voyager_loop import LLMSkillDescriber, VoyagerLoop
 from blockpact.bridge.sim import SimWorld
 from blockpact.skills.library import SkillLibrary
-from blockpact.worlds.loader import load_world
+from blockpact.worlds.spec.loader import load_world
 
 TASK = "Mine 3 iron_ore."
 WRONG_CHEST = """Explain: First round.

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.worlds.loader import Problem, WorldSpecError, builtin_names, load_world, validate_world
+from blockpact.worlds.spec.loader import Problem, WorldSpecError, builtin_names, load_world, validate_world
 
 VALID = '''\
 [world]

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from blockpact.agents.critic import Critic, CriticError
-from blockpact.agents.llm import LLMClient, load_llm_settings, read_transcript
+from blockpact.llm import LLMClient, load_llm_settings, read_transcript
 from blockpact.agents.testing.llama_server import PYTHON_ENV, LlamaServer
-from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.protocols import ProgramResult
 from blockpact.experiments.records import read_run
 
 BLOCKPACT = str(Path(sys.executable).with_name("blockpact"))

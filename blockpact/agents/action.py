@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from blockpact.agents.action_prompts import action_messages, parse_error_message
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.code_extraction import CodeExtractionError, extract_program, reply_sections
-from blockpact.agents.repair import ask_until_usable
+from blockpact.llm.repair import ask_until_usable
 from blockpact.skills.reference import primitive_reference
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import LLMClient
+    from blockpact.llm.client import LLMClient
     from blockpact.skills.library import SkillLibrary
 
 

@@ -17,7 +17,7 @@ from blockpact.agents.observation import render_observation
 
 if TYPE_CHECKING:
     from blockpact.agents.action import ActionContext
-    from blockpact.bridge.body import ProgramResult
+    from blockpact.bridge.protocols import ProgramResult
     from blockpact.skills.library import Skill
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")

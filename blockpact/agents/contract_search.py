@@ -30,7 +30,7 @@ from blockpact.judge.formal import judge_formal
 from blockpact.judge.metrics import gini
 from blockpact.judge.observables import observables_from_events
 from blockpact.judge.verdict import rewards_after
-from blockpact.worlds.spec import GrowRule, RegrowRule, WorldSpec
+from blockpact.worlds.spec.schema import GrowRule, RegrowRule, WorldSpec
 
 MAX_GINI = 0.1
 QUOTA_PERIOD = 60.0  # seconds, for regrow rules (a grow rule's own period is used for it)

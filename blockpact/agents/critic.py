@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.agents.action_prompts import critic_json_error_message, critic_messages
 from blockpact.agents.action_settings import action_settings
-from blockpact.agents.repair import ask_until_usable, find_json_object
+from blockpact.llm.repair import ask_until_usable, find_json_object
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import LLMClient
-    from blockpact.bridge.body import ProgramResult
+    from blockpact.llm.client import LLMClient
+    from blockpact.bridge.protocols import ProgramResult
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,12 @@ from blockpact.config import read_toml
 from blockpact.agents.negotiation_format import FormatError, parse_reply
 from blockpact.agents.negotiation_plan import social_optimum_clauses
 from blockpact.judge.clauses import Clause
-from blockpact.agents.repair import ask_until_usable
+from blockpact.llm.repair import ask_until_usable
 from blockpact.judge.contract import parse_contract, render_contract
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import LLMClient
+    from blockpact.llm.client import LLMClient
 
 HERE = Path(__file__).parent
 SETTINGS_FILE = HERE / "negotiation.toml"

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections import Counter
 
 from blockpact.judge.clauses import Assignment, Clause, FixedTransfer, ProportionalTransfer, TurnTaking
-from blockpact.worlds import rules
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.rules import game as rules
+from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.state import WorldState
 
 # Shares are rounded to this step (5%), fixed amounts to half emeralds.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from blockpact.worlds.spec import GroupSpec, WorldSpec
+from blockpact.worlds.spec.schema import GroupSpec, WorldSpec
 
 # Not worth a line in a prompt: what every world is full of.
 AIR = frozenset({"air", "cave_air", "void_air"})

@@ -19,11 +19,11 @@ from blockpact.agents.action import ActionAgent, ActionContext, Proposal, Propos
 from blockpact.agents.action_prompts import skill_messages
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.critic import Critique, CriticError, CriticProtocol
-from blockpact.agents.llm.errors import LLMBadReply, LLMError
+from blockpact.llm.errors import LLMBadReply, LLMError
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import LLMClient
-    from blockpact.bridge.body import Body, ProgramResult
+    from blockpact.llm.client import LLMClient
+    from blockpact.bridge.protocols import Body, ProgramResult
     from blockpact.skills.library import Skill, SkillLibrary
 
 

@@ -19,12 +19,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from blockpact.bridge.body import ProgramResult
-from blockpact.bridge.embedded_server import EmbeddedServer
-from blockpact.bridge.live_settings import live_settings
-from blockpact.bridge.world_compiler import CompiledWorld, ControlChannelTarget, apply, run_command, tally, teleport
+from blockpact.bridge.protocols import ProgramResult
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.settings import live_settings
+from blockpact.bridge.live.world_compiler import CompiledWorld, ControlChannelTarget, apply, run_command, tally, teleport
 from blockpact.errors import UserError
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 DONE_WORDS = ("done", "finished")
 

@@ -6,8 +6,8 @@ import argparse
 import asyncio
 import dataclasses
 
-from blockpact.agents.llm.errors import LLMError, LLMNotConfigured, LLMNotFound, LLMRequestRejected
-from blockpact.agents.llm.settings import LLMSettings, load_llm_settings
+from blockpact.llm.errors import LLMError, LLMNotConfigured, LLMNotFound, LLMRequestRejected
+from blockpact.llm.settings import LLMSettings, load_llm_settings
 from blockpact.errors import UserError
 
 CHECK_PROMPT = "Reply with the single word OK."
@@ -69,7 +69,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 async def _check(settings: LLMSettings) -> int:
-    from blockpact.agents.llm.client import LLMClient  # imports `openai`: only when checking
+    from blockpact.llm.client import LLMClient  # imports `openai`: only when checking
 
     async with LLMClient(settings, use_cache=False) as client:
         try:

@@ -7,7 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.protocols import ProgramResult
 from blockpact.errors import UserError
 
 
@@ -66,7 +66,7 @@ def _skill_sources(directory: Path | None) -> list[str]:
 
 async def _run_on_simulator(source: str, args: argparse.Namespace, skills: list[str]) -> ProgramResult:
     from blockpact.bridge.sim import SimWorld
-    from blockpact.worlds.loader import load_world
+    from blockpact.worlds.spec.loader import load_world
 
     spec = load_world(args.world, args.mc_version)
     if args.player not in spec.players:
@@ -82,7 +82,7 @@ async def _run_on_server(source: str, args: argparse.Namespace, skills: list[str
     host, _, port = args.server.rpartition(":")
     if not host or not port.isdigit():
         raise UserError(f"--server must be HOST:PORT, e.g. 127.0.0.1:25565 (got {args.server!r})")
-    from blockpact.bridge.mineflayer_body import run_program_on_server
+    from blockpact.bridge.live.mineflayer_body import run_program_on_server
 
     return await run_program_on_server(source, host=host, port=int(port), player=args.player, version=args.mc_version,
                                        auth=args.auth, budget=args.budget, skills=skills)

@@ -9,7 +9,7 @@ import sys
 import time
 from types import FrameType
 
-from blockpact.bridge.embedded_server import EmbeddedServer
+from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.config import defaults
 
 POLL_SECONDS = 0.5
@@ -39,8 +39,8 @@ def cmd_server(args: argparse.Namespace) -> int:
     try:
         server.start()
         if args.world:
-            from blockpact.bridge.world_compiler import build_world_on_server
-            from blockpact.worlds.loader import load_world
+            from blockpact.bridge.live.world_compiler import build_world_on_server
+            from blockpact.worlds.spec.loader import load_world
 
             spec = load_world(args.world, server.version)
             asyncio.run(build_world_on_server(server, spec))

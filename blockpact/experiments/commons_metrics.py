@@ -26,7 +26,7 @@ from typing import Any
 from blockpact.experiments.records import EpisodeRecord, RunRecord
 from blockpact.judge.metrics import gini, resource_curves
 from blockpact.experiments.welfare import mean_std, sustainability
-from blockpact.worlds.spec import GrowRule, WorldSpec
+from blockpact.worlds.spec.schema import GrowRule, WorldSpec
 
 MEASURED_ON = "last finished episode of each seed"
 

@@ -57,7 +57,7 @@ class Failure:
 
 def classify(exc: BaseException) -> Failure:
     """The cause class of an exception that ended a unit."""
-    from blockpact.agents.llm.errors import LLMConfigError, LLMError
+    from blockpact.llm.errors import LLMConfigError, LLMError
 
     message = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, UnitFailure):

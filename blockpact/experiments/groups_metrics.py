@@ -12,7 +12,7 @@ from blockpact.judge.contract import parse_contract
 from blockpact.judge.groups import group_outcomes
 from blockpact.judge.metrics import gini
 from blockpact.experiments.welfare import mean_std
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 def _contract_groups(spec: WorldSpec, contract: str | None, rewards: dict[str, float]) -> dict[str, dict[str, Any]]:

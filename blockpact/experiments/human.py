@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from blockpact.agents.action import ActionContext, Proposal
 from blockpact.agents.critic import Critique
 from blockpact.agents.negotiation import NegotiationSettings, NegotiationTurn, can_accept, load_negotiation_settings
-from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.human_seats import HumanSeats
 from blockpact.judge.contract import parse_contract
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 HUMAN = "human"
 PLAYED_BY_A_PERSON = "// played by a person with their own Minecraft client (a human slot): no program"

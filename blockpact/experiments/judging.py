@@ -21,7 +21,7 @@ from blockpact.judge.llm_judge import LLMJudge
 from blockpact.judge.observables import observables_from_events
 from blockpact.judge.verdict import Judgment, no_transfers
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 @dataclass

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from blockpact.agents.llm.budget import Budget
+from blockpact.llm.budget import Budget
 from blockpact.errors import UserError
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from blockpact.agents.llm.settings import LLMSettings
+    from blockpact.llm.settings import LLMSettings
     from blockpact.experiments.records import RunRecord
 
 # `blockpact run` exit status when the run stopped early on purpose (the LLM budget was spent).
@@ -35,7 +35,7 @@ def budget_for(text: str | None, llm: LLMSettings | None) -> Budget | None:
         raise UserError("--llm-budget applies to --agents llm only")
     budget = Budget.parse(text)
     if budget.unit == "usd":
-        from blockpact.agents.llm.accounting import price_of
+        from blockpact.llm.accounting import price_of
 
         unpriced = sorted({r.model for r in llm.roles.values() if r.model and price_of(llm.prices, r.model) is None})
         if unpriced:

@@ -9,9 +9,9 @@ from typing import Any
 
 from blockpact.agents.action import ActionAgent, LLMActionAgent
 from blockpact.agents.critic import Critic
-from blockpact.agents.llm.budget import Budget, LLMBudgetSpent
-from blockpact.agents.llm.client import Completion, LLMClient, Message
-from blockpact.agents.llm.settings import LLMSettings
+from blockpact.llm.budget import Budget, LLMBudgetSpent
+from blockpact.llm.client import Completion, LLMClient, Message
+from blockpact.llm.settings import LLMSettings
 from blockpact.agents.negotiation import LLMNegotiator, NegotiationResult, negotiate
 from blockpact.agents.voyager_loop import LLMSkillDescriber
 from blockpact.bridge.sim import SimWorld
@@ -20,10 +20,10 @@ from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.experiments.run_events import CURRENT_COORDS, EventWriter
 from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.settings import run_settings
-from blockpact.experiments.sim_engine import Minds, WorldEpisodeEngine, WorldFactory
+from blockpact.experiments.episode_engine import Minds, WorldEpisodeEngine, WorldFactory
 from blockpact.judge.llm_judge import LLMJudge
 from blockpact.skills.library import SkillLibrary
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 TRANSCRIPT = "llm.jsonl"
 

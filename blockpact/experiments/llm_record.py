@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from blockpact.agents.llm.settings import LLMSettings, Price, RetryPolicy, RoleSettings, Secret
+from blockpact.llm.settings import LLMSettings, Price, RetryPolicy, RoleSettings, Secret
 from blockpact.errors import UserError
 
 

@@ -12,10 +12,10 @@ from blockpact.experiments.protocol import Participants
 from blockpact.experiments.rundir import RunDir
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.budget import Budget
-    from blockpact.agents.llm.settings import LLMSettings
-    from blockpact.bridge.live_world import LiveWorlds
-    from blockpact.experiments.sim_engine import WorldFactory
+    from blockpact.llm.budget import Budget
+    from blockpact.llm.settings import LLMSettings
+    from blockpact.bridge.live.world import LiveWorlds
+    from blockpact.experiments.episode_engine import WorldFactory
 
 BACKENDS = ("sim", "minecraft")
 
@@ -58,8 +58,8 @@ def announce(line: str) -> None:
 
 def live_worlds(options: LiveOptions) -> LiveWorlds:
     """The live backend of a run; its embedded server (if any) starts with the first episode."""
-    from blockpact.bridge.live_world import LiveWorlds
-    from blockpact.bridge.mineflayer_body import ServerAddress
+    from blockpact.bridge.live.world import LiveWorlds
+    from blockpact.bridge.live.mineflayer_body import ServerAddress
 
     address = None
     if options.server is not None:

@@ -7,7 +7,7 @@ from blockpact.errors import UserError
 from blockpact.experiments.contract_arg import CONTRACT_MODES, EXPECTED, contract_text
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.settings import run_settings
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 def conditions_for(contract: str | None) -> list[ConditionSpec]:

@@ -22,15 +22,15 @@ from blockpact.experiments.human import HUMAN, HumanAgent, HumanCritic, HumanNeg
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.sim_engine import Minds, WorldEpisodeEngine, WorldFactory
+from blockpact.experiments.episode_engine import Minds, WorldEpisodeEngine, WorldFactory
 from blockpact.judge.contract import parse_contract, render_contract
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import Completion, LLMClient, Message
-    from blockpact.agents.llm.settings import LLMSettings
-    from blockpact.agents.llm import Budget
-    from blockpact.bridge.body import ProgramResult
+    from blockpact.llm.client import Completion, LLMClient, Message
+    from blockpact.llm.settings import LLMSettings
+    from blockpact.llm import Budget
+    from blockpact.bridge.protocols import ProgramResult
     from blockpact.bridge.human_seats import HumanSeats
 
 
@@ -159,7 +159,7 @@ def population_participants(population: Mapping[str, str], judge_model: str | No
     if uses_llm:
         if llm is None:
             raise ValueError("LLM slots need LLM settings")
-        from blockpact.agents.llm.client import LLMClient
+        from blockpact.llm.client import LLMClient
         from blockpact.experiments.llm_players import TRANSCRIPT, CallLog
 
         client = LLMClient(llm, transcript=run_dir.transcripts / TRANSCRIPT, budget=budget)

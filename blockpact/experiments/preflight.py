@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
-from blockpact.agents.llm.errors import LLMConfigError, LLMError, LLMNotFound, LLMRequestRejected
-from blockpact.agents.llm.settings import LLMSettings
+from blockpact.llm.errors import LLMConfigError, LLMError, LLMNotFound, LLMRequestRejected
+from blockpact.llm.settings import LLMSettings
 from blockpact.errors import UserError
 from blockpact.experiments.settings import run_settings
 
@@ -47,7 +47,7 @@ def check_endpoint(settings: LLMSettings, timeout_s: float | None = None) -> Non
 
 
 async def _check(settings: LLMSettings) -> None:
-    from blockpact.agents.llm.client import LLMClient  # imports `openai`: only for LLM runs
+    from blockpact.llm.client import LLMClient  # imports `openai`: only for LLM runs
 
     where = settings.base_url
     async with LLMClient(settings, use_cache=False) as client:

@@ -25,7 +25,7 @@ from blockpact.experiments.failures import classify
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.run_events import CURRENT_COORDS, Coords, EventWriter
 from blockpact.worlds.events import Event, Listener
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from blockpact.experiments.protocol import RunPlan, Unit
 from blockpact.experiments.records import RunRecord, build_run
 from blockpact.experiments.run_events import read_events
 from blockpact.experiments.rundir import RunDir
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class ResumePoint:
 
 def recorded_world(run: RunRecord) -> WorldSpec:
     """The world as the run loaded it: from the source text in run_start, not the file as it is now."""
-    from blockpact.worlds.loader import load_world
+    from blockpact.worlds.spec.loader import load_world
 
     c = run.config
     if not c.world_source:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from blockpact.experiments.resume import ResumePoint
-    from blockpact.experiments.sim_engine import WorldFactory
+    from blockpact.experiments.episode_engine import WorldFactory
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ class Runner:
         return self._play(writer, len(pending) * self.plan.episodes, lambda p: p.resume(pending, note))
 
     def _participants(self, live: Any) -> Participants:
-        from blockpact.agents.llm.budget import Budget
+        from blockpact.llm.budget import Budget
         from blockpact.experiments.llm_record import settings_from_record
 
         if self.options.participants is not None:

@@ -52,8 +52,8 @@ from blockpact.config import read_toml
 from blockpact.errors import UserError
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.scenario_groups import parse_groups
-from blockpact.worlds.spec import GroupSpec
-from blockpact.worlds.toml_lines import LineIndex
+from blockpact.worlds.spec.schema import GroupSpec
+from blockpact.toml_lines import LineIndex
 
 SLOT = re.compile(r"^(scripted(:greedy|:cooperative)?|llm(:.+)?|human)$")
 SCRIPTED_SLOTS = ("scripted", "scripted:greedy", "scripted:cooperative")

@@ -23,7 +23,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from blockpact.worlds.spec import GroupSpec, WorldSpec
+from blockpact.worlds.spec.schema import GroupSpec, WorldSpec
 
 GROUP_KEYS = ("name", "members", "share", "from", "until", "shared_observation")
 Fail = Callable[[str, str], Exception]

@@ -13,10 +13,10 @@ from blockpact.errors import UserError
 from blockpact.experiments.explicit_flags import explicit
 from blockpact.experiments.protocol import RunPlan
 from blockpact.experiments.scenario import Scenario, ScenarioError, load_scenario
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.settings import LLMSettings
+    from blockpact.llm.settings import LLMSettings
 
 
 def apply_overrides(scenario: Scenario, args: argparse.Namespace) -> Scenario:
@@ -44,7 +44,7 @@ def llm_settings_for(scenario: Scenario, args: argparse.Namespace | None = None)
     [llm] table, then the --llm-* flags. A scenario whose LLM slots all name a model needs no default model."""
     if not scenario.uses_llm:
         return None
-    from blockpact.agents.llm.settings import load_llm_settings
+    from blockpact.llm.settings import load_llm_settings
     from blockpact.experiments.participants import require_llm
 
     flag = (lambda name: getattr(args, name, None)) if args is not None else (lambda name: None)
@@ -96,7 +96,7 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
     from blockpact.experiments.llm_accounting import budget_for
     from blockpact.experiments.participants import LiveOptions, check_backend
     from blockpact.experiments.preflight import check_endpoint
-    from blockpact.worlds.loader import load_world
+    from blockpact.worlds.spec.loader import load_world
 
     if args.seeds < 1 or args.episodes < 1 or args.parallel < 1:
         raise UserError("--seeds, --episodes and --parallel must be at least 1")

@@ -20,9 +20,9 @@ from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.sim_engine import Minds, WorldEpisodeEngine, WorldFactory
+from blockpact.experiments.episode_engine import Minds, WorldEpisodeEngine, WorldFactory
 from blockpact.judge.contract import parse_contract
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 class ScriptedNegotiation:

@@ -26,7 +26,7 @@ from typing import Any
 from blockpact.config import read_toml
 from blockpact.errors import UserError
 from blockpact.experiments.scenario import Scenario, ScenarioError, load_scenario
-from blockpact.worlds.toml_lines import LineIndex
+from blockpact.toml_lines import LineIndex
 
 DEFAULT_CONCURRENCY = 8
 
@@ -72,7 +72,7 @@ class Study:
 
     def units(self, llm_for: Any) -> list[Unit]:
         """Every unit, in scenario × model × seed order. `llm_for(scenario)` gives its LLM settings record."""
-        from blockpact.worlds.loader import load_world, resolve_path
+        from blockpact.worlds.spec.loader import load_world, resolve_path
 
         out: list[Unit] = []
         for scenario in self.scenarios:

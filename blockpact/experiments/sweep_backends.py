@@ -3,7 +3,7 @@
 Both yield each unit's result as it finishes, with the unit's run directory in place under the sweep
 directory: local workers write it there directly; a Ray worker, which may be on another machine,
 plays into a scratch directory and sends it back as a tar archive that the driver unpacks.
-LLM requests are bounded per endpoint across all workers by a shared gate (agents/llm/gate.py).
+LLM requests are bounded per endpoint across all workers by a shared gate (llm/gate.py).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def _exit_at_once() -> None:
 
 
 def _init_local_worker(semaphores: Mapping[str, Any]) -> None:
-    from blockpact.agents.llm import gate
+    from blockpact.llm import gate
 
     atexit.register(_exit_at_once)
     signal.signal(signal.SIGINT, _on_sigint)
@@ -131,7 +131,7 @@ class _SemaphoreActor:
 
 def _play_ray(unit: Unit, actors: Mapping[str, Any]) -> tuple[UnitResult, bytes]:
     """On a Ray worker: play into a scratch directory, send the run directory back as a tar.gz."""
-    from blockpact.agents.llm import gate
+    from blockpact.llm import gate
 
     for url, actor in actors.items():
         gate.install(url, RayGate(actor))

@@ -37,7 +37,7 @@ from blockpact.judge.clauses import (
     parts,
 )
 from blockpact.judge.contract_grammar import parse_clause, render_assignment
-from blockpact.worlds import mcdata
+from blockpact.worlds.spec import mcdata
 
 __all__ = [
     "TRANSFER_TYPES", "Assignment", "Clause", "Contract", "Craft", "Deposit", "EMPTY_CONTRACT", "FixedTransfer",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from blockpact.judge.metrics import gini, reward_curves
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec import GroupSpec, WorldSpec
+from blockpact.worlds.spec.schema import GroupSpec, WorldSpec
 
 if TYPE_CHECKING:
     import networkx as nx

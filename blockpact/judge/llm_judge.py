@@ -17,13 +17,13 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 
 from blockpact.config import read_toml
-from blockpact.agents.repair import ask_until_usable, find_json_object
+from blockpact.llm.repair import ask_until_usable, find_json_object
 from blockpact.judge.contract import Contract
 from blockpact.judge.observables import EpisodeObservables
 from blockpact.judge.verdict import Judgment, no_transfers
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import LLMClient
+    from blockpact.llm.client import LLMClient
 
 HERE = Path(__file__).parent
 SETTINGS_FILE = HERE / "judge.toml"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 # Inventory causes that count as collecting: the simulator's "dig:<block>", a live body's pickups.
 COLLECT_CAUSES = ("dig:", "pickup")

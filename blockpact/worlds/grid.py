@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from blockpact.worlds.spec import Vec
+from blockpact.worlds.spec.schema import Vec
 
 EYE_HEIGHT = 1.62
 NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1))

@@ -17,8 +17,8 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from blockpact.config import read_toml
-from blockpact.worlds import mcdata
-from blockpact.worlds.spec import Region, Vec, WorldSpec
+from blockpact.worlds.spec import mcdata
+from blockpact.worlds.spec.schema import Region, Vec, WorldSpec
 from blockpact.worlds.state import WorldState, build_grid
 
 RGB = tuple[int, int, int]

@@ -6,10 +6,10 @@ from collections import Counter
 
 import numpy as np
 
-from blockpact.worlds import mcdata
+from blockpact.worlds.spec import mcdata
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.grid import Grid
-from blockpact.worlds.spec import Vec, WorldSpec
+from blockpact.worlds.spec.schema import Vec, WorldSpec
 
 
 def build_grid(spec: WorldSpec, data: mcdata.MinecraftData) -> Grid:

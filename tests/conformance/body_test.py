@@ -1,4 +1,4 @@
-"""The `Body` conformance suite (bridge/body.py), in the style of PettingZoo's `parallel_api_test`: one plain
+"""The `Body` conformance suite (bridge/protocols.py), in the style of PettingZoo's `parallel_api_test`: one plain
 function any backend's bodies are run through (the simulator, the embedded server, a user's own server).
 
     from conformance.body_test import check_body
@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.protocols import ProgramResult
 from blockpact.skills.reference import bot_members, primitives
 
 from conformance.world_test import OBSERVATION_KEYS, MakeWorld, check_result, conformance_spec

@@ -1,4 +1,4 @@
-"""The `World` conformance suite (bridge/body.py), in the style of PettingZoo's `parallel_api_test`: one plain
+"""The `World` conformance suite (bridge/protocols.py), in the style of PettingZoo's `parallel_api_test`: one plain
 function any backend is run through: the simulator, the embedded server, a user's own server.
 
     from conformance.world_test import check_world
@@ -18,10 +18,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from blockpact.bridge.body import ProgramResult, World
+from blockpact.bridge.protocols import ProgramResult, World
 from blockpact.worlds.events import Event
-from blockpact.worlds.loader import load_world
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.spec.schema import WorldSpec
 
 CONFORMANCE_WORLD = Path(__file__).with_name("world.toml")
 EVENTS_DOC = Path(__file__).resolve().parents[2] / "blockpact" / "experiments" / "EVENTS.md"

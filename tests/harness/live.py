@@ -18,8 +18,8 @@ from harness.pace import scaled
 @pytest.fixture(scope="session")
 def embedded_server():
     """The shared embedded server on 127.0.0.1; live.toml's external operator bot is an operator there."""
-    from blockpact.bridge.embedded_server import EmbeddedServer
-    from blockpact.bridge.live_settings import live_settings
+    from blockpact.bridge.live.embedded_server import EmbeddedServer
+    from blockpact.bridge.live.settings import live_settings
 
     server = EmbeddedServer(ops=(str(live_settings()["external"]["operator"]),)).start()
     pid = server.pid

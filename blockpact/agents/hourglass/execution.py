@@ -13,11 +13,11 @@ from blockpact.agents.code_extraction import parse_program
 from blockpact.agents.hourglass.prerequisites import Step
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.scripted.program import fill
-from blockpact.worlds.spec import Vec
+from blockpact.worlds.spec.schema import Vec
 
 if TYPE_CHECKING:
     from blockpact.agents.voyager_loop import VoyagerLoop
-    from blockpact.bridge.body import ProgramResult
+    from blockpact.bridge.protocols import ProgramResult
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 _UNPLACED = re.compile(r"^unplaced (-?\d+),(-?\d+),(-?\d+)$")

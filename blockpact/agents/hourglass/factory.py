@@ -13,11 +13,11 @@ from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.hourglass.stages import PromptCounter, ScriptedActionPlanner, ScriptedMonitor, ScriptedTaskPlanner
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.pool import MessagePool
-from blockpact.worlds import mcdata
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec import mcdata
+from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import LLMClient
+    from blockpact.llm.client import LLMClient
 
 
 def make_agent(

@@ -21,16 +21,16 @@ from blockpact.agents.hourglass.execution import Action, VoyagerExecutor
 from blockpact.agents.hourglass.mind import Mind, Progress, Role, TaskPlan
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.hourglass.stages import Perception, PromptCounter, held, inform, own_progress, plan_of, share_out
-from blockpact.agents.llm.errors import LLMError
-from blockpact.agents.repair import ask_until_usable, find_json_object
+from blockpact.llm.errors import LLMError
+from blockpact.llm.repair import ask_until_usable, find_json_object
 from blockpact.agents.org.jobs import PLACE, Job
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.voyager_loop import VoyagerLoop
-from blockpact.worlds.mcdata import MinecraftData
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.mcdata import MinecraftData
+from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import Completion, LLMClient
+    from blockpact.llm.client import Completion, LLMClient
 
 STATUSES = ("success", "fail", "unknown")
 

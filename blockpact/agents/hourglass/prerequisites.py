@@ -1,5 +1,5 @@
 """The scripted action planner's knowledge: a job's prerequisite chain, derived from minecraft-data
-recipes and the harvest rules (`blockpact.worlds.rules`), never from a hand-written list.
+recipes and the harvest rules (`blockpact.worlds.rules.game`), never from a hand-written list.
 
 For "collect 5 cobblestone" with an empty inventory in a world with trees and stone this gives:
 mine 2 oak_log, craft oak_planks x2, craft stick, craft crafting_table, place it, craft
@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-from blockpact.worlds import rules
-from blockpact.worlds.mcdata import MinecraftData, Recipe
-from blockpact.worlds.spec import Vec, WorldSpec
+from blockpact.worlds.rules import game as rules
+from blockpact.worlds.spec.mcdata import MinecraftData, Recipe
+from blockpact.worlds.spec.schema import Vec, WorldSpec
 
 TABLE = "crafting_table"
 PLACED_TABLE = "@crafting_table"  # the pseudo-item "a crafting table stands nearby"

@@ -21,8 +21,8 @@ from blockpact.agents.hourglass.mind import UNKNOWN, Mind, Progress, TaskPlan
 from blockpact.agents.hourglass.prerequisites import NoWayToMake, PrerequisitePlanner, Step
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.org.jobs import COLLECT, Job, split
-from blockpact.worlds.mcdata import MinecraftData
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.mcdata import MinecraftData
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 @dataclass(frozen=True)

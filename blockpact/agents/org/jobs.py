@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from blockpact.worlds.spec import Vec
+from blockpact.worlds.spec.schema import Vec
 
 COLLECT = "collect"
 PLACE = "place"

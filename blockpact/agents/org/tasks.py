@@ -19,8 +19,8 @@ from typing import Any
 
 from blockpact.agents.org.jobs import COLLECT, PLACE, Job
 from blockpact.errors import UserError
-from blockpact.worlds.loader import load_world
-from blockpact.worlds.spec import PlayerSpec, Vec, WorldSpec
+from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
 from blockpact.worlds.state import WorldState
 
 TASKS_DIR = Path(__file__).with_name("tasks")

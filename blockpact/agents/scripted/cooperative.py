@@ -30,7 +30,7 @@ from blockpact.judge.contract import (
     WaitFor,
     parts,
 )
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 @dataclass

@@ -6,7 +6,7 @@ from blockpact.agents.action import ActionContext, Proposal
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.scripted.program import scripted_proposal, search_radius
 from blockpact.agents.scripted.world_facts import WorldFacts
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 class ScriptedGreedyAgent:

@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-from blockpact.worlds import rules
-from blockpact.worlds.spec import Vec, WorldSpec
+from blockpact.worlds.rules import game as rules
+from blockpact.worlds.spec.schema import Vec, WorldSpec
 from blockpact.worlds.state import WorldState
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from blockpact.agents.llm.settings import LLMSettings, load_llm_settings
+from blockpact.llm.settings import LLMSettings, load_llm_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub
 
 

@@ -22,7 +22,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from blockpact.agents.llm.wire import message_text as _message_text
+from blockpact.llm.wire import message_text as _message_text
 from blockpact.agents.testing.stub_quirks import ServerQuirks, event_stream, html_page
 
 
@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     responder: Responder = (lambda _req: args.reply) if args.reply is not None else echo_last_user_message
     if args.world is not None:
         from blockpact.agents.testing.protocol_responder import ProtocolResponder  # imports the world layer
-        from blockpact.worlds.loader import load_world
+        from blockpact.worlds.spec.loader import load_world
 
         responder = ProtocolResponder(load_world(args.world))
     stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port,

@@ -26,7 +26,7 @@ from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAg
 from blockpact.agents.testing.openai_stub import Script, echo_last_user_message
 from blockpact.judge.clauses import FixedTransfer, PerUnitTransfer, ProportionalTransfer
 from blockpact.judge.contract import parse_contract, render_contract
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 _NEGOTIATOR = re.compile(r"^You are (\w+), a player in a Minecraft scenario")
 _ACTION = re.compile(r"^You are a player in a Minecraft world\. You act by writing JavaScript.*^You play as (\w+)\.$",

@@ -13,23 +13,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from blockpact.bridge.body import ProgramResult
-from blockpact.bridge.runtime import BridgeBroken, NodeRuntime, runtime
+from blockpact.bridge.protocols import ProgramResult
+from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.bridge.sim.index import HOST_CALLS, call
 from blockpact.bridge.sim.bounds import InstantCounter
 from blockpact.bridge.sim.common import ProgramFailed, decode, encode
 from blockpact.bridge.sim.observe import observe
 from blockpact.bridge.sim.queries import answer
-from blockpact.skills.reference import SKILLS_DIR, primitives, runner_bot_calls, runner_queries, sandbox_limits
-from blockpact.worlds.clock import EpisodeOver
-from blockpact.worlds.primitives import AgentAPI, PrimitiveError
+from blockpact.skills.reference import primitives, runner_bot_calls, runner_queries, sandbox_limits
+from blockpact.worlds.sim.clock import EpisodeOver
+from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
 if TYPE_CHECKING:
     from blockpact.bridge.sim.world import SimWorld
 
-JS_DIR = SKILLS_DIR / "js"  # the sim body's Node side
-SIM_HOST_JS = JS_DIR / "sim_host.js"
-SIM_PRELUDE_JS = JS_DIR / "sim_prelude.js"
+SIM_JS_DIR = JS_DIR / "sim"  # the sim body's Node side
+SIM_HOST_JS = SIM_JS_DIR / "sim_host.js"
+SIM_PRELUDE_JS = SIM_JS_DIR / "sim_prelude.js"
 QUERY_TIMEOUT_SECONDS = 30.0
 NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
 LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there

@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from blockpact.skills.reference import primitives
-from blockpact.worlds.primitives import AgentAPI, PrimitiveError
-from blockpact.worlds.spec import Vec
+from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
+from blockpact.worlds.spec.schema import Vec
 
 VEC3_TAG = "$vec3"
 

@@ -8,7 +8,7 @@ from typing import Any
 from blockpact.bridge.sim import blocks, chests, combat, crafting, movement, signals
 from blockpact.bridge.sim.bounds import BOT_CALLS, check_text_arguments
 from blockpact.bridge.sim.common import Handler, with_defaults
-from blockpact.worlds.primitives import AgentAPI, PrimitiveError
+from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
 PRIMITIVE_HANDLERS: dict[str, Handler] = {
     name: handler

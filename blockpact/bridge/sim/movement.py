@@ -7,7 +7,7 @@ from typing import Any
 
 from blockpact.bridge.sim.common import Handler, number, vec
 from blockpact.config import defaults
-from blockpact.worlds.primitives import AgentAPI
+from blockpact.worlds.sim.primitives import AgentAPI
 
 
 async def _explore_step(api: AgentAPI, args: list[Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from blockpact.worlds.primitives import AgentAPI
+from blockpact.worlds.sim.primitives import AgentAPI
 
 HEALTH = 20.0
 FOOD = 20

@@ -10,8 +10,8 @@ import numpy as np
 from blockpact.bridge.sim.bounds import TICKS_PER_SECOND
 from blockpact.bridge.sim.common import vec
 from blockpact.bridge.sim.observe import FOOD, HEALTH
-from blockpact.worlds.primitives import AgentAPI, PrimitiveError
-from blockpact.worlds.spec import Vec
+from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
+from blockpact.worlds.spec.schema import Vec
 
 TICKS_PER_DAY = 24000
 

@@ -1,4 +1,4 @@
-"""The simulator's `World` (bridge/body.py): one episode of a world spec on the grid simulator, a `SimBody`
+"""The simulator's `World` (bridge/protocols.py): one episode of a world spec on the grid simulator, a `SimBody`
 per player, and `run_agents` sessions for organizations (see bridge/sim/__init__)."""
 
 from __future__ import annotations
@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from blockpact.bridge.body import ProgramResult
+from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.sim.body import SimBody
 from blockpact.bridge.sim.common import ProgramFailed
 from blockpact.config import defaults
 from blockpact.errors import UserError
-from blockpact.worlds.clock import EpisodeOver
+from blockpact.worlds.sim.clock import EpisodeOver
 from blockpact.worlds.events import Event, Listener
-from blockpact.worlds.simulator import ProgramOutcome, Simulation
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.sim.simulator import ProgramOutcome, Simulation
+from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.state import WorldState
 
 

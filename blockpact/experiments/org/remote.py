@@ -23,7 +23,7 @@ from blockpact.agents.org.structures import tree_of_agents
 from blockpact.agents.org.tasks import Task
 from blockpact.agents.pool import open_pool
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.clock import EpisodeOver
+from blockpact.worlds.sim.clock import EpisodeOver
 
 
 async def _run(task: Task, role_name: str, name: str, url: str, leader: str, workers: list[str], mode: str,
@@ -73,8 +73,8 @@ async def _run_on_server(task: Task, role_name: str, name: str, url: str, leader
                          seed: int, idle_timeout: float, server: str, latency: LatencyModel) -> str:
     """The agent's own bot on a shared live server (its world built there already, e.g. by
     `blockpact server --world forest`); only the pool goes through the broker."""
-    from blockpact.bridge.live_agents import BotSession
-    from blockpact.bridge.mineflayer_body import MineflayerWorld, ServerAddress
+    from blockpact.bridge.live.agents import BotSession
+    from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
     from blockpact.experiments.participants import server_address
 
     org = tree_of_agents(name, workers) if role_name == "leader" else tree_of_agents(leader, [name])

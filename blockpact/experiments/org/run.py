@@ -23,7 +23,7 @@ from blockpact.experiments.rundir import RunDir
 
 if TYPE_CHECKING:
     from blockpact.agents.hourglass.latency import LatencyModel
-    from blockpact.agents.llm.settings import LLMSettings
+    from blockpact.llm.settings import LLMSettings
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def conditions_of(structures: list[tuple[str, Organization]], modes: list[str]) 
 
 def failure_cause(exc: BaseException) -> str:
     """The cause class of a seed that could not finish (the honest-results taxonomy)."""
-    from blockpact.agents.llm.errors import LLMError
+    from blockpact.llm.errors import LLMError
 
     if isinstance(exc, LLMError):
         return "endpoint"
@@ -71,8 +71,8 @@ def _live_worlds() -> tuple[Any, Any]:
     """The embedded server's worlds, each wrapped for asynchronous agents; and the backend to stop."""
     import sys
 
-    from blockpact.bridge.live_agents import LiveAgents
-    from blockpact.bridge.live_world import LiveWorlds
+    from blockpact.bridge.live.agents import LiveAgents
+    from blockpact.bridge.live.world import LiveWorlds
 
     live = LiveWorlds(announce=lambda line: print(line, file=sys.stderr, flush=True))
     return (lambda spec, seed: LiveAgents(live(spec, seed))), live
@@ -90,7 +90,7 @@ async def _run(plan: OrgRunPlan, run_dir: RunDir, writer: EventWriter) -> None:
 async def _run_conditions(plan: OrgRunPlan, run_dir: RunDir, writer: EventWriter, worlds: Any) -> None:
     client = None
     if plan.llm is not None:
-        from blockpact.agents.llm.client import LLMClient
+        from blockpact.llm.client import LLMClient
 
         client = LLMClient(plan.llm, transcript=run_dir.transcripts / "llm.jsonl")
     try:

@@ -12,21 +12,21 @@ from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.hourglass.factory import make_agent
 from blockpact.agents.hourglass.latency import LatencyModel
-from blockpact.agents.llm.errors import LLMError
+from blockpact.llm.errors import LLMError
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.org.roles import leader_of, roles
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.org.tasks import Task
 from blockpact.agents.pool import ALL, InProcessPool, Message
-from blockpact.bridge.body import AgentWorld
+from blockpact.bridge.protocols import AgentWorld
 from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.org.settings import org_settings
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec import WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
-    from blockpact.agents.llm.client import LLMClient
+    from blockpact.llm.client import LLMClient
 
 
 class Referee:
@@ -143,7 +143,7 @@ async def run_episode(
     worlds: Callable[[WorldSpec, int], Any] | None = None,
 ) -> EpisodeResult:
     """One episode; `worlds(spec, seed)` makes the world (default the simulator's `SimWorld`; a live
-    server's through `blockpact.bridge.live_agents.LiveAgents`)."""
+    server's through `blockpact.bridge.live.agents.LiveAgents`)."""
     role_of = roles(org)
     workers = [a for a in org.agents if role_of[a].works]
     spec = task.world_for(org.agents, workers)

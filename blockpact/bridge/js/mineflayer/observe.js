@@ -1,5 +1,5 @@
 'use strict'
-// The observation a ProgramResult carries, read from the real bot (see bridge/body.py).
+// The observation a ProgramResult carries, read from the real bot (see bridge/protocols.py).
 const { tally } = require('./primitives/common')
 
 function nearbyBlocks (bot, radius) {

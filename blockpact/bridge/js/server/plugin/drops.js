@@ -6,7 +6,7 @@
 const fs = require('fs')
 const path = require('path')
 
-// The default drop tables, the file the simulator and the step API read too (blockpact/worlds/drop_tables.py):
+// The default drop tables, the file the simulator and the step API read too (blockpact/worlds/spec/drop_tables.py):
 // {block: {item, counts, weights}}, keys starting with '_' are comments. A world master sends each
 // world's tables (these merged under the world's own) through setDrops; these cover a server without one.
 const DROPS_FILE = path.join(__dirname, '..', '..', '..', '..', 'worlds', 'data', 'drops.json')

@@ -1,0 +1,95 @@
+'use strict';
+// The simulator body's side of the sandbox runner: a runner host whose primitive calls and bot
+// queries become requests to Python (blockpact/bridge/sim/body.py), where AgentAPI runs them on the
+// simulated clock. Python is never awaited by a long call: it starts a run and returns at once, then
+// answers requests with settle() and learns that a run ended through its `done` callback.
+//
+// Values cross as JSON with Vec3 tagged as {"$vec3": [x, y, z]} (the sandbox codec's form).
+
+const { createRunner } = require('../sandbox/index.js');
+const { encode, decode } = require('../sandbox/codec.js');
+const { Vec3 } = require('vec3');
+
+const makeVec3 = (x, y, z) => new Vec3(x, y, z);
+const dropFunction = () => undefined;
+const toJson = (value) => JSON.stringify(encode(value ?? null, dropFunction));
+
+// python: { request(callId, kind, name, argsJson) -> (answerJson for queries), done(runId, resultJson) }
+class SimHost {
+  #runner;
+  #python;
+  #pending = new Map(); // callId -> { resolve, reject }
+  #nextCall = 1;
+
+  constructor(config, python) {
+    this.#python = python;
+    this.#runner = createRunner(config, {
+      call: (name, args) => this.#call('call', name, args),
+      query: (name, args) => this.#query(name, args),
+      stop: () => { this.#python.request(0, 'stop', '', '[]').catch(() => {}); },
+    });
+  }
+
+  #call(kind, name, args) {
+    const id = this.#nextCall++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#python.request(id, kind, name, toJson(args)).catch((err) => this.settle(id, false, err.message));
+    });
+  }
+
+  async #query(name, args) {
+    const reply = JSON.parse(await this.#python.request(0, 'query', name, toJson(args)));
+    if (!reply.ok) throw new Error(reply.error);
+    return decode(reply.value, makeVec3);
+  }
+
+  // Python's answer to a call: ok -> JSON value, else an error message.
+  settle(callId, ok, payload) {
+    const call = this.#pending.get(callId);
+    if (!call) return false;
+    this.#pending.delete(callId);
+    if (ok) call.resolve(decode(JSON.parse(payload), makeVec3));
+    else call.reject(new Error(payload));
+    return true;
+  }
+
+  // Starts a run and returns at once; Python hears the result through done(runId, resultJson).
+  start(runId, source, optionsJson) {
+    const options = JSON.parse(optionsJson);
+    const started = performance.now();
+    this.#runner.run(source, { ...options, runId })
+      .then((result) => ({ ...result, wallMs: performance.now() - started }))
+      .catch((err) => ({ success: false, error: `runner failed: ${err.message}`, stack: null, errorLine: null,
+        chat: [], logs: [], returnValue: null, durationMs: 0, wallMs: performance.now() - started }))
+      .then((result) => this.#python.done(runId, JSON.stringify(result)))
+      .catch(() => {}); // Python is gone: nothing left to tell
+    return true;
+  }
+
+  // Python asks this when a run has been silent for long: a wedged main thread cannot answer.
+  ping() {
+    return true;
+  }
+
+  cancel(runId, reason) {
+    return this.#runner.cancel(runId, reason);
+  }
+
+  async close() {
+    for (const [id] of this.#pending) this.settle(id, false, 'body closed');
+    await this.#runner.close();
+    return true;
+  }
+}
+
+// request and done are Python callables (JSPyBridge proxies: calling one returns a promise).
+function createSimHost(configJson, request, done) {
+  const python = {
+    request: (...args) => Promise.resolve().then(() => request(...args)),
+    done: (...args) => Promise.resolve().then(() => done(...args)),
+  };
+  return new SimHost(JSON.parse(configJson), python);
+}
+
+module.exports = { createSimHost };

@@ -1,0 +1,372 @@
+"""Agents' JavaScript programs on real mineflayer bots, against the embedded server or any Minecraft server.
+
+All bots of a `MineflayerWorld` live in the process's one Node runtime (`runtime()`), next to their
+sandbox runners (`js/mineflayer/index.js`); primitives run on Node's main thread beside the bot, so
+Python only starts runs and receives results. Every long operation is a JS method that returns at
+once and later calls a Python callback with JSON: a single blocking JSPyBridge call is limited to
+10 s and a timed-out call can wedge the bridge. Callbacks arrive on JSPyBridge's thread and are
+handed to the asyncio loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from blockpact.bridge.protocols import ProgramResult
+from blockpact.bridge.live.settings import live_settings
+from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
+from blockpact.config import default_mc_version, defaults
+from blockpact.errors import UserError
+from blockpact.bridge.live.world_compiler import (
+    CompiledWorld,
+    WorldTarget,
+    apply,
+    chest_commands,
+    compile_world,
+    run_command,
+    teleport,
+)
+from blockpact.skills.reference import primitives, runner_queries, sandbox_limits
+from blockpact.worlds.spec import mcdata
+from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
+
+LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
+CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget: the JS side always answers before this
+AUTH_MODES = ("offline", "microsoft")
+SETTLE_POLL_SECONDS = 0.1
+LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
+NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain); past it Node is wedged
+WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
+                 "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
+                 "connectionLost", "players")
+
+
+def join_timeout() -> float:
+    """live.toml's spawn_timeout scaled by the machine's load per core (at least 1): a busy machine joins slower."""
+    try:
+        load = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        load = 1.0
+    return float(live_settings()["bots"]["spawn_timeout"]) * max(1.0, load)
+
+
+class BotError(UserError):
+    """A bot could not join, or the Node side refused an operation."""
+
+
+@dataclass(frozen=True)
+class ServerAddress:
+    host: str = "127.0.0.1"
+    port: int = 25565
+    version: str | None = None  # None: the project default
+    auth: str = "offline"  # "offline" or "microsoft"
+
+    def __post_init__(self) -> None:
+        if self.auth not in AUTH_MODES:
+            raise UserError(f"auth must be one of {', '.join(AUTH_MODES)}, got {self.auth!r}")
+
+
+def _live_world_settings() -> dict[str, Any]:
+    bots = live_settings()["bots"]
+    return {
+        "primitives": {name: {"feedback": list(p.feedback), "errors": list(p.errors)} for name, p in primitives().items()},
+        "queries": runner_queries(),
+        "searchRadius": int(bots["search_radius"]),
+        "observeRadius": int(bots["observe_radius"]),
+        "exploreStep": float(bots["explore_step"]),
+        "exploreStride": int(bots["explore_stride"]),
+        "chatPerSecond": float(bots["chat_per_second"]),
+        "chatBurst": int(bots["chat_burst"]),
+        "bound": {"baseSeconds": float(bots["bound_base"]), "slack": float(bots["bound_slack"])},
+        "limits": sandbox_limits(),
+    }
+
+
+class MineflayerWorld:
+    """The bots of one experiment on one server, all in one Node runtime."""
+
+    def __init__(self, address: ServerAddress | None = None) -> None:
+        self.address = address or ServerAddress(port=int(defaults()["server"]["port"]))
+        self._node: NodeRuntime = runtime()
+        self._js = self._node.require(LIVE_WORLD_JS)
+        self._world = self._js.createLiveWorld(json.dumps(_live_world_settings()))
+        # Fetched once: an attribute lookup on a dead or wedged runtime blocks for JSPyBridge's 10 s.
+        self._methods = {name: getattr(self._world, name) for name in WORLD_METHODS}
+        self._bodies: dict[str, MineflayerBody] = {}
+        self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
+        self._closed = False
+
+    async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
+        """Call `world.method(*args, done)` and await `done(json)`."""
+        if self._closed:
+            raise BotError("this MineflayerWorld is closed")
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str] = loop.create_future()
+
+        def done(payload: str) -> None:  # on JSPyBridge's callback thread
+            loop.call_soon_threadsafe(lambda: answer.done() or answer.set_result(str(payload)))
+
+        self._callbacks.add(done)
+        try:
+            self._node.call(method, self._methods[method], *args, done)
+            deadline = loop.time() + timeout
+            while True:  # a dead runtime is noticed within LIVENESS_POLL_SECONDS, not after `timeout`
+                try:
+                    return json.loads(await asyncio.wait_for(asyncio.shield(answer), min(LIVENESS_POLL_SECONDS, timeout)))
+                except TimeoutError:
+                    if not self._node.alive:
+                        raise BridgeBroken(f"the Node runtime died while waiting for {method}") from None
+                    if loop.time() >= deadline:
+                        raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
+        finally:
+            self._callbacks.discard(done)
+
+    def _sync(self, method: str, *args: Any) -> Any:
+        """`world.method(*args)`, a quick call answered at once; BridgeBroken at once on a dead runtime, and
+        after NODE_CALL_SECONDS on a wedged one."""
+        fn = self._methods[method]
+        return self._node.call(method, lambda: fn(*args, timeout=NODE_CALL_SECONDS))
+
+    async def watch(self) -> None:
+        """Never returns: raises BridgeBroken within LIVENESS_POLL_SECONDS once the Node runtime is gone, or
+        when it does not answer a ping (asked from a worker thread) within NODE_CALL_SECONDS, after killing it
+        (a runtime that stopped answering is restarted for whatever comes next)."""
+        node = self._node
+        ping: asyncio.Future[Any] | None = None
+        try:
+            while True:
+                if not node.alive:
+                    raise BridgeBroken(f"the Node runtime (pid {node.pid}) died")
+                if ping is None:
+                    ping = asyncio.ensure_future(asyncio.to_thread(self._sync, "players"))
+                await asyncio.wait([ping], timeout=LIVENESS_POLL_SECONDS)
+                if ping.done():
+                    if ping.exception() is not None and node.alive:
+                        await asyncio.to_thread(node.kill)
+                        raise BridgeBroken(f"the Node runtime (pid {node.pid}) did not answer within "
+                                           f"{NODE_CALL_SECONDS:g} s ({ping.exception()}); it was killed") from None
+                    ping = None
+        finally:
+            if ping is not None:
+                ping.cancel()
+
+    def connection_lost(self, player: str) -> str | None:
+        """None while `player`'s bot is connected, else why it is not."""
+        reason = self._sync("connectionLost", player)
+        return None if reason is None else str(reason)
+
+    async def connect(self, player: str, *, operator: bool = False) -> MineflayerBody:
+        """Log a bot called `player` in and wait until it has spawned. An operator bot runs commands and watches;
+        it takes no part in signals."""
+        if player in self._bodies:
+            return self._bodies[player]
+        attempts = max(1, int(live_settings()["bots"]["join_attempts"]))
+        errors: list[str] = []
+        for attempt in range(attempts):
+            spawn_timeout = join_timeout()
+            options = {
+                "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
+                "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
+            }
+            answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
+            if answer["ok"]:
+                break
+            errors.append(str(answer["error"]))
+            if attempt + 1 < attempts:
+                await asyncio.sleep(min(5.0, 1.0 + attempt))
+        else:
+            tries = f" ({attempts} attempts)" if attempts > 1 else ""
+            raise BotError(f"{errors[-1]}{tries}")
+        body = MineflayerBody(self, player)
+        self._bodies[player] = body
+        return body
+
+    def body(self, player: str) -> MineflayerBody:
+        if player not in self._bodies:
+            raise BotError(f"no bot named {player} has joined (connected: {', '.join(self._bodies) or 'none'})")
+        return self._bodies[player]
+
+    @property
+    def players(self) -> list[str]:
+        return list(self._bodies)
+
+    async def join(self, spec: WorldSpec, target: WorldTarget, compiled: CompiledWorld | None = None,
+                   players: Sequence[str] | None = None) -> dict[str, MineflayerBody]:
+        """Log every player of the spec in (or only `players`), give them their inventories at their spawns, and
+        wait until each bot sees that."""
+        compiled = compiled or compile_world(spec)
+        names = list(spec.players) if players is None else list(players)
+        bodies = {name: await self.connect(name) for name in names}
+        for name in names:
+            await apply(compiled.players[name], target)
+        await asyncio.gather(*(self._settle(bodies[name], spec.players[name], target) for name in names))
+        return bodies
+
+    async def _settle(self, body: MineflayerBody, player: PlayerSpec, target: WorldTarget) -> None:
+        """Wait until the bot stands at its spawn with its items. A server that was still logging the bot in may
+        put it back where it logged in after the teleport: halfway through the wait the teleport is repeated."""
+        timeout = float(live_settings()["bots"]["settle_timeout"])
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        repeat_at = loop.time() + timeout / 2
+        while True:
+            seen = body.observe()
+            cell = tuple(int(v // 1) for v in seen["position"])
+            if cell == player.spawn and seen["inventory"] == player.inventory:
+                return
+            if loop.time() > deadline:
+                raise BotError(f"{body.player} did not arrive at {list(player.spawn)} with {player.inventory} within {timeout:g} s "
+                               f"(at {seen['position']} with {seen['inventory']})")
+            if cell != player.spawn and loop.time() > repeat_at:
+                repeat_at = deadline
+                await run_command(target, teleport(player.name, player.spawn))
+            await asyncio.sleep(SETTLE_POLL_SECONDS)
+
+    async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
+                           budget: float | None = None) -> dict[str, ProgramResult]:
+        """Start every player's program together; returns when all have finished or run out of time."""
+        names = list(programs)
+        results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget) for p in names))
+        return dict(zip(names, results))
+
+    async def command(self, player: str, text: str, timeout: float = 5.0) -> str:
+        """An operator command said in chat by `player` (servers without a control channel); returns the answer line."""
+        answer = await self._call("command", player, text, int(timeout * 1000), timeout=timeout + CALLBACK_MARGIN_SECONDS)
+        if not answer["ok"]:
+            raise BotError(answer["error"])
+        return str(answer["reply"])
+
+    def drain_journal(self) -> list[dict[str, Any]]:
+        """World events only the bots saw (signals; everything, once `witness` is on), oldest first."""
+        return list(json.loads(str(self._sync("drainJournal"))))
+
+    def witness(self, operator: str) -> None:
+        """From now on the bots record what they see of the world (servers without blockpact's plugin)."""
+        settings = live_settings()["external"]
+        self._sync("witnessWorld", operator, json.dumps({"digMemoryMs": int(float(settings["dig_memory_seconds"]) * 1000),
+                                                       "expectMs": int(float(settings["expect_seconds"]) * 1000)}))
+
+    def expect_blocks(self, positions: Sequence[Vec], cause: str) -> None:
+        self._sync("expectBlocks", json.dumps([list(p) for p in positions]), cause)
+
+    def read_blocks(self, player: str, lo: Vec, hi: Vec) -> list[str] | Vec:
+        """The block names of a box as `player` sees them (x outermost, then y, z), or the first cell it cannot see."""
+        answer = json.loads(str(self._sync("readBlocks", player, json.dumps(list(lo)), json.dumps(list(hi)))))
+        if "unloaded" in answer:
+            return tuple(answer["unloaded"])  # type: ignore[return-value]
+        palette = answer["palette"]
+        return [palette[i] for i in answer["cells"]]
+
+    def positions(self) -> dict[str, list[float]]:
+        return dict(json.loads(str(self._sync("positions"))))
+
+    def freeze(self, player: str) -> None:
+        self._sync("freeze", player)
+
+    def command_no_wait(self, player: str, text: str) -> None:
+        self._sync("commandNoWait", player, text)
+
+    async def start_viewer(self, player: str, index: int = 0) -> str:
+        """A prismarine-viewer page of `player`'s view on 127.0.0.1 (live.toml's [viewer] port + `index`, or any
+        free port); returns its URL. The page server closes when the bot leaves."""
+        settings = live_settings()["viewer"]
+        port = int(settings["port"])
+        options = json.dumps({"port": port + index if port else 0, "viewDistance": int(settings["view_distance"]),
+                              "firstPerson": bool(settings["first_person"])})
+        answer = await self._call("startViewer", player, options, timeout=CALLBACK_MARGIN_SECONDS)
+        if not answer["ok"]:
+            raise BotError(answer["error"])
+        return str(answer["url"])
+
+    async def leave(self, player: str) -> None:
+        self._bodies.pop(player, None)
+        await self._call("disconnect", player, timeout=CALLBACK_MARGIN_SECONDS)
+
+    async def close(self) -> None:
+        """Stop every program and disconnect every bot (idempotent); the Node runtime stays for others."""
+        if self._closed:
+            return
+        try:
+            if self._node.alive:  # else the bots died with the runtime
+                await self._call("close", timeout=CALLBACK_MARGIN_SECONDS)
+        finally:
+            self._closed = True
+            self._bodies.clear()
+
+    async def __aenter__(self) -> MineflayerWorld:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class OperatorBotTarget:
+    """World operations as chat commands of an operator bot, for servers without a control channel (vanilla 1.17+)."""
+
+    def __init__(self, world: MineflayerWorld, operator: str, version: str | None = None) -> None:
+        self.world = world
+        self.operator = operator
+        self.data = mcdata.load(version or world.address.version or default_mc_version())
+
+    async def command(self, text: str) -> object:
+        return await self.world.command(self.operator, text)
+
+    async def set_chest(self, position: Vec, items: tuple[tuple[str, int], ...]) -> object:
+        return [await self.command(text) for text in chest_commands(position, items, lambda name: self.data.stack_sizes.get(name, 64))]
+
+    async def set_drops(self, block: str, item: str, low: int, high: int, counts: tuple[int, ...] = (),
+                        weights: tuple[float, ...] = ()) -> object:
+        raise BotError(f"custom drops for {block} need the embedded server (a vanilla server would need a data pack)")
+
+
+class MineflayerBody:
+    """One connected bot (the `Body` protocol)."""
+
+    def __init__(self, world: MineflayerWorld, player: str) -> None:
+        self.world = world
+        self.player = player
+
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
+        """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot."""
+        seconds = float(live_settings()["bots"]["program_budget"]) if budget is None else float(budget)
+        if seconds <= 0:
+            raise UserError(f"budget must be a positive number of seconds, got {budget}")
+        options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills)})
+        try:
+            result = await self.world._call("run", self.player, source, options, timeout=seconds + CALLBACK_MARGIN_SECONDS)
+        except BridgeBroken as exc:  # the bots lived in that runtime: this world is over, say so as the program's failure
+            return ProgramResult(self.player, False, str(exc), None, None, failure="bridge")
+        except BaseException:  # cancelled, or Node never answered: stop the program in Node so the bot is free
+            self._cancel_quietly("cancelled by the caller")
+            raise
+        return ProgramResult(**result)
+
+    def _cancel_quietly(self, reason: str) -> None:
+        try:
+            if self.world._node.alive:
+                self.cancel(reason)
+        except Exception:  # the bridge is what failed: nothing to cancel through it
+            pass
+
+    def observe(self) -> dict[str, Any]:
+        return json.loads(str(self.world._sync("observe", self.player)))
+
+    def cancel(self, reason: str = "cancelled") -> bool:
+        return bool(self.world._sync("cancel", self.player, reason))
+
+    async def close(self) -> None:
+        await self.world.leave(self.player)
+
+
+async def run_program_on_server(source: str, *, host: str = "127.0.0.1", port: int = 25565, player: str = "Bot",
+                                version: str | None = None, auth: str = "offline", budget: float | None = None,
+                                skills: Sequence[str] = ()) -> ProgramResult:
+    """Join a server as `player`, run one program, leave (`blockpact program run --server`)."""
+    async with MineflayerWorld(ServerAddress(host, port, version, auth)) as world:
+        body = await world.connect(player)
+        return await body.run(source, skills=skills, budget=budget)

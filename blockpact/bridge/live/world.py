@@ -1,0 +1,395 @@
+"""A live episode with the interface of `SimWorld`, so the one episode engine plays both backends.
+
+`LiveWorld(spec, seed, server=...)` builds the spec's world on the embedded server (or, with `address=`,
+on an external server through an operator bot: `world_access.py`), logs the players in at their spawn
+points with their inventories, and runs every player's program on a mineflayer bot while the world master
+(`world_master.py`) records the world's events into the mirror `state`'s log and applies the spec's dynamics.
+It keeps the `World` protocol (bridge/protocols.py): `now` is episode seconds of the wall clock here.
+
+Time: the episode's clock starts when the first programs start; `spec.episode_seconds` are wall seconds.
+A bot that loses its connection is handled as live.toml's [episode] says (reconnect and restart its
+program, retry the episode, or fail it); nothing already logged is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from blockpact.bridge.protocols import ProgramResult
+from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.human_seats import HumanSeats
+from blockpact.bridge.live.settings import live_settings
+from blockpact.bridge.live.mineflayer_body import NODE_CALL_SECONDS, MineflayerBody, MineflayerWorld, ServerAddress
+from blockpact.bridge.runtime import BridgeBroken
+from blockpact.bridge.live.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
+from blockpact.bridge.live.world_master import WorldMaster
+from blockpact.errors import UserError
+from blockpact.worlds.events import Event, Listener
+from blockpact.worlds.spec.first_look import first_look
+from blockpact.worlds.spec.schema import WorldSpec
+from blockpact.worlds.state import WorldState
+
+DISCONNECT_POLICIES = ("reconnect", "retry", "fail")
+WATCHDOG_GRACE_SECONDS = NODE_CALL_SECONDS + 2.0  # the watchdog pings Node; a ping unanswered this long kills it
+
+
+class EpisodeFailed(UserError):
+    """A live episode could not be played to its end (a bot lost its connection and the policy gave up)."""
+
+
+class _Retry(Exception):
+    """Internal: start the episode over (on_disconnect = "retry")."""
+
+
+class LiveWorld:
+    """One episode of `spec` on a live server, with SimWorld's interface (see the module docstring)."""
+
+    def __init__(self, spec: WorldSpec, seed: int = 0, *, server: EmbeddedServer | None = None,
+                 address: ServerAddress | None = None, on_disconnect: str | None = None, viewer: bool = False,
+                 announce: Callable[[str], None] | None = None, humans: HumanSeats | None = None) -> None:
+        """`server`: the embedded server to play on (started if it is not running; None: one of its own);
+        `humans`: the players who are people with their own client (no bot, no program: human_seats.py);
+        `address`: an external server instead (no plugin); `viewer`: a viewer page for every player's bot
+        (`viewer_urls`); `announce` is told, in a line each, where the server and the pages are."""
+        settings = live_settings()
+        self.spec = spec
+        self.seed = seed
+        self.on_disconnect = on_disconnect or str(settings["episode"]["on_disconnect"])
+        if self.on_disconnect not in DISCONNECT_POLICIES:
+            raise UserError(f"on_disconnect must be one of {', '.join(DISCONNECT_POLICIES)}, got {self.on_disconnect!r}")
+        self.max_reconnects = int(settings["episode"]["max_reconnects"])
+        self.max_retries = int(settings["episode"]["max_retries"])
+        self.tick_interval = float(settings["world_master"]["tick_seconds"])
+        self.play_out = bool(settings["world_master"]["play_out"])
+        if server is not None and address is not None:
+            raise UserError("a live world plays either on the embedded server or on an external one, not both")
+        self._own_server = server is None and address is None
+        self.server = None if address is not None else server or EmbeddedServer(seed=seed)
+        self.access: WorldAccess = WitnessedAccess(address) if address is not None else EmbeddedAccess(self.server)
+        self.viewer = viewer
+        self.announce = announce or (lambda line: None)
+        self.humans = humans
+        self.viewer_urls: dict[str, str] = {}
+        self.state = state = WorldState(spec, seed)
+        self.master = WorldMaster(self.access, spec, state)
+        state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft", **state.snapshot())
+        self.bots: MineflayerWorld | None = None
+        self.reconnects = 0
+        self.retries = 0
+        self._ticker: asyncio.Task | None = None
+        self._finished: Event | None = None
+        self._closed = False
+
+    # -- the World protocol's record of the episode -------------------------------------------------------
+    @property
+    def now(self) -> float:
+        """Wall seconds since the programs started (0 before)."""
+        return self.master.now
+
+    @property
+    def events(self) -> list[Event]:
+        return self.state.log.events  # one log for every attempt (on_disconnect = "retry")
+
+    def emit(self, agent: str | None, kind: str, **data: Any) -> Event:
+        """An event at the episode clock's now, after whatever the journals hold from before."""
+        if self.master.started_at is not None:
+            self.master.record()
+        self.state.time = round(self.now, 6)
+        return self.state.emit(agent, kind, **data)
+
+    def listen(self, listener: Listener) -> None:
+        self.state.log.listeners.append(listener)
+
+    # -- setting up -------------------------------------------------------------------------------------
+    async def _ensure_ready(self) -> None:
+        if self.bots is not None:
+            return
+        if self.server is not None and not self.server.running:
+            dead_pid, exit_code = self.server.pid, self.server.exited
+            await asyncio.to_thread(self.server.start)
+            self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
+                          f"(pid {self.server.pid})")
+            if dead_pid is not None:  # an earlier episode's server died: this episode plays on a new one
+                self.state.emit(None, "server_restart", old_pid=dead_pid, exit_code=exit_code, pid=self.server.pid,
+                                    port=self.server.port)
+                self.announce(f"the embedded server (pid {dead_pid}) had exited with code {exit_code}; "
+                              f"restarted it for seed {self.seed} (pid {self.server.pid})")
+        if self.humans is not None:  # nobody else joins before the people do (bounded: HumanAbsent)
+            for person in self.humans.humans:
+                await self.humans.wait_for(person)
+        self.bots = MineflayerWorld(self.access.address)
+        self.master.bot_journal = self.bots.drain_journal
+        await self.access.prepare(self.bots)
+        compiled = await self.master.build()
+        if compiled.unsupported:
+            self.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
+        await self.bots.join(self.spec, self.access.target, players=self.bot_players)
+        if self.humans is not None:
+            await self.humans.seat(self.spec, compiled)
+        if self.viewer:
+            self.viewer_urls = {p: await self.bots.start_viewer(p, i) for i, p in enumerate(self.bot_players)}
+            for player, url in self.viewer_urls.items():
+                self.announce(f"viewer of {player}: {url}")
+        self.master.start()
+        self._ticker = asyncio.ensure_future(self._tick_forever())
+
+    @property
+    def bot_players(self) -> list[str]:
+        """The players a bot plays (all but the people in human slots)."""
+        return [p for p in sorted(self.spec.players) if self.humans is None or p not in self.humans]
+
+    def _said(self, player: str) -> list[str]:
+        return [str(e.data.get("message", "")) for e in self.state.log.events if e.kind == "chat" and e.agent == player]
+
+    async def _tick_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_interval)
+            self.master.tick()
+
+    async def observe(self, player: str) -> dict[str, Any]:
+        """What `player` sees now; SimWorld.observe gives the same keys. Before the bots join, the world as
+        its spec builds it (joining here would start the episode's clock while the agents think)."""
+        if self.bots is None:
+            return first_look(self.spec, player)
+        return self.body(player).observe()
+
+    def body(self, player: str) -> MineflayerBody:
+        if self.bots is None:
+            raise UserError("the live world is not set up yet: bodies exist once run_programs has started")
+        return self.bots.body(player)
+
+    # -- playing ----------------------------------------------------------------------------------------------
+    async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
+                           until: float | None = None, budget: float | None = None) -> dict[str, ProgramResult]:
+        """All players' programs start together; returns when all finish or the episode end / `until` (episode
+        seconds) is reached, then unfinished ones are stopped (timed_out=True). `budget`: wall seconds each
+        program may take. With dynamics rules and live.toml's play_out, the world runs on to the episode end."""
+        while True:
+            try:
+                return await self._play(programs, skills or {}, until, budget)
+            except _Retry as retry:
+                await self._start_over(str(retry))
+
+    async def _play(self, programs: Mapping[str, str], skills: Mapping[str, Sequence[str]], until: float | None,
+                    budget: float | None) -> dict[str, ProgramResult]:
+        await self._ensure_ready()
+        end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
+        tasks = {p: asyncio.ensure_future(self.humans.play(p, end, lambda: self.now, self._said)
+                                          if self.humans is not None and p in self.humans else
+                                          self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
+                 for p in sorted(programs)}
+        assert self.bots is not None
+        watchdog = asyncio.ensure_future(self.bots.watch())  # a dead or wedged Node runtime ends the episode at once
+        try:
+            failure = await self._wait_for_players(set(tasks.values()), watchdog, end)
+            ended = {p for p, t in tasks.items() if not t.done() and (self.humans is None or p not in self.humans)}
+            for player in ended:
+                try:
+                    self.body(player).cancel(f"stopped: the episode ended at {end:g} s" if failure is None else f"stopped: {failure}")
+                except BridgeBroken:
+                    pass  # its program died with the runtime
+            outcomes = await asyncio.gather(*tasks.values(), return_exceptions=True)
+        finally:
+            for task in (*tasks.values(), watchdog):
+                task.cancel()
+        failure = failure or next((o for o in outcomes if isinstance(o, BaseException)), None)
+        if failure is not None:
+            raise failure
+        self._check_master()
+        if self.play_out and self.spec.rules and until is None and self.now < end:
+            if self._ticker is not None:
+                await asyncio.wait([self._ticker], timeout=end - self.now)  # the end, or the master failing
+            else:
+                await asyncio.sleep(end - self.now)
+            self._check_master()
+        return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
+
+    async def _wait_for_players(self, pending: set[asyncio.Future], watchdog: asyncio.Future, end: float) -> BaseException | None:
+        """Until every player's task is done, one fails, the watchdog finds the bridge broken, the world master's
+        ticker fails (the episode stops then, not at its end), or the episode ends; returns the failure, if any."""
+        guards = {watchdog, *([self._ticker] if self._ticker is not None else [])}
+        while pending:
+            done, _ = await asyncio.wait([*pending, *guards], timeout=max(0.0, end - self.now),
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if not done:
+                return None  # the episode's end
+            if (failure := self._master_failure()) is not None:
+                if isinstance(failure, BridgeBroken) and not watchdog.done():
+                    # The master's call found Node gone or wedged: let the watchdog kill a wedged runtime, so
+                    # stopping the players does not wait on it.
+                    await asyncio.wait([watchdog], timeout=WATCHDOG_GRACE_SECONDS)
+                return failure
+            guards -= done  # a guard that ended without finding anything wrong is not waited on again
+            pending -= done
+            failure = next((t.exception() for t in done if not t.cancelled() and t.exception() is not None), None)
+            if failure is not None:
+                return failure
+        return None
+
+    def _master_failure(self) -> EpisodeFailed | BridgeBroken | None:
+        """Why the world master's ticker stopped, if it did: the bridge (cause `bridge`) or the server/world."""
+        if self._ticker is not None and self._ticker.done() and not self._ticker.cancelled() and self._ticker.exception():
+            error = self._ticker.exception()
+            if isinstance(error, BridgeBroken):
+                return error
+            return EpisodeFailed(f"the world master stopped: {error}")
+        return None
+
+    def _check_master(self) -> None:
+        failure = self._master_failure()
+        if failure is not None:
+            raise failure
+
+    def _episode_result(self, result: ProgramResult, *, stopped: bool) -> ProgramResult:
+        """The engine reads `observation["time"]` as episode time (the simulator's clock)."""
+        observation = {**result.observation, "time": round(self.now, 6)}
+        if stopped:
+            return dataclasses.replace(result, success=False, timed_out=True, observation=observation)
+        return dataclasses.replace(result, observation=observation)
+
+    async def _run_player(self, player: str, source: str, skills: tuple[str, ...], end: float,
+                          budget: float | None) -> ProgramResult:
+        """Run the program; a bot that loses its connection is handled as the policy says. Writes the simulator's
+        program_start and program_end events around it."""
+        self.emit(player, "program_start")
+        result = await self._run_until_done(player, source, skills, end, budget)
+        self.emit(player, "program_end", success=result.success, error=result.error)
+        return result
+
+    async def _run_until_done(self, player: str, source: str, skills: tuple[str, ...], end: float,
+                              budget: float | None) -> ProgramResult:
+        while True:
+            remaining = max(1.0, end - self.now + 1.0)  # the episode end stops it first
+            seconds = remaining if budget is None else min(float(budget), remaining)
+            result = await self.body(player).run(source, skills=skills, budget=seconds)
+            lost = self._connection_lost(player)
+            if lost is None:
+                return result
+            self.master.record()
+            self.state.emit(player, "connection", state="lost", reason=lost)
+            if self.on_disconnect == "fail" or (self.on_disconnect == "reconnect" and self.reconnects >= self.max_reconnects):
+                raise EpisodeFailed(f"{player} lost its connection mid-episode ({lost}); on_disconnect = "
+                                    f"{self.on_disconnect!r} after {self.reconnects} reconnect(s)")
+            if self.on_disconnect == "retry":
+                if self.retries >= self.max_retries:
+                    raise EpisodeFailed(f"{player} lost its connection mid-episode ({lost}) and the episode was "
+                                        f"already retried {self.retries} time(s)")
+                raise _Retry(f"{player} lost its connection ({lost})")
+            if self.now >= end:
+                return result
+            await self._reconnect(player)
+            self.state.emit(player, "program_restart", reason=lost)
+
+    def _connection_lost(self, player: str) -> str | None:
+        assert self.bots is not None
+        return self.bots.connection_lost(player)
+
+    async def _reconnect(self, player: str) -> None:
+        """Log the bot in again; the server gives it back its items and place."""
+        assert self.bots is not None
+        self.reconnects += 1
+        await self.bots.leave(player)
+        await self.bots.connect(player)
+        self.state.emit(player, "connection", state="reconnected")
+
+    async def _start_over(self, reason: str) -> None:
+        """on_disconnect = "retry": the failed attempt stays in the log; a new episode_start follows it."""
+        self.retries += 1
+        self.master.record()
+        state = self.state
+        tasks = [e for e in state.log.events if e.kind == "task"]
+        state.emit(None, "episode_failed", reason=reason, attempt=self.retries)
+        if self._ticker is not None:
+            self._ticker.cancel()
+        if self.bots is not None:
+            await self.bots.close()
+            self.bots = None
+        fresh = WorldState(self.spec, self.seed)
+        fresh.log = state.log  # the engine follows this log
+        self.state, self.master = fresh, WorldMaster(self.access, self.spec, fresh)
+        fresh.emit(None, "episode_start", world=self.spec.name, seed=self.seed, backend="minecraft", attempt=self.retries,
+                   **fresh.snapshot())
+        for task in tasks:
+            fresh.emit(task.agent, "task", **task.data)
+
+    # -- the end ----------------------------------------------------------------------------------------------
+    def finish(self) -> Event:
+        """The episode_end event with the final snapshot, after the last events and a read-back of inventories and
+        chests (rewards are the mirror's inventory values, as the simulator's)."""
+        if self._finished is not None:
+            return self._finished
+        if self._ticker is not None:
+            self._ticker.cancel()
+        state = self.state
+        if self.bots is not None:
+            connected = [p for p in self.spec.players if p in self.bots.players and self._connection_lost(p) is None]
+            if self.humans is not None:  # people still on the server: their inventories are read back too
+                connected += sorted(set(self.humans.humans) & self.humans.connected())
+            self.master.final_check(connected)
+        state.time = round(self.now, 6)
+        self._finished = state.emit(None, "episode_end", **state.snapshot())
+        return self._finished
+
+    async def close(self) -> None:
+        """Disconnect the bots; stop the server if this world started it (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._ticker is not None:
+            self._ticker.cancel()
+        try:
+            if self.bots is not None:
+                await self.bots.close()
+        finally:
+            if self._own_server and self.server is not None:
+                await asyncio.to_thread(self.server.stop)
+
+
+class LiveWorlds:
+    """The live backend of a run: a `LiveWorld` per episode, called like the `SimWorld` class: `worlds(spec, seed)`.
+    On the embedded server, one server serves all the run's episodes: started by the first episode, stopped by
+    `aclose` or `stop` (also after an error or Ctrl-C). With `address`, episodes play on that external server."""
+
+    def __init__(self, server: EmbeddedServer | None = None, *, address: ServerAddress | None = None,
+                 version: str | None = None, on_disconnect: str | None = None, viewer: bool = False,
+                 announce: Callable[[str], None] | None = None) -> None:
+        if server is not None and address is not None:
+            raise UserError("a run plays either on the embedded server or on an external one, not both")
+        self.humans: HumanSeats | None = None
+        self.address = address
+        self._own_server = server is None and address is None
+        self.server = server if address is not None or server is not None else EmbeddedServer(version=version)
+        self.on_disconnect = on_disconnect
+        self.viewer = viewer
+        self.announce = announce
+
+    def __call__(self, spec: WorldSpec, seed: int = 0) -> LiveWorld:
+        return LiveWorld(spec, seed, server=self.server, address=self.address, on_disconnect=self.on_disconnect,
+                         viewer=self.viewer, announce=self.announce, humans=self.humans)
+
+    def seat_humans(self, humans: Sequence[str]) -> HumanSeats:
+        """The run's human slots: people who join this backend's embedded server with their own client."""
+        if self.address is not None or self.server is None:
+            raise UserError("a `human` slot needs the embedded server (leave out --server): on an external server "
+                            "blockpact cannot read a person's inventory or end their part of an episode")
+        self.humans = HumanSeats(humans, self.server, self.ensure_server, self.announce)
+        return self.humans
+
+    def ensure_server(self) -> None:
+        """Start the embedded server now (before the first episode), e.g. for a person to join and negotiate."""
+        if self.server is not None and not self.server.running:
+            self.server.start()
+            if self.announce is not None:
+                self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
+                              f"(pid {self.server.pid})")
+
+    def stop(self) -> None:
+        """Stop the embedded server if this backend started it (idempotent, synchronous: safe after Ctrl-C)."""
+        if self._own_server and self.server is not None:
+            self.server.stop()
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.stop)

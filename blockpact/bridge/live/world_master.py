@@ -1,0 +1,234 @@
+"""The world master of a live episode: builds the spec's world on a live server, keeps a mirror of it in
+the simulator's `WorldState`, records what happens there as the simulator's events, and applies the
+spec's dynamics.
+
+What happens on the server reaches Python through two journals drained every tick: the server's (on the
+embedded server, the blockpact plugin's: blocks, inventories with their causes, chests, chat;
+`js/server/plugin/journal.js`) and the bots' (signals, which never touch the server; on a server without
+the plugin also what the bots witness, `js/mineflayer/witness.js`). How the server is reached is a
+`WorldAccess` (`world_access.py`). Each entry updates the mirror and becomes an `Event` at
+its episode time, so the engine, the judge's observables and the metrics read a live episode exactly
+as a simulated one. Dynamics are the simulator's own `Dynamics` run on the mirror (after reading the
+rules' regions back from the server); the block changes it decides are sent to the server as commands
+and come back through the journal, so every block event has one source: the server.
+
+A tick runs on the event loop's thread without awaiting: control requests take milliseconds, and a tick
+that can never be interrupted halfway can never lose what it drained.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from blockpact.bridge.live.world_access import WorldAccess
+from blockpact.bridge.live.world_compiler import CompiledWorld, compile_world
+from blockpact.errors import UserError
+from blockpact.settings import settings
+from blockpact.worlds.rules.dynamics import Dynamics
+from blockpact.worlds.events import Event, EventLog
+from blockpact.worlds.spec.schema import Vec, WorldSpec
+from blockpact.worlds.state import WorldState
+from blockpact.worlds.rules.ticks import ticks_between
+
+DYNAMICS_CAUSES = ("regrow", "spawn", "grow")
+RECONCILE_CAUSE = "reconcile"  # a change the journals did not report, found by reading the world back
+
+
+class WorldBuildError(UserError):
+    """The server's world does not match the spec after building it."""
+
+
+@dataclass
+class TickStats:
+    """Wall seconds each tick took (drain, read back, dynamics), for bench/live.py."""
+
+    durations: list[float] = field(default_factory=list)
+    events: int = 0
+    commands: int = 0
+
+
+def _vec(value: Any) -> Vec:
+    return (int(value[0]), int(value[1]), int(value[2]))
+
+
+class WorldMaster:
+    """Builds one episode's world and keeps `state` (the mirror) and its event log in step with the server."""
+
+    def __init__(self, access: WorldAccess, spec: WorldSpec, state: WorldState) -> None:
+        self.access = access
+        self.spec = spec
+        self.state = state
+        self.dynamics = Dynamics(state)
+        self.tick_seconds = settings().simulator.tick_seconds
+        self.bot_journal: Callable[[], list[dict[str, Any]]] = list  # set once bots are in: drains their journal
+        self.started_at: float | None = None  # wall time of episode time 0
+        self.dynamics_time = 0.0  # episode second up to which the dynamics have been applied
+        self.stats = TickStats()
+        self._regions = sorted({name for rule in spec.rules
+                                for name in [rule.region, *(c.region for c in rule.when)]})
+
+    # -- building -----------------------------------------------------------------------------------
+    async def build(self) -> CompiledWorld:
+        """Build blocks, chests, drops and game rules, then check the world by reading it back."""
+        compiled = compile_world(self.spec)
+        problems = await self.access.build(self.spec, compiled)
+        if problems:
+            raise WorldBuildError(f"the server's world does not match {self.spec.name} after building it:\n  "
+                                  + "\n  ".join(problems))
+        return compiled
+
+    def discard_journal(self) -> None:
+        """Forget what happened so far (building, players joining): the episode starts from the spec's state."""
+        self.access.drain()
+        self.bot_journal()
+
+    def start(self) -> None:
+        self.discard_journal()
+        self.started_at = time.time()
+
+    @property
+    def now(self) -> float:
+        """Episode seconds (wall clock) since `start`."""
+        return 0.0 if self.started_at is None else max(0.0, time.time() - self.started_at)
+
+    # -- ticks ------------------------------------------------------------------------------------------
+    def tick(self) -> None:
+        """Record what happened, read the rules' regions back, and apply the dynamics due by now."""
+        begun = time.perf_counter()
+        self.record()
+        self._update_positions()
+        if self.spec.rules:
+            self.reconcile_regions()
+            due = ticks_between(self.dynamics_time, self.now, self.tick_seconds)
+            if due:
+                self._apply_dynamics(due)
+                self.record()
+        self.stats.durations.append(time.perf_counter() - begun)
+
+    def record(self) -> None:
+        """Drain both journals into the mirror and the event log, in time order."""
+        entries, dropped = self.access.drain()
+        entries += self.bot_journal()
+        if dropped:
+            self._emit(None, "journal_overflow", {"dropped": dropped})
+        for entry in sorted(entries, key=lambda e: e["time"]):
+            self._apply(entry)
+
+    def _at(self, wall_ms: float) -> float:
+        assert self.started_at is not None
+        return max(0.0, wall_ms / 1000.0 - self.started_at)
+
+    def _emit(self, agent: str | None, kind: str, data: dict[str, Any], at: float | None = None) -> Event:
+        self.state.time = round(self.now if at is None else at, 6)
+        return self.state.emit(agent, kind, **data)
+
+    def _apply(self, entry: dict[str, Any]) -> None:
+        kind, agent, data, at = entry["kind"], entry.get("agent"), dict(entry.get("data") or {}), self._at(entry["time"])
+        state = self.state
+        if kind == "block":
+            pos = _vec(data["pos"])
+            if not self.spec.in_bounds(pos):
+                return  # outside the world's box: not part of the scenario
+            self._set_cell(pos, data["new"])
+            self._emit(agent, "block", {"pos": list(pos), "old": data["old"], "new": data["new"], "cause": data["cause"]}, at)
+        elif kind == "inventory":
+            if agent not in state.inventories:
+                return
+            inventory = state.inventories[agent]
+            inventory[data["item"]] = int(data["count"])
+            if inventory[data["item"]] <= 0:
+                del inventory[data["item"]]
+            self._emit(agent, "inventory", {"item": data["item"], "delta": int(data["delta"]), "count": int(data["count"]),
+                                            "cause": data["cause"]}, at)
+        elif kind == "chest":
+            pos = _vec(data["pos"])
+            chest = state.chests.setdefault(pos, Counter())
+            chest[data["item"]] = int(data["count"])
+            if chest[data["item"]] <= 0:
+                del chest[data["item"]]
+            self._emit(agent, "chest", {"pos": list(pos), "item": data["item"], "delta": int(data["delta"]),
+                                        "count": int(data["count"])}, at)
+        else:  # chat, signal, connection: as recorded
+            self._emit(agent, kind, data, at)
+        self.stats.events += 1
+
+    def _set_cell(self, pos: Vec, block: str) -> None:
+        state = self.state
+        state.grid.set(pos, state.block_id(block))
+        if block != "chest":
+            state.chests.pop(pos, None)
+        elif pos not in state.chests:
+            state.chests[pos] = Counter()
+
+    def reconcile_regions(self) -> None:
+        """Read the rules' regions back; a cell the journals did not report changing is corrected in the mirror
+        and recorded as a block event with cause "reconcile" (e.g. a server's own block updates)."""
+        for name in self._regions:
+            region = self.spec.regions[name]
+            for pos, block in zip(region.cells(), self.access.read_blocks(region.lo, region.hi)):
+                old = self.state.block_at(pos)
+                if old != block:
+                    self._set_cell(pos, block)
+                    self._emit(None, "block", {"pos": list(pos), "old": old, "new": block, "cause": RECONCILE_CAUSE})
+
+    def _update_positions(self) -> None:
+        """The bots' block positions; a bot that moved since the last tick is a `move` event (as the simulator's
+        moveTo writes; `steps`: blocks between the two positions, the grid distance)."""
+        for name, position in self.access.positions().items():
+            if name in self.state.positions:
+                new = _vec([int(v // 1) for v in position])
+                old = self.state.positions[name]
+                self.state.positions[name] = new
+                if new != old:
+                    self._emit(name, "move", {"to": list(new), "steps": sum(abs(a - b) for a, b in zip(new, old))})
+
+    def _apply_dynamics(self, seconds: list[float]) -> None:
+        """The simulator's dynamics on the mirror decide the changes; the server makes them (only where the
+        cell still holds what the dynamics saw), and its journal reports them."""
+        state = self.state
+        real_log, state.log = state.log, EventLog()
+        try:
+            for second in seconds:
+                state.time = second
+                self.dynamics.tick(second)
+            changes = [e for e in state.log.events if e.kind == "block" and e.data.get("cause") in DYNAMICS_CAUSES]
+        finally:
+            state.log = real_log
+        for change in reversed(changes):  # the mirror shows only what the server reports
+            self._set_cell(_vec(change.data["pos"]), change.data["old"])
+        self.dynamics_time = seconds[-1]
+        for change in changes:
+            x, y, z = change.data["pos"]
+            command = f"fill {x} {y} {z} {x} {y} {z} {change.data['new']} replace {change.data['old']}"
+            self.access.change_blocks(command, [(x, y, z)], change.data["cause"])
+            self.stats.commands += 1
+
+    # -- the end --------------------------------------------------------------------------------------------
+    def final_check(self, connected: list[str]) -> None:
+        """Before the episode_end snapshot: record the last events, then compare the mirror's inventories and
+        chests with the server's (where the access can read them) and correct (as `reconcile` events) whatever the journals missed."""
+        self.tick()
+        self._update_positions()
+        for player in connected:
+            actual, mirrored = self.access.inventory(player), dict(self.state.inventories[player])
+            if actual is None:
+                continue
+            for item in sorted(set(actual) | set(mirrored)):
+                if actual.get(item, 0) != mirrored.get(item, 0):
+                    self._apply({"time": time.time() * 1000, "agent": player, "kind": "inventory",
+                                 "data": {"item": item, "delta": actual.get(item, 0) - mirrored.get(item, 0),
+                                          "count": actual.get(item, 0), "cause": RECONCILE_CAUSE}})
+        for pos in sorted(self.state.chests):
+            actual = self.access.chest(pos)
+            if actual is None:  # unknown to this access: the mirror is the record
+                continue
+            mirrored = dict(self.state.chests[pos])
+            for item in sorted(set(actual) | set(mirrored)):
+                if actual.get(item, 0) != mirrored.get(item, 0):
+                    self._apply({"time": time.time() * 1000, "agent": None, "kind": "chest",
+                                 "data": {"pos": list(pos), "item": item, "delta": actual.get(item, 0) - mirrored.get(item, 0),
+                                          "count": actual.get(item, 0)}})

@@ -1,0 +1,194 @@
+"""One episode: every player's action agent writes a program, all programs run together on a world
+(a SimWorld by default, JavaScript in the SES sandbox; a LiveWorld for --backend minecraft), the critic
+reviews each run, the judges settle the contract, and what each player learnt is handed to the next
+episode.
+
+Who the players are (scripted or LLM) is a `Cast`; the engine is the same for both, so scripted
+and LLM runs differ only in who writes the programs, critiques and judgments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from blockpact.agents.action import ActionAgent, ActionContext
+from blockpact.agents.critic import CriticProtocol
+from blockpact.agents.observation import share_group_observations
+from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, TaskOutcome, VoyagerLoop, run_together
+from blockpact.bridge.protocols import World
+from blockpact.bridge.sim import SimWorld
+from blockpact.experiments.judging import Judges, settle
+from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Handover
+from blockpact.experiments.settings import prompt, run_settings
+from blockpact.worlds.events import Event
+from blockpact.worlds.spec.schema import WorldSpec
+
+if TYPE_CHECKING:
+    from blockpact.bridge.protocols import ProgramResult
+    from blockpact.skills.library import SkillLibrary
+
+
+@dataclass(frozen=True)
+class Minds:
+    """Who thinks for the players in one episode: action agents, the critic, the judges."""
+
+    agents: Mapping[str, ActionAgent]
+    critic: CriticProtocol
+    judges: Judges
+    libraries: Mapping[str, SkillLibrary] = field(default_factory=dict)  # where successful programs are kept
+    describer: SkillDescriber | None = None
+
+
+Cast = Callable[[EpisodeInput], Minds]  # the minds of an episode (scripted or LLM)
+WorldFactory = Callable[[WorldSpec, int], World]  # (spec, seed) -> a world of any backend
+
+
+def task_for(episode: EpisodeInput) -> str:
+    return prompt("task" if episode.contract is None else "task_contract").substitute().strip()
+
+
+def chat_lines(events: list[Event]) -> tuple[str, ...]:
+    return tuple(f"[{e.time:.1f} s] {e.agent}: {e.data.get('message', '')}" for e in events if e.kind == "chat" and e.agent)
+
+
+def _context(episode: EpisodeInput, player: str, task: str, observation: Mapping[str, Any]) -> ActionContext:
+    spec = episode.spec
+    handover = episode.handover.get(player, Handover())
+    return ActionContext(
+        player=player,
+        world=spec,
+        task=task,
+        contract=episode.contract,
+        inventory=dict(spec.players[player].inventory),
+        others_inventories={p: dict(s.inventory) for p, s in sorted(spec.players.items()) if p != player},
+        observation=observation,
+        chat_log=handover.chat_log,
+        last_code=handover.last_code,
+        last_error=handover.last_error,
+        critic_critique=handover.critic_critique,
+        judge_critique=handover.judge_critique,
+    )
+
+
+def _no_program(player: str, reason: str | None) -> dict[str, object]:
+    """A program_result for a player whose action agent wrote no runnable program (nothing ran)."""
+    return {"player": player, "success": False, "error": f"no program: {reason or 'the action agent gave none'}",
+            "error_line": None, "stack": None, "chat": [], "logs": [], "duration": 0.0, "timed_out": False}
+
+
+# World events that show a player acting; a program that ran the whole episode without one made no progress.
+PROGRESS_KINDS = frozenset({"move", "inventory", "block", "chest", "craft", "smelt", "signal", "chat"})
+
+
+def made_progress(events: list[Event], player: str) -> bool:
+    return any(e.agent == player and e.kind in PROGRESS_KINDS for e in events)
+
+
+class _Runs:
+    """The programs' results as run, and as the agents see them: in this protocol a program plays the
+    whole episode, so one still running when the episode ends has finished its job (no error to fix,
+    and the critic judges what it achieved), unless its bot made no progress at all the whole time (a
+    hung bot or a program stuck waiting): that one stays `timed out`, and the critic sees so. The log
+    keeps the run as it was."""
+
+    def __init__(self, episode_seconds: float) -> None:
+        self.episode_seconds = episode_seconds
+        self.original: dict[str, ProgramResult] = {}
+        self.ended_with_episode: set[str] = set()
+        self.rejected: dict[str, list[LoopEvent]] = {}  # proposal_failed events, with the rejected replies
+
+    def note(self, event: LoopEvent) -> None:
+        if event.kind == "proposal_failed":
+            self.rejected.setdefault(event.player, []).append(event)
+
+    def record(self, results: Mapping[str, ProgramResult], events: list[Event]) -> dict[str, ProgramResult]:
+        seen = {}
+        for player, result in results.items():
+            self.original[player] = result
+            if (result.timed_out and result.observation.get("time", 0.0) >= self.episode_seconds
+                    and made_progress(events, player)):
+                self.ended_with_episode.add(player)
+                result = dataclasses.replace(result, success=True, error=None, error_line=None, stack=None,
+                                             timed_out=False, failure=None, limit=None)
+            seen[player] = result
+        return seen
+
+
+class WorldEpisodeEngine:
+    """Plays episodes on the worlds `world_factory` makes (the grid simulator unless told otherwise; any
+    `World` of bridge/protocols.py); one instance serves every condition and seed of a run."""
+
+    def __init__(self, cast: Cast, world_factory: WorldFactory = SimWorld) -> None:
+        self.cast = cast
+        self.world_factory = world_factory
+        settings = run_settings()["episode"]
+        self.budget_margin = float(settings["budget_margin_seconds"])
+        self.handover_chat_lines = int(settings["handover_chat_lines"])
+
+    async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
+        spec = episode.spec
+        world = self.world_factory(spec, episode.seed)
+        try:
+            log.follow(world.events, world.listen)
+            task = task_for(episode)
+            for player in sorted(spec.players):
+                world.emit(player, "task", task=task)  # the judge's observables read the tasks here
+            minds = self.cast(episode)
+            outcomes, runs = await self._play_programs(episode, minds, world, task)
+            world.finish()
+            for outcome in outcomes:
+                self._log_outcome(outcome, runs, log)
+            events = list(world.events)
+            settlement = await settle(spec, episode.contract, events, log, minds.judges)
+            chat = chat_lines(events)[-self.handover_chat_lines:]
+            handover = {o.player: self._handover(o, settlement.critiques.get(o.player, ""), chat) for o in outcomes}
+            return EpisodeOutcome(settlement.rewards, settlement.inventory_rewards, settlement.transfers, handover,
+                                  world.now, settlement.applied)
+        finally:
+            await world.close()
+
+    async def _play_programs(self, episode: EpisodeInput, minds: Minds, world: World,
+                             task: str) -> tuple[list[TaskOutcome], _Runs]:
+        """Every player proposes, all programs run together, the critic reviews each run."""
+        spec = episode.spec
+        players = sorted(spec.players)
+        runs = _Runs(spec.episode_seconds)
+        loops = [VoyagerLoop(minds.agents[p], minds.critic, library=minds.libraries.get(p), describer=minds.describer,
+                             attempts=1, on_event=runs.note) for p in players]
+        budget = spec.episode_seconds + self.budget_margin
+
+        async def run_programs(programs: dict[str, str], skills: dict[str, tuple[str, ...]]) -> dict[str, ProgramResult]:
+            results = await world.run_programs(programs, skills=skills, budget=budget)
+            return runs.record(results, list(world.events))
+
+        observations = share_group_observations({p: await world.observe(p) for p in players}, episode.spec.groups,
+                                                world.now)
+        outcomes = await run_together(loops, [_context(episode, p, task, observations[p]) for p in players], run_programs)
+        return outcomes, runs
+
+    @staticmethod
+    def _log_outcome(outcome: TaskOutcome, runs: _Runs, log: EpisodeLog) -> None:
+        player = outcome.player
+        if not outcome.attempts:
+            replies = [r for e in runs.rejected.get(player, []) for r in e.data.get("replies", [])]
+            log.program_result(_no_program(player, outcome.reason), code=None, source="llm", replies=replies)
+            return
+        for attempt in outcome.attempts:
+            proposal, critique = attempt.proposal, attempt.critique
+            verdict = {"success": critique.success, "critique": critique.critique, "reasoning": critique.reasoning,
+                       "source": critique.source}
+            log.program_result(runs.original[player].to_json(), code=proposal.code, source=proposal.label,
+                               explain=proposal.explain, plan=proposal.plan, function_name=proposal.function_name,
+                               critic=verdict, stopped_by_episode_end=player in runs.ended_with_episode)
+            if critique.critique:
+                log.critique(player, "critic", critique.critique, success=critique.success)
+
+    @staticmethod
+    def _handover(outcome: TaskOutcome, judge_critique: str, chat: tuple[str, ...]) -> Handover:
+        ctx = outcome.context
+        last_error = ctx.last_error if outcome.attempts else f"no program: {outcome.reason}"
+        return Handover(last_code=ctx.last_code, last_error=last_error, critic_critique=ctx.critic_critique,
+                        judge_critique=judge_critique or None, chat_log=chat)

@@ -1,0 +1,319 @@
+"""Voyager's control primitives as macro-actions on the simulator, with Voyager's feedback.
+
+As in Voyager, a soft failure ("No iron_ore nearby, please explore first") is said in chat and the
+primitive returns; a misuse (unknown block name, no furnace nearby) raises `PrimitiveError`, which
+ends the program with that message. Each primitive takes simulated time: walking by path length,
+digging by Minecraft's dig-time rule, the rest by the durations in `defaults.toml`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from blockpact.worlds.rules import game as rules
+from blockpact.worlds.grid import within_reach
+from blockpact.worlds.rules.game import fmt
+from blockpact.worlds.spec.schema import Vec
+
+if TYPE_CHECKING:
+    from blockpact.worlds.sim.simulator import Simulation
+
+
+class PrimitiveError(Exception):
+    """A primitive used wrongly; ends the program like a thrown Error in Voyager."""
+
+
+class AgentAPI:
+    """What one agent's program may call. Read-only queries are instant; actions take simulated time."""
+
+    def __init__(self, sim: Simulation, name: str) -> None:
+        self.sim = sim
+        self.name = name
+        self.state = sim.state
+        self.timing = sim.timing
+
+    # -- observation (instant) -------------------------------------------------------------------
+    @property
+    def position(self) -> Vec:
+        return self.state.positions[self.name]
+
+    @property
+    def inventory(self) -> dict[str, int]:
+        return dict(self.state.inventories[self.name])
+
+    @property
+    def held_item(self) -> str | None:
+        return self.state.held[self.name]
+
+    @property
+    def time(self) -> float:
+        return self.sim.clock.now
+
+    def block_at(self, pos: Vec) -> str:
+        return self.state.block_at(tuple(pos))  # type: ignore[arg-type]
+
+    def find_blocks(self, name: str, max_distance: float | None = None, count: int = 1) -> list[Vec]:
+        radius = self.timing["search_radius"] if max_distance is None else max_distance
+        return self.state.find_blocks(name, self.position, radius, count)
+
+    def chest_contents(self, pos: Vec) -> dict[str, int] | None:
+        chest = self.state.chests.get(tuple(pos))  # type: ignore[arg-type]
+        return None if chest is None else dict(chest)
+
+    # -- helpers -----------------------------------------------------------------------------------
+    async def _say(self, message: str, source: str = "primitive") -> None:
+        self.state.emit(self.name, "chat", message=message, source=source)
+
+    def _route(self, goal: Callable[[Vec], bool]) -> list[Vec] | None:
+        return self.state.grid.path(self.position, goal, up_cost=self.timing["step_up_seconds"] * self.timing["walk_speed"])
+
+    async def _walk(self, goal: Callable[[Vec], bool]) -> bool:
+        route = self._route(goal)
+        if route is None:
+            return False
+        await self._follow(route)
+        return True
+
+    async def _follow(self, route: list[Vec]) -> None:
+        """Walk a route found by `_route`, taking its simulated time."""
+        if len(route) > 1:
+            ups = sum(1 for a, b in zip(route, route[1:]) if b[1] > a[1])
+            await self.sim.clock.sleep(self.name, (len(route) - 1) / self.timing["walk_speed"] + ups * self.timing["step_up_seconds"])
+            self.state.positions[self.name] = route[-1]
+            self.state.emit(self.name, "move", to=list(route[-1]), steps=len(route) - 1)
+
+    async def _walk_to_reach(self, target: Vec) -> bool:
+        reach = self.timing["reach"]
+        return await self._walk(lambda c: within_reach(c, target, reach))
+
+    def _nearest(self, block: str) -> Vec | None:
+        found = self.find_blocks(block, count=1)
+        return found[0] if found else None
+
+    # -- movement ----------------------------------------------------------------------------------
+    async def move_to(self, position: Vec, radius: float = 1.0) -> Vec:
+        """Walk to a cell within `radius` of `position` (mineflayer-pathfinder's GoalNear)."""
+        target = tuple(int(v) for v in position)
+        if not await self._walk(lambda c: sum((a - b) ** 2 for a, b in zip(c, target)) <= radius * radius):
+            raise PrimitiveError("No path to the goal!")
+        return self.position
+
+    async def explore_until(self, direction: Vec, max_time: float = 60, until: Callable[[AgentAPI], Any] | None = None) -> Any:
+        """Walk in `direction` until `until(api)` returns something truthy or `max_time` passes; None then."""
+        dx, _, dz = (int(math.copysign(1, v)) if v else 0 for v in direction)
+        if dx == 0 and dz == 0:
+            raise PrimitiveError("Direction for exploreUntil must have a nonzero x or z component")
+        start = self.time
+        step = 1 / self.timing["walk_speed"]
+        while self.time - start < max_time:
+            if until is not None and (found := until(self)):
+                return found
+            x, y, z = self.position
+            options = [c for c, _ in self.state.grid.steps_from(self.position) if (c[0] - x, c[2] - z) in ((dx, dz), (dx, 0), (0, dz))]
+            if not options:
+                await self._say(f"I cannot explore further towards {fmt((dx, 0, dz))}")
+                return None
+            await self.sim.clock.sleep(self.name, step)
+            self.state.positions[self.name] = options[0]
+        return until(self) if until is not None else None
+
+    # -- blocks ------------------------------------------------------------------------------------
+    async def mine_block(self, name: str, count: int = 1) -> int:
+        """Mine up to `count` blocks of `name`, nearest first; drops go to the inventory. Returns how many."""
+        if not isinstance(name, str) or not self.state.data.is_block(name):
+            raise PrimitiveError(f"No block named {name}")
+        if not isinstance(count, int) or count < 1:
+            raise PrimitiveError("count for mineBlock must be a positive number")
+        if not self.find_blocks(name, count=1):
+            await self._say(f"No {name} nearby, please explore first")
+            return 0
+        tool = rules.best_tool(self.state, self.name, name)
+        if not rules.can_harvest(self.state, name, tool):
+            await self._say(f"I cannot mine {name} with {tool or 'my bare hands'}")
+            return 0
+        mined, lost_to = 0, None
+        while mined < count:
+            reach = self.timing["reach"]
+            routes = ((t, self._route(lambda c, t=t: within_reach(c, t, reach))) for t in self.find_blocks(name, count=1024))
+            target, route = next(((t, r) for t, r in routes if r is not None), (None, None))
+            if target is None or route is None:
+                break
+            await self._follow(route)
+            if self.state.block_at(target) != name:
+                lost_to = target
+                continue
+            tool = rules.best_tool(self.state, self.name, name)
+            await self.sim.clock.sleep(self.name, rules.dig_seconds(self.state, name, tool))
+            if self.state.block_at(target) != name:
+                lost_to = target
+                continue
+            rules.dig(self.state, self.name, target, tool)
+            mined += 1
+        if mined < count and lost_to is not None:
+            who = self.sim.last_changed_by.get(lost_to)
+            by = f" by {who}" if who and who != self.name else ""
+            rest = f"no other {name} nearby" if mined == 0 else f"I mined {mined} of {count}"
+            await self._say(f"{name} at {fmt(lost_to)} was mined{by} before I got to it; {rest}")
+        return mined
+
+    async def place_item(self, name: str, position: Vec) -> bool:
+        if not self.state.data.is_item(name):
+            raise PrimitiveError(f"No item named {name}")
+        pos = tuple(int(v) for v in position)
+        if self.state.inventories[self.name].get(name, 0) < 1:
+            await self._say(f"No {name} in inventory")
+            return False
+        reach = self.timing["reach"]
+        if not await self._walk(lambda c: within_reach(c, pos, reach) and pos not in (c, (c[0], c[1] + 1, c[2]))):
+            await self._say(f"Error placing {name}: no path to {fmt(pos)}, please find another position to place")
+            return False
+        await self.sim.clock.sleep(self.name, self.timing["place_seconds"])
+        try:
+            rules.place(self.state, self.name, name, pos)  # type: ignore[arg-type]
+        except rules.RuleError as exc:
+            await self._say(f"Error placing {name}: {exc}, please find another position to place")
+            return False
+        await self._say(f"Placed {name}")
+        return True
+
+    # -- crafting ----------------------------------------------------------------------------------
+    async def craft_item(self, name: str, count: int = 1) -> int:
+        """Do the recipe for `name` `count` times (Voyager/mineflayer semantics). Returns items made."""
+        if not isinstance(name, str) or not self.state.data.is_item(name):
+            raise PrimitiveError(f"No item named {name}")
+        if not isinstance(count, int) or count < 1:
+            raise PrimitiveError("count for craftItem must be a positive number")
+        table = self._nearest("crafting_table")
+        if table is None:
+            await self._say("Craft without a crafting table")
+        elif not await self._walk_to_reach(table):
+            table = None
+        if name not in self.state.data.recipes:
+            await self._say(f"I cannot make {name}: it has no crafting recipe")
+            return 0
+        plan = rules.plan_craft(self.state, self.name, name, count, table_nearby=table is not None)
+        if plan.recipe is None:
+            needs = [f"{n} more {item}" for item, n in sorted(plan.missing.items()) if item != "crafting_table"]
+            if "crafting_table" in plan.missing:
+                needs.append("a crafting_table nearby")
+            await self._say(f"I cannot make {name} because I need: {', '.join(needs)}")
+            return 0
+        await self._say(f"I can make {name}")
+        await self.sim.clock.sleep(self.name, self.timing["craft_seconds"] * count)
+        try:
+            rules.craft(self.state, self.name, plan.recipe, count)
+        except rules.RuleError:
+            await self._say(f"I cannot do the recipe for {name} {count} times")
+            return 0
+        await self._say(f"I did the recipe for {name} {count} times")
+        return plan.recipe.count * count
+
+    async def smelt_item(self, item: str, fuel: str, count: int = 1) -> int:
+        for n in (item, fuel):
+            if not isinstance(n, str) or not self.state.data.is_item(n):
+                raise PrimitiveError(f"No item named {n}")
+        furnace = self._nearest("furnace")
+        if furnace is None:
+            raise PrimitiveError("No furnace nearby")
+        if not await self._walk_to_reach(furnace):
+            raise PrimitiveError("No path to the goal!")
+        inv = self.state.inventories[self.name]
+        if inv.get(item, 0) < 1:
+            await self._say(f"No {item} to smelt in inventory")
+            return 0
+        if inv.get(fuel, 0) < 1:
+            await self._say(f"No {fuel} as fuel in inventory")
+            return 0
+        if rules.smelt_output(item) is None:
+            raise PrimitiveError(f"{item} is not a valid input")
+        if rules.fuel_value(fuel) <= 0:
+            raise PrimitiveError(f"{fuel} is not a valid fuel")
+        n = rules.smelt_capacity(self.state, self.name, item, fuel, count)
+        await self.sim.clock.sleep(self.name, n * rules.smelt_seconds_per_item())
+        done, _ = rules.smelt(self.state, self.name, item, fuel, count)
+        await self._say(f"Smelted {done} {item}." if done else f"Failed to smelt {item}, please check the fuel and input.")
+        return done
+
+    # -- chests ------------------------------------------------------------------------------------
+    async def _open_chest(self, position: Vec) -> Vec:
+        pos = tuple(int(v) for v in position)
+        block = self.state.block_at(pos)  # type: ignore[arg-type]
+        if block != "chest":
+            raise PrimitiveError(f"No chest at {fmt(pos)}, it is {block}")  # type: ignore[arg-type]
+        if not await self._walk_to_reach(pos):  # type: ignore[arg-type]
+            raise PrimitiveError("No path to the goal!")
+        await self.sim.clock.sleep(self.name, self.timing["chest_seconds"])
+        return pos  # type: ignore[return-value]
+
+    async def get_item_from_chest(self, position: Vec, items: dict[str, int]) -> dict[str, int]:
+        pos = await self._open_chest(position)
+        got: dict[str, int] = {}
+        for name, count in items.items():
+            if not self.state.data.is_item(name):
+                await self._say(f"No item named {name}")
+            elif self.state.chests[pos].get(name, 0) == 0:
+                await self._say(f"I don't see {name} in this chest")
+            elif self.state.chests[pos][name] < count:
+                await self._say(f"Not enough {name} in chest.")
+            else:
+                got[name] = rules.withdraw(self.state, self.name, pos, name, count)
+        self.sim.observe_chest(self.name, pos)
+        return got
+
+    async def deposit_item_into_chest(self, position: Vec, items: dict[str, int]) -> dict[str, int]:
+        pos = await self._open_chest(position)
+        put: dict[str, int] = {}
+        for name, count in items.items():
+            if not self.state.data.is_item(name):
+                await self._say(f"No item named {name}")
+            elif self.state.inventories[self.name].get(name, 0) == 0:
+                await self._say(f"No {name} in inventory")
+            elif self.state.inventories[self.name][name] < count:
+                await self._say(f"Not enough {name} in inventory.")
+            else:
+                put[name] = rules.deposit(self.state, self.name, pos, name, count)
+        self.sim.observe_chest(self.name, pos)
+        return put
+
+    async def list_items_in_chest(self, position: Vec) -> dict[str, int]:
+        pos = await self._open_chest(position)
+        return self.sim.observe_chest(self.name, pos)
+
+    check_item_inside_chest = list_items_in_chest
+
+    # -- mobs (none in the simulator) --------------------------------------------------------------
+    async def kill_mob(self, name: str, timeout: float = 300) -> bool:
+        await self._say(f"No {name} nearby, please explore first")
+        return False
+
+    # -- communication -----------------------------------------------------------------------------
+    async def chat(self, message: str) -> None:
+        await self._say(str(message), source="program")
+        await self.sim.clock.sleep(self.name, self.timing["chat_seconds"])
+
+    def say(self, message: str) -> None:
+        """A program's bot.chat: said at once, without waiting (mineflayer does not wait either)."""
+        self.state.emit(self.name, "chat", message=str(message), source="program")
+
+    async def send_signal(self, task: str = "") -> None:
+        """Signal every other player (the contracting paper's sendSignal)."""
+        self.sim.send_signal(self.name, task)
+        await self.sim.clock.sleep(self.name, self.timing["chat_seconds"])
+
+    async def wait(self, seconds: float) -> None:
+        """Stand idle for `seconds` of simulated time (mineflayer's bot.waitForTicks), saying nothing."""
+        await self.sim.clock.sleep(self.name, seconds)
+
+    async def wait_signal(self, task: str = "", timeout: float = 60) -> str | None:
+        """Wait for a signal from another player; returns the sender, or None after `timeout` seconds."""
+        sender = await self.sim.clock.wait_until(self.name, lambda: self.sim.take_signal(self.name), timeout)
+        if not sender:
+            await self._say(f"No signal received within {timeout:g} seconds while waiting for: {task or 'a signal'}")
+            return None
+        self.state.emit(self.name, "signal_received", sender=sender, task=task)
+        return str(sender)
+
+
+ProgramFn = Callable[[AgentAPI], Awaitable[Any]]
