@@ -7,7 +7,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { createRunner } = require(path.join(__dirname, '../../blockpact/bridge/js/sandbox'));
+const { createRunner, drainPool } = require(path.join(__dirname, '../../blockpact/bridge/js/sandbox'));
 
 const MC_VERSION = '1.20.4';
 const GB = 1024 ** 3;
@@ -52,6 +52,7 @@ function makeRunner(host, config = {}) {
 
 test.after(async () => {
   await Promise.all(runners.map((r) => r.close()));
+  await drainPool(); // closed runners park their clean workers for reuse
   const left = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort' || r === 'Worker');
   for (let i = 0; i < 50 && left().length > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(left(), []);

@@ -6,7 +6,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
-const { createRunner } = require(path.join(__dirname, '../../blockpact/bridge/js/sandbox'));
+const { createRunner, drainPool } = require(path.join(__dirname, '../../blockpact/bridge/js/sandbox'));
 
 const MC_VERSION = '1.20.4';
 process.env.BLOCKPACT_TEST_SECRET = 'must-not-leak';
@@ -50,6 +50,7 @@ async function workerHandlesLeft() {
 
 test.after(async () => {
   await Promise.all([runner.close(), otherRunner.close(), computeRunner.close()]);
+  await drainPool(); // closed runners park their clean workers for reuse
   assert.deepEqual(await workerHandlesLeft(), []);
 });
 

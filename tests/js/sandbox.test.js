@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { Vec3 } = require('vec3');
-const { createRunner } = require(path.join(__dirname, '../../blockpact/bridge/js/sandbox'));
+const { createRunner, drainPool } = require(path.join(__dirname, '../../blockpact/bridge/js/sandbox'));
 
 const MC_VERSION = '1.20.4';
 
@@ -56,6 +56,7 @@ async function workerHandlesLeft() {
 
 test.after(async () => {
   await Promise.all(runners.map((r) => r.close()));
+  await drainPool(); // closed runners park their clean workers for reuse
   assert.deepEqual(await workerHandlesLeft(), []);
 });
 

@@ -38,6 +38,7 @@ const DEFAULTS = Object.freeze({
   startTimeoutMs: 15_000, // worker boot (SES lockdown) must finish within this
   pingTimeoutMs: 500, // an idle worker that cannot answer is wedged by a leftover loop
   stopTimeoutMs: 5_000, // host.stop() may hang (e.g. a wedged JSPyBridge call)
+  poolIdleMs: 10_000, // a closed runner's clean worker waits this long for a new owner (worker-pool.js)
   maxLogLines: 1_000,
   maxLineLength: 2_000,
 });

@@ -2,6 +2,7 @@
 // Entry point for JSPyBridge (require by absolute path) and Node callers.
 
 const { Runner } = require('./runner');
+const { poolStats, drainPool } = require('./worker-pool');
 const { VOYAGER_PRIMITIVES, DEFAULT_QUERIES } = require('./config');
 
 // config: { mcVersion, primitives?, queries?, botCalls?, hostCalls?, prelude?, budgetClock?, memoryMb?, defaultBudgetMs?, ... }
@@ -11,4 +12,4 @@ function createRunner(config, host) {
   return new Runner(config, host);
 }
 
-module.exports = { createRunner, VOYAGER_PRIMITIVES, DEFAULT_QUERIES };
+module.exports = { createRunner, poolStats, drainPool, VOYAGER_PRIMITIVES, DEFAULT_QUERIES };

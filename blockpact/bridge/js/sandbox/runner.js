@@ -2,11 +2,12 @@
 // One runner per bot body: runs programs one at a time in its own sandbox
 // worker, enforces the budget (budget.js), forwards primitive calls and bot queries to the
 // host, and drops the worker whenever a run had to be killed (the next run
-// starts a fresh one).
+// starts a fresh one). A clean worker outlives its runner in worker-pool.js.
 
 const { Vec3 } = require('vec3');
 const { normalizeConfig, isIdentifier } = require('./config');
 const { SandboxWorker } = require('./sandbox-worker');
+const pool = require('./worker-pool');
 const { startBudget, computeTimer } = require('./budget');
 const { encode, decode, utf8Bytes } = require('./codec');
 
@@ -14,6 +15,7 @@ const makeVec3 = (x, y, z) => new Vec3(x, y, z);
 const dropFunction = () => undefined; // host data may carry methods; programs get the data
 const errorText = (err) => (err instanceof Error ? err.message : String(err));
 const STOP_TIMED_OUT = Symbol('stop timed out');
+let runsStarted = 0; // run ids are unique in the process: a pooled worker serves several runners
 
 // kind: why a run failed, for callers that sort failures ("program": the program's own error;
 // "budget": a time budget ran out; "limit": it broke a resource limit, named in `limit`;
@@ -25,6 +27,7 @@ function failure(error, kind, limit = null) {
 
 class Runner {
   #config;
+  #configKey;
   #host;
   #allowedCalls;
   #queryPaths;
@@ -32,11 +35,11 @@ class Runner {
   #starting = null;
   #active = null;
   #closed = false;
-  #runCount = 0;
 
   constructor(config, host) {
     if (host == null) throw new TypeError('a host { call, query, stop } is required');
     this.#config = normalizeConfig(config);
+    this.#configKey = pool.configKey(this.#config);
     this.#host = host;
     // The prelude's host.call may use hostCalls; programs only see primitives.
     const members = this.#config.botMembers;
@@ -73,7 +76,7 @@ class Runner {
     }
 
     const run = {
-      id: options.runId ?? `run-${++this.#runCount}`,
+      id: options.runId ?? `run-${++runsStarted}`,
       chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, computeMs: () => 0, stopBudget: null, done: false,
     };
     run.result = new Promise((resolve) => { run.resolve = resolve; });
@@ -122,7 +125,7 @@ class Runner {
     const starting = this.#starting;
     const worker = this.#worker;
     this.#worker = null;
-    await worker?.terminate();
+    if (worker) await pool.park(this.#configKey, worker, this.#config.poolIdleMs); // ended there unless clean
     if (starting) await (await starting.catch(() => null))?.terminate();
   }
 
@@ -134,15 +137,16 @@ class Runner {
       await current.terminate();
     }
     if (this.#closed) throw new Error('runner is closed');
-    let handle = null;
-    this.#starting = SandboxWorker.start(this.#config, {
-      message: (msg) => this.#onMessage(handle, msg),
-      query: (request) => this.#onQuery(handle, request),
-      exit: (info) => this.#onExit(handle, info),
-      limit: (info) => this.#onLimit(handle, info),
-    });
+    const adopted = await this.#parkedWorker();
+    if (adopted) {
+      this.#worker = adopted;
+      return adopted;
+    }
+    const box = { worker: null };
+    this.#starting = SandboxWorker.start(this.#config, this.#handlersOf(box));
+    let handle;
     try {
-      handle = await this.#starting;
+      handle = box.worker = await this.#starting;
     } finally {
       this.#starting = null;
     }
@@ -152,6 +156,28 @@ class Runner {
     }
     this.#worker = handle;
     return handle;
+  }
+
+  // A worker another runner with this configuration left, if one answers its ping.
+  async #parkedWorker() {
+    for (;;) {
+      const box = { worker: null };
+      const worker = box.worker = pool.take(this.#configKey, this.#handlersOf(box));
+      if (worker === null) return null;
+      if (await worker.ping(this.#config.pingTimeoutMs) && !worker.dirty && !this.#closed) return worker;
+      await worker.terminate();
+      if (this.#closed) throw new Error('runner is closed');
+    }
+  }
+
+  // The worker's messages, queries, exit and limits, for this runner (box.worker: the worker).
+  #handlersOf(box) {
+    return {
+      message: (msg) => this.#onMessage(box.worker, msg),
+      query: (request) => this.#onQuery(box.worker, request),
+      exit: (info) => this.#onExit(box.worker, info),
+      limit: (info) => this.#onLimit(box.worker, info),
+    };
   }
 
   #liveRun(worker, runId) {

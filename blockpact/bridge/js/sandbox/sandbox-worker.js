@@ -1,6 +1,7 @@
 'use strict';
 // Main-thread handle on one sandbox worker: start (wait for lockdown to
-// finish), liveness ping, termination. Knows nothing about runs.
+// finish), liveness ping, termination, and a change of owner (park/adopt, for
+// worker-pool.js: lockdown costs more CPU than a typical program). Knows nothing about runs.
 
 const path = require('node:path');
 const { Worker } = require('node:worker_threads');
@@ -12,7 +13,8 @@ const WORKER_FILE = path.join(__dirname, 'worker.js');
 class SandboxWorker {
   // handlers: { message(msg), query(request) -> Promise<value>, exit({ code, error }), limit({ limit, error }) }
   static start(config, handlers) {
-    const sync = openSyncChannel(handlers.query);
+    const route = { handlers }; // whoever owns the worker now answers it
+    const sync = openSyncChannel((request) => route.handlers.query(request));
     const worker = new Worker(WORKER_FILE, {
       workerData: { config, sync: sync.workerEnd },
       transferList: [sync.workerEnd.port],
@@ -24,7 +26,7 @@ class SandboxWorker {
     });
     worker.stdout.resume();
     worker.stderr.resume();
-    const handle = new SandboxWorker(worker, sync, config);
+    const handle = new SandboxWorker(worker, sync, config, route);
     return new Promise((resolve, reject) => {
       const fail = (error) => {
         clearTimeout(timer);
@@ -41,7 +43,7 @@ class SandboxWorker {
         worker.off('exit', onExit);
         if (msg.t === 'failed') return fail(new Error(`sandbox worker failed to start: ${msg.error}`));
         clearTimeout(timer);
-        handle.#listen(handlers);
+        handle.#listen();
         resolve(handle);
       });
     });
@@ -49,6 +51,7 @@ class SandboxWorker {
 
   #worker;
   #sync;
+  #route;
   #exited;
   #lastError = null;
   #pongs = [];
@@ -56,9 +59,10 @@ class SandboxWorker {
   #unwatch = () => {};
   dirty = false; // set when the worker showed activity from a finished run
 
-  constructor(worker, sync, config) {
+  constructor(worker, sync, config, route) {
     this.#worker = worker;
     this.#sync = sync;
+    this.#route = route;
     this.#watch = { lastAlive: 0, rssAtAlive: 0, running: false,
       growthMb: config.busyGrowthMb, checkMs: config.memoryCheckMs, kill: () => {} };
     // Errors thrown after lockdown arrive as empty objects; the exit code and
@@ -71,15 +75,36 @@ class SandboxWorker {
     });
   }
 
-  #listen(handlers) {
-    this.#watch.kill = (error) => handlers.limit({ limit: 'busyGrowthMb', error });
+  #listen() {
+    const route = this.#route;
+    this.#watch.kill = (error) => route.handlers.limit({ limit: 'busyGrowthMb', error });
     this.#unwatch = watchWorker(this.#watch);
     this.#worker.on('message', (msg) => {
       if (msg.t === 'pong') this.#pongs.shift()?.();
       else if (msg.t === 'alive') alive(this.#watch);
-      else handlers.message(msg);
+      else route.handlers.message(msg);
     });
-    this.#exited.then((code) => handlers.exit({ code, error: this.#lastError }));
+    this.#exited.then((code) => route.handlers.exit({ code, error: this.#lastError }));
+  }
+
+  // Between owners: nothing of the last owner's is reachable from the worker's messages, and
+  // the idle worker does not keep the process alive. Any message now means something a
+  // finished program started is still going: the worker is marked dirty (and not reused).
+  park(onExit) {
+    this.#route.handlers = {
+      message: () => { this.dirty = true; },
+      query: () => { this.dirty = true; throw new Error('the program has already finished'); },
+      exit: onExit,
+      limit: () => { this.dirty = true; },
+    };
+    this.#worker.unref();
+    this.#sync.unref();
+  }
+
+  adopt(handlers) {
+    this.#route.handlers = handlers;
+    this.#worker.ref();
+    this.#sync.ref();
   }
 
   // Milliseconds the worker's event loop has been busy (running JS, or blocked in a synchronous

@@ -30,7 +30,13 @@ function openSyncChannel(answer) {
     Atomics.store(signal, 0, ANSWERED);
     Atomics.notify(signal, 0);
   });
-  return { workerEnd: { port: port2, signalBuffer }, close: () => port1.close() };
+  // unref: a parked worker's channel must not keep the process alive (worker-pool.js).
+  return {
+    workerEnd: { port: port2, signalBuffer },
+    close: () => port1.close(),
+    ref: () => port1.ref(),
+    unref: () => port1.unref(),
+  };
 }
 
 // Worker side: returns request(message) -> reply, blocking until answered.

@@ -1,0 +1,123 @@
+'use strict';
+// The pool of idle sandbox workers (worker-pool.js): a closed runner's clean worker serves the
+// next runner with the same configuration, and nothing of the first owner reaches the second.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const SANDBOX = path.join(__dirname, '../../blockpact/bridge/js/sandbox');
+const { createRunner, poolStats, drainPool } = require(SANDBOX);
+
+const MC_VERSION = '1.20.4';
+const BUDGET = { budgetMs: 5000 };
+
+function host(username, log = []) {
+  return {
+    async call(name, args) { log.push([username, name, args]); return `${username}:${name}`; },
+    query(name) { return name === 'username' ? username : null; },
+    stop() {},
+  };
+}
+
+test.afterEach(async () => {
+  await drainPool();
+  assert.deepEqual(poolStats(), { parked: 0, configs: 0 });
+});
+
+test('a closed runner parks its worker and the next runner with the same configuration adopts it', async () => {
+  const first = createRunner({ mcVersion: MC_VERSION }, host('alice'));
+  assert.equal((await first.run('async function f(bot) { return bot.username; }', BUDGET)).returnValue, 'alice');
+  await first.close();
+  assert.deepEqual(poolStats(), { parked: 1, configs: 1 });
+
+  const calls = [];
+  const second = createRunner({ mcVersion: MC_VERSION }, host('bob', calls));
+  assert.deepEqual(poolStats(), { parked: 1, configs: 1 }, 'adopted only when it runs');
+  const result = await second.run('async function f(bot) { bot.chat("hi"); return [bot.username, await moveTo(bot, 1, 2, 3)]; }', BUDGET);
+  assert.equal(result.success, true, result.error);
+  assert.deepEqual(result.returnValue, ['bob', 'bob:moveTo']); // queries and calls reach the new owner
+  assert.deepEqual(result.chat, ['hi']);
+  assert.deepEqual(calls.map(([, name]) => name).sort(), ['chat', 'moveTo']);
+  assert.deepEqual(poolStats(), { parked: 0, configs: 0 });
+  await second.close();
+});
+
+test('runners with different configurations do not share workers', async () => {
+  const first = createRunner({ mcVersion: MC_VERSION, budgetClock: 'compute' }, host('alice'));
+  await first.run('async function f() { return 1; }', BUDGET);
+  await first.close();
+  const second = createRunner({ mcVersion: MC_VERSION }, host('bob'));
+  await second.run('async function f() { return 1; }', BUDGET);
+  assert.deepEqual(poolStats(), { parked: 1, configs: 1 }, 'the compute-clock worker is still parked');
+  await second.close();
+  assert.deepEqual(poolStats(), { parked: 2, configs: 2 });
+});
+
+test("a program of one owner cannot see what a program of the previous owner left", async () => {
+  const first = createRunner({ mcVersion: MC_VERSION }, host('alice'));
+  const leave = await first.run(`async function leave(bot) {
+    globalThis.secret = 'alice-was-here';
+    const tried = [];
+    for (const attempt of [
+      () => { Object.prototype.secret = 1; },
+      () => { Array.prototype.map = () => 'hijacked'; },
+      () => { JSON.parse = () => 'hijacked'; },
+      () => { Vec3.prototype.secret = 1; },
+      () => { mcData.blocksByName.stone.secret = 1; },
+    ]) { try { attempt(); tried.push('changed'); } catch { tried.push('refused'); } }
+    return tried;
+  }`, BUDGET);
+  assert.equal(leave.success, true, leave.error);
+  assert.deepEqual(leave.returnValue, ['refused', 'refused', 'refused', 'refused', 'refused']);
+  await first.close();
+
+  const second = createRunner({ mcVersion: MC_VERSION }, host('bob'));
+  const look = await second.run(`async function look(bot) {
+    return [typeof globalThis.secret, ({}).secret, [1].map((x) => x + 1)[0], JSON.parse('2'),
+      new Vec3(0, 0, 0).secret, mcData.blocksByName.stone.secret];
+  }`, BUDGET);
+  assert.equal(look.success, true, look.error);
+  assert.deepEqual(look.returnValue, ['undefined', null, 2, 2, null, null]);
+  assert.deepEqual(poolStats(), { parked: 0, configs: 0 }, 'the second runner ran on the parked worker');
+  await second.close();
+});
+
+test('a worker a finished program left busy is not reused', async () => {
+  const first = createRunner({ mcVersion: MC_VERSION, pingTimeoutMs: 200 }, host('alice'));
+  const left = await first.run('async function f() { (async () => { for (;;) await null; })(); return 1; }', BUDGET);
+  assert.equal(left.success, true, left.error);
+  await first.close();
+  const second = createRunner({ mcVersion: MC_VERSION, pingTimeoutMs: 200 }, host('bob'));
+  const result = await second.run('async function f(bot) { return bot.username; }', BUDGET);
+  assert.equal(result.success, true, result.error);
+  assert.equal(result.returnValue, 'bob');
+  assert.deepEqual(poolStats(), { parked: 0, configs: 0 });
+  await second.close();
+});
+
+test('a worker whose run was cancelled is not parked', async () => {
+  const runner = createRunner({ mcVersion: MC_VERSION }, host('alice'));
+  const result = await runner.run('async function f() { while (true) {} }', { budgetMs: 200 });
+  assert.equal(result.kind, 'budget');
+  await runner.close();
+  assert.deepEqual(poolStats(), { parked: 0, configs: 0 });
+});
+
+test('a parked worker without a new owner ends after poolIdleMs, and the process can exit', () => {
+  const script = `
+    const { createRunner, poolStats } = require(${JSON.stringify(SANDBOX)});
+    const host = { call: async () => null, query: () => null, stop() {} };
+    (async () => {
+      const runner = createRunner({ mcVersion: '${MC_VERSION}', poolIdleMs: 300 }, host);
+      await runner.run('async function f() { return 1; }', { budgetMs: 5000 });
+      await runner.close();
+      console.log(JSON.stringify(poolStats()));
+      process.on('exit', () => console.log(JSON.stringify(poolStats())));
+    })();`;
+  const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(child.error, undefined, 'the process did not exit on its own');
+  assert.equal(child.status, 0, child.stderr);
+  assert.deepEqual(child.stdout.trim().split('\n').map((line) => JSON.parse(line)),
+    [{ parked: 1, configs: 1 }, { parked: 0, configs: 0 }]);
+});
