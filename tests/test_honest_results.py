@@ -287,3 +287,44 @@ def test_logs_of_older_blockpact_read_with_the_new_statuses(tmp_path: Path) -> N
     assert main(["report", str(out)]) == 0
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["conditions"]["none"]["units"]["failed"] == 1 and metrics["conditions"]["none"]["welfare"]["n"] == 1
+
+
+def test_a_seed_whose_node_runtime_died_during_a_program_is_failed_with_cause_bridge(tmp_path: Path, monkeypatch) -> None:
+    """The Node runtime is killed while Glitch's program of seed 1 runs: that program's failure says nothing
+    about Glitch, so seed 1 fails with cause bridge (not a welfare of the other player's alone); seed 0 and
+    the next runtime are unaffected."""
+    import signal
+
+    from blockpact.bridge.runtime import runtime
+    from blockpact.bridge.sim.body import SimBody
+    from blockpact.experiments.protocol import Participants, RunPlan
+    from blockpact.experiments.records import ConditionSpec
+    from blockpact.experiments.runner import run_plan
+    from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
+    from blockpact.worlds.spec.loader import load_world
+
+    inner = scripted_participants().engine
+    kill_next_start = {"armed": False}
+    original = SimBody._node_call
+
+    def node_call(self, what, method, *args):
+        answer = original(self, what, method, *args)
+        if method == "start" and self.player == "Glitch" and kill_next_start["armed"]:
+            kill_next_start["armed"] = False
+            os.kill(runtime().pid, signal.SIGKILL)  # Python has not answered any of its primitives yet
+        return answer
+
+    monkeypatch.setattr(SimBody, "_node_call", node_call)
+
+    class NodeDiesOnSeedOne:
+        async def play(self, episode, log):
+            kill_next_start["armed"] = episode.seed == 1
+            return await inner.play(episode, log)
+
+    plan = RunPlan(load_world("double_vein"), "sim", "scripted", [ConditionSpec("none", "none")], [0, 1, 2], 1)
+    outcome = run_plan(plan, tmp_path / "run", participants=Participants(NodeDiesOnSeedOne(), ScriptedNegotiation()))
+    none = outcome.metrics["conditions"]["none"]
+    assert [(u.seed, u.status, u.cause) for u in outcome.units] == [(0, "completed", None), (1, "failed", "bridge"),
+                                                                   (2, "completed", None)]
+    assert "Glitch's program: bridge" in none["failures"]["bridge"]["first_message"]
+    assert [r["seed"] for r in none["runs"]] == [0, 2] and outcome.exit_status == 3

@@ -20,6 +20,7 @@ from blockpact.agents.observation import share_group_observations
 from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, TaskOutcome, VoyagerLoop, run_together
 from blockpact.bridge.protocols import World
 from blockpact.bridge.sim import SimWorld
+from blockpact.experiments.failures import UnitFailure
 from blockpact.experiments.judging import Judges, settle
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Handover
 from blockpact.experiments.settings import prompt, run_settings
@@ -162,7 +163,9 @@ class WorldEpisodeEngine:
 
         async def run_programs(programs: dict[str, str], skills: dict[str, tuple[str, ...]]) -> dict[str, ProgramResult]:
             results = await world.run_programs(programs, skills=skills, budget=budget)
-            return runs.record(results, list(world.events))
+            recorded = runs.record(results, list(world.events))
+            _fail_on_broken_infrastructure(results)
+            return recorded
 
         observations = share_group_observations({p: await world.observe(p) for p in players}, episode.spec.groups,
                                                 world.now)
@@ -192,3 +195,14 @@ class WorldEpisodeEngine:
         last_error = ctx.last_error if outcome.attempts else f"no program: {outcome.reason}"
         return Handover(last_code=ctx.last_code, last_error=last_error, critic_critique=ctx.critic_critique,
                         judge_critique=judge_critique or None, chat_log=chat)
+
+
+# A program that failed because Node, the bridge or the sandbox broke says nothing about its agent: the
+# unit fails with that cause (failures.py) instead of scoring the lost program as the agent's outcome.
+INFRASTRUCTURE_FAILURES = ("bridge", "sandbox")
+
+
+def _fail_on_broken_infrastructure(results: dict[str, ProgramResult]) -> None:
+    broken = [r for _, r in sorted(results.items()) if r.failure in INFRASTRUCTURE_FAILURES]
+    if broken:
+        raise UnitFailure("bridge", "; ".join(f"{r.player}'s program: {r.failure}: {r.error}" for r in broken))

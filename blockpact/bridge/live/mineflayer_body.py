@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
+from blockpact.bridge.machine_load import load_per_core, stretched
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.config import default_mc_version, defaults
 from blockpact.errors import UserError
@@ -40,19 +40,21 @@ CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget: the JS side always answ
 AUTH_MODES = ("offline", "microsoft")
 SETTLE_POLL_SECONDS = 0.1
 LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
-NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain); past it Node is wedged
+NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain) on an idle machine
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
                  "connectionLost", "players")
 
 
 def join_timeout() -> float:
-    """live.toml's spawn_timeout scaled by the machine's load per core (at least 1): a busy machine joins slower."""
-    try:
-        load = os.getloadavg()[0] / (os.cpu_count() or 1)
-    except OSError:
-        load = 1.0
-    return float(live_settings()["bots"]["spawn_timeout"]) * max(1.0, load)
+    """live.toml's spawn_timeout scaled by the machine's load per core: a busy machine joins slower."""
+    return float(live_settings()["bots"]["spawn_timeout"]) * load_per_core()
+
+
+def node_call_seconds() -> float:
+    """How long a quick call into Node may take before Node counts as wedged: NODE_CALL_SECONDS on an idle
+    machine, stretched by the load (machine_load.py), so a busy runtime is not killed."""
+    return stretched(NODE_CALL_SECONDS)
 
 
 class BotError(UserError):
@@ -128,13 +130,14 @@ class MineflayerWorld:
 
     def _sync(self, method: str, *args: Any) -> Any:
         """`world.method(*args)`, a quick call answered at once; BridgeBroken at once on a dead runtime, and
-        after NODE_CALL_SECONDS on a wedged one."""
+        after node_call_seconds() on a wedged one."""
         fn = self._methods[method]
-        return self._node.call(method, lambda: fn(*args, timeout=NODE_CALL_SECONDS))
+        timeout = node_call_seconds()
+        return self._node.call(method, lambda: fn(*args, timeout=timeout))
 
     async def watch(self) -> None:
         """Never returns: raises BridgeBroken within LIVENESS_POLL_SECONDS once the Node runtime is gone, or
-        when it does not answer a ping (asked from a worker thread) within NODE_CALL_SECONDS, after killing it
+        when it does not answer a ping (asked from a worker thread) within node_call_seconds(), after killing it
         (a runtime that stopped answering is restarted for whatever comes next)."""
         node = self._node
         ping: asyncio.Future[Any] | None = None
@@ -149,7 +152,7 @@ class MineflayerWorld:
                     if ping.exception() is not None and node.alive:
                         await asyncio.to_thread(node.kill)
                         raise BridgeBroken(f"the Node runtime (pid {node.pid}) did not answer within "
-                                           f"{NODE_CALL_SECONDS:g} s ({ping.exception()}); it was killed") from None
+                                           f"{node_call_seconds():.0f} s ({ping.exception()}); it was killed") from None
                     ping = None
         finally:
             if ping is not None:

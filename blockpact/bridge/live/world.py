@@ -22,7 +22,7 @@ from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.human_seats import HumanSeats
 from blockpact.bridge.live.settings import live_settings
-from blockpact.bridge.live.mineflayer_body import NODE_CALL_SECONDS, MineflayerBody, MineflayerWorld, ServerAddress
+from blockpact.bridge.live.mineflayer_body import MineflayerBody, MineflayerWorld, ServerAddress, node_call_seconds
 from blockpact.bridge.runtime import BridgeBroken
 from blockpact.bridge.live.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.live.world_master import WorldMaster
@@ -33,7 +33,7 @@ from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.state import WorldState
 
 DISCONNECT_POLICIES = ("reconnect", "retry", "fail")
-WATCHDOG_GRACE_SECONDS = NODE_CALL_SECONDS + 2.0  # the watchdog pings Node; a ping unanswered this long kills it
+WATCHDOG_GRACE_SECONDS = 2.0  # beyond node_call_seconds(): the watchdog pings Node; a ping unanswered that long kills it
 
 
 class EpisodeFailed(UserError):
@@ -220,7 +220,7 @@ class LiveWorld:
                 if isinstance(failure, BridgeBroken) and not watchdog.done():
                     # The master's call found Node gone or wedged: let the watchdog kill a wedged runtime, so
                     # stopping the players does not wait on it.
-                    await asyncio.wait([watchdog], timeout=WATCHDOG_GRACE_SECONDS)
+                    await asyncio.wait([watchdog], timeout=node_call_seconds() + WATCHDOG_GRACE_SECONDS)
                 return failure
             guards -= done  # a guard that ended without finding anything wrong is not waited on again
             pending -= done

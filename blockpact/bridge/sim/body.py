@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from blockpact.bridge.machine_load import stretched
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.bridge.sim.index import HOST_CALLS, call
@@ -176,18 +177,20 @@ class SimBody:
         if host is None:
             return False
         try:
-            return bool(await asyncio.to_thread(self._methods["ping"], timeout=NODE_PING_SECONDS))
+            return bool(await asyncio.to_thread(self._methods["ping"], timeout=stretched(NODE_PING_SECONDS)))
         except Exception:  # timed out, or the bridge is gone
             return False
 
     def _node_call(self, what: str, method: str, *args: Any) -> Any:
-        """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS: the loop thread never waits longer
-        on a wedged runtime (the method proxies are fetched once, so no attribute lookup crosses the bridge)."""
+        """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS (stretched by the load): the loop thread
+        never waits longer on a wedged runtime (the method proxies are fetched once, so no attribute lookup
+        crosses the bridge)."""
         node = self._node
         if node is None or self._host is None:
             raise BridgeBroken(f"no Node runtime ({what})")
         fn = self._methods[method]
-        return node.call(what, lambda: fn(*args, timeout=NODE_CALL_SECONDS))
+        timeout = stretched(NODE_CALL_SECONDS)
+        return node.call(what, lambda: fn(*args, timeout=timeout))
 
     def _cancel_in_node(self, run: _Run, reason: str) -> None:
         if self._host is None:
