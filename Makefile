@@ -19,9 +19,11 @@ LOCK_TOOL := $(VENV)/lock-tool
 run: setup
 	$(VENV)/bin/blockpact run double_vein
 
-# The Node tests run even when pytest fails; the exit status is the first failure's.
+# pytest runs on PYTEST_WORKERS processes (pytest-xdist; 0 for a serial run in this process); the Node tests run even when
+# pytest fails; the exit status is the first failure's.
+PYTEST_WORKERS ?= 2
 test: setup mqtt-broker
-	@status=0; $(PY) -m pytest $(PYTEST_ARGS) || status=$$?; \
+	@status=0; $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
 	node --test tests/js/ || status=$$(( status ? status : $$? )); exit $$status
 
 # Also the tests marked `slow` (long live episodes, every variant of a parametrized case).

@@ -79,9 +79,22 @@ def test_the_costliest_units_start_first(two_workers) -> None:
     assert [u.id for u in longest_first(units)] == ["cu/seed-0", "cu/seed-1", "dv/seed-0", "dv/seed-1"]  # 600 s > 300 s
 
 
+def failed_programs(root: Path) -> list[str]:
+    """Every program of every unit that did not succeed, with its error: what explains differing metrics."""
+    out = []
+    for events in sorted(root.glob("units/**/events.jsonl")):
+        for line in events.read_text().splitlines():
+            record = json.loads(line)
+            event = record["data"].get("event", {}) if record["kind"] == "world" else {}
+            if event.get("kind") == "program_end" and not event["data"]["success"]:
+                out.append(f"{events.parent.name} {record['condition']} {event['agent']}: {event['data']['error']}")
+    return out
+
+
 def test_one_worker_gives_the_same_metrics(two_workers, tmp_path) -> None:
     assert main(["sweep", str(two_workers / "study" / "study.toml"), "--workers", "1", "--out", str(tmp_path / "w1")]) == 0
-    assert seed_metrics(tmp_path / "w1") == seed_metrics(two_workers / "w2")
+    one, two = seed_metrics(tmp_path / "w1"), seed_metrics(two_workers / "w2")
+    assert one == two, (failed_programs(tmp_path / "w1"), failed_programs(two_workers / "w2"))
 
 
 def test_a_unit_cut_short_is_redone_and_finished_ones_are_skipped(two_workers, tmp_path, capsys) -> None:
