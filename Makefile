@@ -19,12 +19,16 @@ LOCK_TOOL := $(VENV)/lock-tool
 run: setup
 	$(VENV)/bin/blockpact run double_vein
 
-# pytest runs on PYTEST_WORKERS processes (pytest-xdist; 0 for a serial run in this process); the Node tests run even when
-# pytest fails; the exit status is the first failure's.
+# pytest runs on PYTEST_WORKERS processes (pytest-xdist; 0 for a serial run in this process) while the Node
+# tests run beside it, four files at a time (most of their time is waiting; their output is printed after
+# pytest's). Both always run; the exit status is the first failure's. Stopping make stops the Node tests too.
 PYTEST_WORKERS ?= 2
 test: setup mqtt-broker
-	@status=0; $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
-	node --test tests/js/ || status=$$(( status ? status : $$? )); exit $$status
+	@log=$$(mktemp); setsid node --test --test-concurrency=4 tests/js/ > $$log 2>&1 & node_tests=$$!; \
+	trap 'kill -- -$$node_tests 2>/dev/null; rm -f $$log' EXIT; trap 'exit 130' INT TERM; \
+	status=0; $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
+	wait $$node_tests; node_status=$$?; echo "--- node --test tests/js/"; tail -n 12 $$log; \
+	[ $$node_status -eq 0 ] || cat $$log; exit $$(( status ? status : node_status ))
 
 # Also the tests marked `slow` (long live episodes, every variant of a parametrized case).
 test-all: PYTEST_ARGS += --run-slow
