@@ -225,6 +225,8 @@ def test_a_failing_unit_is_recorded_with_its_cause_and_the_exit_code_says_so(tmp
         assert main(["sweep", str(tmp_path / "study.toml"), "--workers", "1", "--out", str(out), "--no-llm-cache"]) == 3
         unit = json.loads((out / "index.json").read_text())["units"]["down/seed-0"]
         assert unit["status"] == "error" and unit["welfare"] == {"negotiate": None}
+        assert unit["error"].startswith("negotiate: endpoint (seeds 0): ") and "500" in unit["error"]
+        assert f"unit down/seed-0: error: {unit['error']}" in capsys.readouterr().err  # the cause, where the user looks
         metrics = json.loads((out / unit["dir"] / "metrics.json").read_text())
         assert "500" in metrics["conditions"]["negotiate"]["errors"][0]["error"]
         capsys.readouterr()

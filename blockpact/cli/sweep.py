@@ -80,7 +80,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                 outcome.append(result)
                 progress.advance(progress.task_ids[0])
                 if result.status != "complete":
-                    console.print(f"unit {result.id}: {result.status}: {(result.error or '').splitlines()[0:1]}",
+                    console.print(f"unit {result.id}: {result.status}: {next(iter((result.error or '').splitlines()), '')}",
                                   markup=False, highlight=False, soft_wrap=True)
     except KeyboardInterrupt:
         interrupted = True

@@ -109,8 +109,19 @@ def play_unit(unit: Unit, run_root: Path) -> UnitResult:
         return UnitResult(unit.id, rel, "failed", time.monotonic() - started, f"{type(exc).__name__}: {exc}\n"
                           f"{traceback.format_exc()}", worker=worker)
     status = unit_status(run_root) or "interrupted"
-    return UnitResult(unit.id, rel, status, time.monotonic() - started, welfare=_welfare(run_root), worker=worker,
-                      cpu_s=round(cpu_seconds() - cpu, 3))
+    return UnitResult(unit.id, rel, status, time.monotonic() - started, _problem(run_root) if status == "error" else None,
+                      welfare=_welfare(run_root), worker=worker, cpu_s=round(cpu_seconds() - cpu, 3))
+
+
+def _problem(run_root: Path) -> str:
+    """Why a finished unit is an error, from its metrics.json: each failed seed's cause and first message."""
+    data = json.loads((run_root / "metrics.json").read_text(encoding="utf-8"))
+    lines = [f"{name}: {cause} (seeds {', '.join(map(str, f.get('seeds', [])))}): {f.get('first_message', '')}"
+             for name, c in data.get("conditions", {}).items() for cause, f in (c.get("failures") or {}).items()]
+    if not lines:
+        lines = [f"{name} seed {e.get('seed')}: {e.get('cause')}: {e.get('error')}"
+                 for name, c in data.get("conditions", {}).items() for e in c.get("errors") or []]
+    return "; ".join(lines) or f"status {data.get('status')}, not every unit completed"
 
 
 class Index:
