@@ -121,3 +121,18 @@ test('a parked worker without a new owner ends after poolIdleMs, and the process
   assert.deepEqual(child.stdout.trim().split('\n').map((line) => JSON.parse(line)),
     [{ parked: 1, configs: 1 }, { parked: 0, configs: 0 }]);
 });
+
+test("callers' run ids may repeat across runners that share a worker; cancel still finds the run", async () => {
+  const first = createRunner({ mcVersion: MC_VERSION }, host('alice'));
+  assert.equal((await first.run('async function f() { return 1; }', { ...BUDGET, runId: 'Gizmo-1' })).returnValue, 1);
+  await first.close();
+  const second = createRunner({ mcVersion: MC_VERSION }, host('bob'));
+  const running = second.run('async function f(bot) { for (;;) await moveTo(bot, 0, 0, 0); }', { ...BUDGET, runId: 'Gizmo-1' });
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(second.activeRunId, 'Gizmo-1');
+  assert.equal(second.cancel('Gizmo-1', 'episode over'), true);
+  const result = await running;
+  assert.equal(result.kind, 'cancelled');
+  assert.equal(result.error, 'episode over');
+  await second.close();
+});

@@ -15,7 +15,7 @@ const makeVec3 = (x, y, z) => new Vec3(x, y, z);
 const dropFunction = () => undefined; // host data may carry methods; programs get the data
 const errorText = (err) => (err instanceof Error ? err.message : String(err));
 const STOP_TIMED_OUT = Symbol('stop timed out');
-let runsStarted = 0; // run ids are unique in the process: a pooled worker serves several runners
+let runsStarted = 0; // numbers the runs the worker sees: unique in the process
 
 // kind: why a run failed, for callers that sort failures ("program": the program's own error;
 // "budget": a time budget ran out; "limit": it broke a resource limit, named in `limit`;
@@ -76,9 +76,11 @@ class Runner {
     }
 
     const run = {
-      id: options.runId ?? `run-${++runsStarted}`,
+      id: options.runId ?? null, // the caller's name for it (cancel, activeRunId)
+      wire: `run-${++runsStarted}`, // the worker's: unique in the process, a worker may have served other runners
       chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, computeMs: () => 0, stopBudget: null, done: false,
     };
+    run.id ??= run.wire;
     run.result = new Promise((resolve) => { run.resolve = resolve; });
     this.#active = run;
     let worker;
@@ -102,7 +104,7 @@ class Runner {
       onExhausted: () => this.cancel(run.id, reason, 'budget'),
     });
     worker.running = true;
-    worker.post({ t: 'run', run: run.id, source, skills, entry: options.entry });
+    worker.post({ t: 'run', run: run.wire, source, skills, entry: options.entry });
     return run.result;
   }
 
@@ -182,7 +184,7 @@ class Runner {
 
   #liveRun(worker, runId) {
     const run = this.#active;
-    if (run && !run.done && run.worker === worker && run.id === runId) return run;
+    if (run && !run.done && run.worker === worker && run.wire === runId) return run;
     // Traffic from a finished run: something it started is still going. The
     // worker is replaced before the next run.
     worker.dirty = true;
