@@ -171,9 +171,12 @@ def test_an_endpoint_that_fails_mid_run_fails_the_org_seed_with_cause_endpoint(t
         return "ok" if is_check_request(request) else StubReply(status=500)
 
     out = tmp_path / "outage"
+    no_retries = tmp_path / "llm.toml"
+    no_retries.write_text("[retry]\nmax_retries = 0\n")  # the outage is for good: no back-off to wait through
     with OpenAIStub(responder=responder) as stub:
         code = main(["org", "run", "collect-logs", "--amount", "4", "--workers", "1", "--agents", "llm",
-                     "--llm-base-url", stub.base_url, "--llm-model", "stub-model", "--no-llm-cache", "--out", str(out)])
+                     "--llm-base-url", stub.base_url, "--llm-model", "stub-model", "--no-llm-cache", "--out", str(out),
+                     "--llm-config", str(no_retries)])
     assert code == 3
     assert "some seeds failed (endpoint)" in capsys.readouterr().err
     c = json.loads((out / "metrics.json").read_text())["conditions"]["toa-async"]
@@ -182,7 +185,9 @@ def test_an_endpoint_that_fails_mid_run_fails_the_org_seed_with_cause_endpoint(t
 
 def test_an_unreachable_endpoint_stops_an_org_run_before_anything_is_written(tmp_path, capsys) -> None:
     out = tmp_path / "nothing"
+    no_retries = tmp_path / "llm.toml"
+    no_retries.write_text("[retry]\nmax_retries = 0\n")  # nothing listens: no back-off to wait through
     code = main(["org", "run", "collect-logs", "--agents", "llm", "--llm-base-url", "http://127.0.0.1:9/v1",
-                 "--llm-model", "m", "--out", str(out)])
+                 "--llm-model", "m", "--out", str(out), "--llm-config", str(no_retries)])
     assert code == 1 and not out.exists()
     assert "127.0.0.1:9" in capsys.readouterr().err
