@@ -31,3 +31,30 @@ def test_node_output_reaches_stderr_as_plain_non_empty_lines(stdout: str) -> Non
     lines = done.stderr.splitlines()
     assert "node: red on stdout" in lines and "node: not a bridge message" in lines, lines
     assert all(line.strip() for line in lines), lines
+
+
+SLOW_CALL = r"""
+import threading, time
+from blockpact.bridge.runtime import runtime
+r = runtime()
+vm = r.require("node:vm")
+def call():
+    try:  # Node is busy for 3 s; the call gives up after 1 s, when the runtime is already closed
+        vm.runInThisContext("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3000)", timeout=1)
+    except Exception as exc:
+        print("raised:", exc)
+caller = threading.Thread(target=call)
+caller.start()
+time.sleep(0.3)
+r.close()
+caller.join()
+"""
+
+
+def test_a_call_that_times_out_raises_without_a_crash_notice() -> None:
+    """JSPyBridge prints "** The Node process has crashed ... **" when a call times out, even when Node is
+    merely slow; the exception is what the caller reports, so the notice is not shown."""
+    done = subprocess.run([sys.executable, "-c", SLOW_CALL], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "raised: " in done.stdout
+    assert "crashed" not in done.stdout + done.stderr, (done.stdout, done.stderr)

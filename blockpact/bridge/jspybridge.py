@@ -9,6 +9,9 @@ non-empty line of it, and of its stray stderr, to our stderr as `node: line` wit
 at end of file, and starts Node with FORCE_COLOR=0. The caller's own FORCE_COLOR is left as it was
 (rich reads it).
 
+Its proxy's "Node process has crashed" notice after a request that timed out is dropped: the exception
+that follows is what blockpact reports, with its cause.
+
 One more change: JSPyBridge gives every attribute access on a JS object (`world.drainJournal` before the
 call) a hard-coded 10 s for Node to answer, and a request that times out can wedge the bridge. On a
 machine whose cores are shared by many processes, Node's main thread (path searches, a server's
@@ -62,6 +65,16 @@ def _copy_node_stdout(connection: ModuleType) -> Any:
     return copy
 
 
+def _proxy_print(*parts: Any, **_print_options: Any) -> None:
+    """Stands in for `print` inside JSPyBridge's proxy module. A request that timed out makes it print
+    "** The Node process has crashed ... **" (often when Node is merely slow, or at exit) and "Timed out ...";
+    the exception it raises next is what blockpact reports (BridgeBroken, with the cause), so those are dropped."""
+    text = " ".join(str(p) for p in parts)
+    if "The Node process has crashed" in text or text.startswith("Timed out"):
+        return
+    node_line(text)
+
+
 class _PatientRequest:
     """The event a JSPyBridge request waits on, waiting at least MIN_REQUEST_SECONDS."""
 
@@ -100,6 +113,8 @@ def import_bridge() -> ModuleType:
         connection.stdout = subprocess.PIPE  # type: ignore[attr-defined]
         connection.notebook = True  # type: ignore[attr-defined]  # "copy Node's stdout in a thread"
         connection.stdout_read = _copy_node_stdout(connection)  # type: ignore[attr-defined]
+        proxy = importlib.import_module("javascript.proxy")
+        proxy.print = _proxy_print  # type: ignore[attr-defined]
         events = importlib.import_module("javascript.events")
         events.EventLoop.queue_request = _patient(events.EventLoop.queue_request)  # type: ignore[method-assign]
         os.environ["FORCE_COLOR"] = "0"  # for the Node child, spawned by the package's __init__
