@@ -1,6 +1,7 @@
-"""One counter-based random stream on both sides: the server plugin's port (bridge/js/server/plugin/rng.js)
-gives the words of rules/rng.py for the same (seed, purpose, n), and its drop tables pick the counts the
-simulator's `roll_drops` picks for an episode of the same seed."""
+"""One counter-based random stream and one drop rule on both sides: the server plugin's port
+(bridge/js/server/plugin/rng.js) gives the words of rules/rng.py for the same (seed, purpose, n), its drop
+tables pick the counts the simulator's `roll_drops` picks for an episode of the same seed, and every other
+block yields on the server what it yields on the simulator."""
 
 from __future__ import annotations
 
@@ -13,13 +14,13 @@ import pytest
 
 from blockpact.config import PROJECT_ROOT
 from blockpact.worlds.rules import game as rules
-from blockpact.worlds.rules.rng import DROPS, LOOT, stream_unit, stream_word
+from blockpact.worlds.rules.rng import DROPS, stream_unit, stream_word
 from blockpact.worlds.spec.loader import load_world
 from blockpact.worlds.state import WorldState
 
 PLUGIN = PROJECT_ROOT / "blockpact" / "bridge" / "js" / "server" / "plugin"
 SEEDS = (0, 1, 7, 123456789012, 2**62 + 12345)
-PURPOSES = (0, 8, DROPS, LOOT)
+PURPOSES = (0, 8, DROPS, DROPS + 1)
 
 PILE = """
 [world]
@@ -81,9 +82,9 @@ def test_the_plugin_draws_the_words_of_the_python_stream() -> None:
     script = (f"const r = require({rng}); const out = [];"
               f"for (const s of {json.dumps([str(s) for s in SEEDS])}) for (const p of {list(PURPOSES)}) for (let n = 0; n < 40; n++)"
               " out.push(r.streamWord(s, p, n).toString());"
-              "console.log(JSON.stringify({ purposes: [r.DROPS, r.LOOT], words: out }))")
+              "console.log(JSON.stringify({ drops: r.DROPS, words: out }))")
     expected = [str(int(stream_word(s, p, n))) for s in SEEDS for p in PURPOSES for n in range(40)]
-    assert node(script) == {"purposes": [DROPS, LOOT], "words": expected}
+    assert node(script) == {"drops": DROPS, "words": expected}
 
 
 @pytest.mark.parametrize("seed", [0, 7, 2**40 + 3])
@@ -105,6 +106,30 @@ def test_the_plugin_picks_the_counts_the_simulator_picks(pile: Path, seed: int) 
               "console.log(JSON.stringify(got))")
     assert node(script) == simulated
     assert set(simulated) == {0, 1, 2, 5}
+
+
+def test_every_block_drops_on_the_plugin_what_it_drops_on_the_simulator(pile: Path) -> None:
+    """Each block of minecraft-data dug once, in the same order, with a tool that harvests it: the simulator's
+    drops (its tables, else minecraft-data's block list) and the plugin's, default tables drawn on one stream."""
+    spec = load_world(pile)
+    state = WorldState(spec, 5)
+    blocks = sorted(state.data.blocks)
+    simulated = [rules.roll_drops(state, b) for b in blocks]
+    drop = spec.drops["gravel"]
+    table = {"item": drop.item, "counts": list(drop.counts), "weights": list(drop.weights)}
+    script = (f"const {{ dropRules }} = require({json.dumps(str(PLUGIN / 'drops.js'))});"
+              f"const {{ itemTools }} = require({json.dumps(str(PLUGIN / 'items.js'))});"
+              "const registry = require('minecraft-data')('1.20.4');"
+              "const drops = dropRules({ registry }, itemTools(registry), 5);"
+              f"drops.setDrops('gravel', [{json.dumps(table)}]);"
+              f"const got = {json.dumps(blocks)}.map(name => {{"
+              "  const block = registry.blocksByName[name];"
+              "  const held = block.harvestTools ? { type: Number(Object.keys(block.harvestTools)[0]) } : null;"
+              "  return Object.fromEntries(drops.dropsFor(block, held).map(d => [d.name, d.count]));"
+              "});"
+              "console.log(JSON.stringify(got))")
+    assert dict(zip(blocks, node(script))) == dict(zip(blocks, simulated))
+    assert {"red_mushroom_block", "brown_mushroom_block", "gravel"} <= set(spec.drops) and len(blocks) > 1000
 
 
 def test_a_seed_yields_the_same_drops_on_the_simulator_and_live(pile: Path, embedded_server) -> None:

@@ -25,7 +25,6 @@ _SCALE = 2.0**53
 
 # Purposes of the streams outside the dynamics rules (whose streams, 8 * rule index, stay below them).
 DROPS = 1 << 20  # the count a drop table gives (the step kernel draws it per step, the others per dig)
-LOOT = DROPS + 1  # the server plugin's chance-based minecraft-data loot (no Python engine rolls it)
 
 
 @njit(cache=True)

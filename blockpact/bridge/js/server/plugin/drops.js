@@ -5,7 +5,7 @@
 
 const fs = require('fs')
 const path = require('path')
-const { DROPS, LOOT, stream } = require('./rng')
+const { DROPS, stream } = require('./rng')
 
 // The default drop tables, the file the simulator and the step API read too (blockpact/worlds/spec/drop_tables.py):
 // {block: {item, counts, weights}}, keys starting with '_' are comments. A world master sends each
@@ -40,21 +40,20 @@ function asTable (drop) {
 }
 
 // A drop table's count is the next draw of the counter-based stream (seed, DROPS), as in the simulator for
-// an episode's seed (the world master sends it through resetDrops); minecraft-data's chance loot draws (seed, LOOT).
+// an episode's seed (the world master sends it through resetDrops).
 function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
   const { registry } = serv
-  let rules, draws, loot
+  let rules, draws
   reset(seed)
 
   // flying-squid's digging reads blockLoot[name].drops for every block and throws for blocks
   // minecraft-data has no loot for (short_grass, bedrock...), leaving them unbreakable.
   for (const block of registry.blocksArray) registry.blockLoot[block.name] ??= { block: block.name, drops: [] }
 
-  // Back to the default tables (an earlier world's are forgotten), the streams restarted for `seed`.
+  // Back to the default tables (an earlier world's are forgotten), the stream restarted for `newSeed`.
   function reset (newSeed) {
     rules = defaultRules(dropsFile)
     draws = stream(newSeed ?? 0, DROPS)
-    loot = stream(newSeed ?? 0, LOOT)
   }
 
   // Overrides a block's drops: [{item, min, max}], count uniform in min..max, negatives give none;
@@ -74,7 +73,8 @@ function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
     return !block.harvestTools || Boolean(held && block.harvestTools[held.type])
   }
 
-  // [{name, count}] for breaking block with held (null for bare hands).
+  // [{name, count}] for breaking block with held (null for bare hands): the block's table, else one of each
+  // item minecraft-data's block list says it drops, the rule of the simulator and step API (mcdata.Block.drops).
   function dropsFor (block, held) {
     if (!canHarvest(block, held)) return []
     const rule = rules.get(block.name)
@@ -82,14 +82,8 @@ function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
       return rule.map(drop => ({ name: drop.item, count: countAt(drop, draws.next()) }))
         .filter(drop => drop.count > 0)
     }
-    const silk = Boolean(held?.enchants?.some(e => e.name === 'silk_touch'))
-    return registry.blockLoot[block.name].drops
-      // silkTouch/noSilkTouch entries are alternatives (minecraft-data splits their chance in halves)
-      .filter(d => silk ? !d.noSilkTouch : !d.silkTouch)
-      .filter(d => d.silkTouch || d.noSilkTouch || d.dropChance >= 1 || loot.next() < d.dropChance)
-      // no Fortune: the low end of the range (one raw_iron per iron_ore, one diamond per diamond_ore)
-      .map(d => ({ name: d.item, count: Math.max(d.stackSizeRange?.[0] ?? 1, 0) }))
-      .filter(drop => drop.count > 0)
+    const ids = new Set(registry.blocksByName[block.name].drops ?? [])
+    return [...ids].filter(id => id !== 0 && registry.items[id]).map(id => ({ name: registry.items[id].name, count: 1 }))
   }
 
   return { dropsFor, setDrops, reset, canHarvest }

@@ -9,9 +9,8 @@ const M1 = 0xBF58476D1CE4E5B9n
 const M2 = 0x94D049BB133111EBn
 const STREAM = 0x9E3779B1n
 
-// The purposes of rng.py (DROPS, LOOT): the stream numbers of draws outside the dynamics rules.
+// rng.py's purpose DROPS: the stream number of a drop table's draws (the dynamics rules' stay below it).
 const DROPS = 1 << 20
-const LOOT = DROPS + 1
 
 const u64 = (x) => x & MASK
 
@@ -58,4 +57,4 @@ function stream (seed, purpose) {
   return { next: () => unit(word(base, spread(n++))) }
 }
 
-module.exports = { DROPS, LOOT, streamWord, unit, stream }
+module.exports = { DROPS, streamWord, unit, stream }
