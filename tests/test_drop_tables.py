@@ -1,8 +1,9 @@
-"""One data file of default drop tables: an edit of it reaches the simulator, the step API and what the
-live world master sends the server, and the server plugin reads the very same file."""
+"""One data file of default drop tables: an edit of it reaches the simulator, the step API and the live
+world master (a dig on the embedded server yields the new drop), and the server plugin reads the very same file."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -52,6 +53,13 @@ seconds = 20
 """
 
 
+DIG = """async function dig(bot) {
+  const dug = await mineBlock(bot, 'gravel', 1);
+  log(`dug ${dug}`);
+  return dug;
+}"""
+
+
 @pytest.fixture
 def new_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The one edit: a drop table for gravel (three flint, always) in the default drop file."""
@@ -82,8 +90,25 @@ def test_step_api_follows_the_drop_file(new_table: Path) -> None:
 
 def test_live_master_sends_the_drop_file(new_table: Path) -> None:
     compiled = compile_world(load_world(new_table))
-    assert SetDrops("gravel", "flint", 3, 3) in compiled.world
+    assert SetDrops("gravel", "flint", 3, 3, (3,), (1.0,)) in compiled.world
     assert any(isinstance(op, SetDrops) and op.block == "red_mushroom_block" and op.counts == (0, 1, 2) for op in compiled.world)
+
+
+def test_live_master_yields_the_drop_file(new_table: Path, embedded_server) -> None:
+    """On the embedded server, built by the world master (which sends the edited table), the dig yields three flint."""
+    from blockpact.bridge.live.world import LiveWorld
+
+    async def play() -> tuple[list[str], dict[str, int]]:
+        world = LiveWorld(load_world(new_table), 0, server=embedded_server)
+        try:
+            results = await world.run_programs({"Ann": DIG}, budget=40)
+            return results["Ann"].logs, world.finish().data["inventories"]["Ann"]
+        finally:
+            await world.close()
+
+    logs, inventory = asyncio.run(play())
+    assert logs == ["dug 1"]
+    assert inventory.get("flint") == 3
 
 
 def test_a_world_file_still_overrides_the_defaults() -> None:

@@ -36,7 +36,7 @@ class WorldState:
         self.chests: dict[Vec, Counter[str]] = {pos: Counter(c.items) for pos, c in spec.chests.items()}
         self.positions: dict[str, Vec] = {p: s.spawn for p, s in spec.players.items()}
         self.held: dict[str, str | None] = {p: None for p in spec.players}
-        self.drop_rng = np.random.default_rng([seed, 1])
+        self.drop_draws = 0  # draws taken from the (seed, DROPS) stream (rules/rng.py)
         self.players = sorted(spec.players)
 
     # -- blocks ------------------------------------------------------------------------------

@@ -326,6 +326,10 @@ class OperatorBotTarget:
                         weights: tuple[float, ...] = ()) -> object:
         raise BotError(f"custom drops for {block} need the embedded server (a vanilla server would need a data pack)")
 
+    async def reset_drops(self, seed: int) -> object:
+        """Nothing to do: a server without the plugin rolls its own drops, and a world's own tables are refused."""
+        return None
+
 
 class MineflayerBody:
     """One connected bot (the `Body` protocol)."""

@@ -63,7 +63,15 @@ class SetDrops:
     weights: tuple[float, ...] = ()
 
 
-Operation = Command | SetChest | SetDrops
+@dataclass(frozen=True)
+class ResetDrops:
+    """Forget earlier worlds' drop tables and restart the server's drop stream for the episode's `seed`, so a
+    drop table draws what it draws on the simulator for the same seed (rules/rng.py, `stream_word`)."""
+
+    seed: int
+
+
+Operation = Command | SetChest | SetDrops | ResetDrops
 
 
 @dataclass
@@ -76,16 +84,15 @@ class CompiledWorld:
     # (dynamics rules are not operations: the world master applies them during the episode)
 
 
-def compile_world(spec: WorldSpec) -> CompiledWorld:
+def compile_world(spec: WorldSpec, seed: int = 0) -> CompiledWorld:
+    """The operations that build `spec` for an episode of seed `seed`."""
     world: list[Operation] = [*_clear(spec), *_blocks(spec), *game_rules()]
     world += [SetChest(pos, tuple(sorted(chest.items.items()))) for pos, chest in sorted(spec.chests.items())]
     unsupported: list[str] = []
-    for block, drop in sorted(spec.drops.items()):
-        uniform = list(drop.counts) == list(range(drop.counts[0], drop.counts[-1] + 1)) and len(set(drop.weights)) == 1
-        if uniform:
-            world.append(SetDrops(block, drop.item, drop.counts[0], drop.counts[-1]))
-        else:
-            world.append(SetDrops(block, drop.item, min(drop.counts), max(drop.counts), tuple(drop.counts), tuple(drop.weights)))
+    # Every table with its counts and weights: the plugin then picks a count as the simulator does.
+    world.append(ResetDrops(seed))
+    world += [SetDrops(block, drop.item, min(drop.counts), max(drop.counts), drop.counts, drop.weights)
+              for block, drop in sorted(spec.drops.items())]
     unsupported += [f"harvest.{block}: tool overrides" for block in sorted(spec.harvest)]
     players = {name: _player(name, p.spawn, p.inventory) for name, p in spec.players.items()}
     return CompiledWorld(world, players, unsupported)
@@ -165,6 +172,7 @@ class WorldTarget(Protocol):
     async def set_chest(self, position: Vec, items: tuple[tuple[str, int], ...]) -> object: ...
     async def set_drops(self, block: str, item: str, low: int, high: int, counts: tuple[int, ...] = (),
                         weights: tuple[float, ...] = ()) -> object: ...
+    async def reset_drops(self, seed: int) -> object: ...
 
 
 async def apply(ops: list[Operation], target: WorldTarget) -> None:
@@ -173,6 +181,8 @@ async def apply(ops: list[Operation], target: WorldTarget) -> None:
             await run_command(target, op)
         elif isinstance(op, SetChest):
             await target.set_chest(op.position, op.items)
+        elif isinstance(op, ResetDrops):
+            await target.reset_drops(op.seed)
         else:
             await target.set_drops(op.block, op.item, op.low, op.high, op.counts, op.weights)
 
@@ -215,6 +225,10 @@ class ControlChannelTarget:
         drop = {"item": item, "counts": list(counts), "weights": list(weights)} if counts else {"item": item, "min": low, "max": high}
         return await asyncio.to_thread(self.server.request, "setDrops", block=block, drops=[drop])
 
+    async def reset_drops(self, seed: int) -> object:
+        # As a decimal string: JSON numbers past 2**53 would reach Node rounded.
+        return await asyncio.to_thread(self.server.request, "resetDrops", seed=str(seed))
+
 
 def chest_commands(position: Vec, items: tuple[tuple[str, int], ...], stack_size: Callable[[str], int]) -> list[str]:
     """Vanilla commands (1.17+) that fill a chest slot by slot, for servers without a control channel."""
@@ -230,9 +244,9 @@ def chest_commands(position: Vec, items: tuple[tuple[str, int], ...], stack_size
     return commands
 
 
-async def build_world_on_server(server: EmbeddedServer, spec: WorldSpec) -> CompiledWorld:
+async def build_world_on_server(server: EmbeddedServer, spec: WorldSpec, seed: int = 0) -> CompiledWorld:
     """Build the spec's blocks, chests and drops on the embedded server (players are set up when they join)."""
-    compiled = compile_world(spec)
+    compiled = compile_world(spec, seed)
     await apply(compiled.world, ControlChannelTarget(server))
     return compiled
 

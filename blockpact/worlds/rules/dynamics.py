@@ -1,7 +1,7 @@
 """The world's own rules (regrowth, spawning, growth) on the program simulator's grid, once per tick.
 
 The rules are not restated here: the world file's rules are compiled into the same tables the step
-kernel runs (`step_dynamics.CompiledRules`, laid out over this grid's mcdata block ids) and applied by
+kernel runs (`interpreter.CompiledRules`, laid out over this grid's mcdata block ids) and applied by
 the same interpreter with the same counter-based random stream, keyed by (seed, episode 0, tick,
 rule, cell). So a seed regrows the same cells in the simulator, the step API (copy 0 of
 `reset(seed=...)`) and the live world master. What this class adds is the event log: each rule runs on

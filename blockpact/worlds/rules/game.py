@@ -10,6 +10,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from blockpact.worlds.rules.rng import DROPS, stream_unit
 from blockpact.worlds.spec.mcdata import Recipe, smelting_table
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.spec.schema import Vec
@@ -62,9 +63,12 @@ def expected_drops(state: WorldState, block: str) -> dict[str, float]:
 
 
 def roll_drops(state: WorldState, block: str) -> dict[str, int]:
+    """What harvesting `block` yields; a drop table's count is the next draw of the (seed, DROPS) stream,
+    the draw the live server's plugin makes for the same dig of an episode with the same seed."""
     drop = state.spec.drops.get(block)
     if drop is not None:
-        n = int(state.drop_rng.choice(drop.counts, p=drop.weights))
+        n = drop.count_at(stream_unit(state.seed, DROPS, state.drop_draws))
+        state.drop_draws += 1
         return {drop.item: n} if n else {}
     return {item: 1 for item in state.data.blocks[block].drops}
 

@@ -5,7 +5,7 @@ layout) that one compiled loop, `apply_rules`, applies to one copy of a grid: re
 cells, spawning on free cells of a region (one a second or per cell, up to a cap), growth by a factor
 every period, `when` conditions, `probability_from` scaling through the spec's own
 `ProbabilityFrom.factor` (tabulated per count), rules in file order. Its random numbers are
-counter-based (`step_rng`: a hash of the episode key, the tick's number, the rule and the cell), so
+counter-based (`rng.py`: a hash of the episode key, the tick's number, the rule and the cell), so
 the step kernel (`StepDynamics`, B padded copies), the program simulator and the live world master
 (`dynamics.Dynamics`, on the simulator's grid) change the same cells for the same seed. Which ticks
 fall in which step, and which growth rules are due at each, is tabulated by `schedule`.
@@ -47,7 +47,7 @@ class Rules(NamedTuple):
     cond_holds: np.ndarray  # (C, V + 1) bool: whether the condition holds at each count
     list_start: np.ndarray  # (L + 1,) cells of list l: list_start[l] .. list_start[l + 1]
     list_offset: np.ndarray  # flat offset within a copy, in Region.cells() order
-    spread: np.ndarray  # (longest list,) uint64: the stream index words (step_rng.spread)
+    spread: np.ndarray  # (longest list,) uint64: the stream index words (rng.spread)
 
 
 class Schedule(NamedTuple):

@@ -1,9 +1,12 @@
-"""Counter-based random numbers for the step-level API.
+"""Counter-based random numbers: the one random stream of the rules, wherever they run.
 
 Every draw is a hash of (episode key, step, stream, index) rather than the next number of a stateful
 generator, so copy b of a batched env draws exactly what a single env with the same seed draws,
-whatever the other copies do. The functions are compiled scalar operations on uint64 words for the
-step kernel (`step_kernel.py`); all arithmetic wraps modulo 2**64.
+whatever the other copies do. The dynamics rules draw stream 8 * rule at each tick; draws outside
+them come from one stream per (seed, purpose), numbered by a counter (`stream_word`), which the server
+plugin computes too (`bridge/js/server/plugin/rng.js`, same words for the same (seed, purpose, n)).
+The functions are compiled scalar operations on uint64 words for the step kernel (`step/kernel.py`);
+all arithmetic wraps modulo 2**64.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ _ONE = np.uint64(1)
 _S11, _S27, _S29, _S30, _S31 = (np.uint64(s) for s in (11, 27, 29, 30, 31))
 _UNIT = 2.0**-53
 _SCALE = 2.0**53
+
+# Purposes of the streams outside the dynamics rules (whose streams, 8 * rule index, stay below them).
+DROPS = 1 << 20  # the count a drop table gives (the step kernel draws it per step, the others per dig)
 
 
 @njit(cache=True)
@@ -75,3 +81,15 @@ def unit(w: np.uint64) -> float:
 def below(w: np.uint64, probability: float) -> bool:
     """Whether the word, read as a uniform in [0, 1), falls below `probability`."""
     return float(w >> _S11) < probability * _SCALE
+
+
+@njit(cache=True)
+def stream_word(seed: int, purpose: int, n: int) -> np.uint64:
+    """Draw `n` (0, 1, ...) of the stream (seed, purpose): episode 0's key, step 0, the purpose as the stream."""
+    return word(stream_base(episode_key(seed, 0), 0, purpose), spread(n))
+
+
+@njit(cache=True)
+def stream_unit(seed: int, purpose: int, n: int) -> float:
+    """Draw `n` of the stream (seed, purpose) as a float uniform in [0, 1)."""
+    return unit(stream_word(seed, purpose, n))

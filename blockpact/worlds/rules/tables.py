@@ -103,8 +103,7 @@ def compile_tables(spec: WorldSpec, crafts: tuple[str, ...] = ()) -> StepTables:
             continue
         drop_slot[p] = item_names.index(drop.item)
         k = len(drop.counts)
-        cdf[p, :k] = np.cumsum(drop.weights)
-        cdf[p, k - 1 :] = 1.0
+        cdf[p, :k] = drop.cdf
         counts[p, :k] = drop.counts
         counts[p, k:] = drop.counts[-1]
     place_block = np.array([palette.index(i) if i in palette and i != NOT_CHEST else -1 for i in item_names], dtype=np.int64)

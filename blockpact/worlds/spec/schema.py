@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,16 @@ class Drop:
     @property
     def expected(self) -> float:
         return sum(c * w for c, w in zip(self.counts, self.weights))
+
+    @property
+    def cdf(self) -> tuple[float, ...]:
+        """Cumulative weights, summed in order, the last set to 1 (so rounding never leaves a draw past it)."""
+        return (*accumulate(self.weights[:-1]), 1.0)
+
+    def count_at(self, u: float) -> int:
+        """The count a uniform `u` in [0, 1) picks: the first whose cumulative weight exceeds it. The step
+        kernel walks `cdf` the same way, and so does the server plugin (`bridge/js/server/plugin/drops.js`)."""
+        return next(c for c, edge in zip(self.counts, self.cdf) if u < edge)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The compiled step of the step-level API: one loop over copies and agents, no Python per step.
 
-It applies the rules as tabulated from `rules.py` (`StepTables`, flattened into `Static`), the world's
-dynamics as compiled by `step_dynamics.py`, and the counter-based draws of `step_rng.py`. Within a
+It applies the rules as tabulated from `rules/game.py` (`StepTables`, flattened into `Static`), the world's
+dynamics as compiled by `rules/interpreter.py`, and the counter-based draws of `rules/rng.py` (a drop
+table's count: stream DROPS at the step, one index per player). Within a
 copy one step resolves, in order: turns; moves; digs; places; chest uses (all reading the state the
 previous phase left; of two agents after the same cell or chest the first by name wins (as on the
 simulator's clock, which serves players in name order); a move into a
@@ -21,12 +22,11 @@ from numba import njit
 from blockpact.worlds.rules.interpreter import Rules, Schedule, apply_rules
 from blockpact.worlds.rules.padded_grids import DX, DZ, window_origin
 from blockpact.worlds.step.options import ACTION_KINDS
-from blockpact.worlds.rules.rng import episode_key, spread, stream_base, unit, word
+from blockpact.worlds.rules.rng import DROPS, episode_key, spread, stream_base, unit, word
 
 NOOP, FORWARD, BACKWARD, LEFT, RIGHT, TURN_LEFT, TURN_RIGHT, DIG, DIG_DOWN, PLACE, USE, CRAFT = range(len(ACTION_KINDS))
 RELATIVE = np.zeros(len(ACTION_KINDS), dtype=np.int64)  # quarter turns from facing to the move's direction
 RELATIVE[[FORWARD, RIGHT, BACKWARD, LEFT]] = [0, 1, 2, 3]
-DROP_STREAM = 1 << 20  # draw streams below this belong to the dynamics rules
 EPS = 1e-9
 
 
@@ -197,7 +197,7 @@ def _dig(b: int, t: int, kind: np.ndarray, fx: np.ndarray, fz: np.ndarray, st: S
         any_done |= done[n]
     if not any_done:
         return
-    base = stream_base(st.keys[b], t, DROP_STREAM)
+    base = stream_base(st.keys[b], t, DROPS)
     for n in range(N):
         if not done[n]:
             continue

@@ -5,6 +5,7 @@
 
 const fs = require('fs')
 const path = require('path')
+const { DROPS, stream } = require('./rng')
 
 // The default drop tables, the file the simulator and the step API read too (blockpact/worlds/spec/drop_tables.py):
 // {block: {item, counts, weights}}, keys starting with '_' are comments. A world master sends each
@@ -14,29 +15,46 @@ const DROPS_FILE = path.join(__dirname, '..', '..', '..', '..', 'worlds', 'data'
 function defaultRules (file = DROPS_FILE) {
   const raw = JSON.parse(fs.readFileSync(file, 'utf8'))
   return new Map(Object.entries(raw).filter(([block]) => !block.startsWith('_'))
-    .map(([block, { item, counts, weights }]) => [block, [{ item, counts: counts ?? [1], weights: weights ?? (counts ?? [1]).map(() => 1) }]]))
+    .map(([block, { item, counts, weights }]) => [block, [{ item, counts: counts ?? [1], weights: weights ?? (counts ?? [1]).map((_, i, all) => 1 / all.length) }]]))
 }
 
-// Small seeded generator (mulberry32) so a seed reproduces drop counts.
-function seededRandom (seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+// The count a uniform u picks: the first whose cumulative weight exceeds u, the last past them all: the walk
+// of the simulator and the step API (Drop.count_at, the kernel's drop_cdf). Weights not summing to 1 (from
+// a caller other than the world master) are scaled to.
+function countAt ({ counts, weights }, u) {
+  const total = weights.reduce((a, b) => a + b, 0)
+  const scale = Math.abs(total - 1) > 1e-6 ? total : 1
+  let edge = 0
+  for (let i = 0; i < counts.length - 1; i++) {
+    edge += weights[i] / scale
+    if (u < edge) return Math.max(0, counts[i])
   }
+  return Math.max(0, counts[counts.length - 1])
 }
 
+// A drop given as {item, min, max} as the table it means: every count in min..max equally likely.
+function asTable (drop) {
+  if (drop.counts) return drop
+  const counts = Array.from({ length: Math.max(drop.max - drop.min + 1, 1) }, (_, i) => drop.min + i)
+  return { item: drop.item, counts, weights: counts.map(() => 1 / counts.length) }
+}
+
+// A drop table's count is the next draw of the counter-based stream (seed, DROPS), as in the simulator for
+// an episode's seed (the world master sends it through resetDrops).
 function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
   const { registry } = serv
-  const random = seededRandom(seed)
-  const rules = defaultRules(dropsFile)
+  let rules, draws
+  reset(seed)
 
   // flying-squid's digging reads blockLoot[name].drops for every block and throws for blocks
   // minecraft-data has no loot for (short_grass, bedrock...), leaving them unbreakable.
   for (const block of registry.blocksArray) registry.blockLoot[block.name] ??= { block: block.name, drops: [] }
+
+  // Back to the default tables (an earlier world's are forgotten), the stream restarted for `newSeed`.
+  function reset (newSeed) {
+    rules = defaultRules(dropsFile)
+    draws = stream(newSeed ?? 0, DROPS)
+  }
 
   // Overrides a block's drops: [{item, min, max}], count uniform in min..max, negatives give none;
   // or [{item, counts, weights}], one of counts drawn with weights.
@@ -48,42 +66,27 @@ function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
         throw new Error(`drops of ${blockName}: weights must be positive numbers, one per count`)
       }
     }
-    rules.set(blockName, drops)
-  }
-
-  function drawCount ({ min, max, counts, weights }) {
-    if (!counts) return Math.max(0, min + Math.floor(random() * (max - min + 1)))
-    let u = random() * weights.reduce((a, b) => a + b, 0)
-    for (let i = 0; i < counts.length; i++) {
-      u -= weights[i]
-      if (u < 0) return Math.max(0, counts[i])
-    }
-    return Math.max(0, counts[counts.length - 1])
+    rules.set(blockName, drops.map(asTable))
   }
 
   function canHarvest (block, held) {
     return !block.harvestTools || Boolean(held && block.harvestTools[held.type])
   }
 
-  // [{name, count}] for breaking block with held (null for bare hands).
+  // [{name, count}] for breaking block with held (null for bare hands): the block's table, else one of each
+  // item minecraft-data's block list says it drops, the rule of the simulator and step API (mcdata.Block.drops).
   function dropsFor (block, held) {
     if (!canHarvest(block, held)) return []
     const rule = rules.get(block.name)
     if (rule) {
-      return rule.map(drop => ({ name: drop.item, count: drawCount(drop) }))
+      return rule.map(drop => ({ name: drop.item, count: countAt(drop, draws.next()) }))
         .filter(drop => drop.count > 0)
     }
-    const silk = Boolean(held?.enchants?.some(e => e.name === 'silk_touch'))
-    return registry.blockLoot[block.name].drops
-      // silkTouch/noSilkTouch entries are alternatives (minecraft-data splits their chance in halves)
-      .filter(d => silk ? !d.noSilkTouch : !d.silkTouch)
-      .filter(d => d.silkTouch || d.noSilkTouch || d.dropChance >= 1 || random() < d.dropChance)
-      // no Fortune: the low end of the range (one raw_iron per iron_ore, one diamond per diamond_ore)
-      .map(d => ({ name: d.item, count: Math.max(d.stackSizeRange?.[0] ?? 1, 0) }))
-      .filter(drop => drop.count > 0)
+    const ids = new Set(registry.blocksByName[block.name].drops ?? [])
+    return [...ids].filter(id => id !== 0 && registry.items[id]).map(id => ({ name: registry.items[id].name, count: 1 }))
   }
 
-  return { dropsFor, setDrops, canHarvest }
+  return { dropsFor, setDrops, reset, canHarvest }
 }
 
 // Blocks whose dig is being completed right now, "x,y,z" (shared by every player of the server).

@@ -32,6 +32,7 @@ module.exports.server = function (serv, settings) {
     getChest: chests.getChest,
     setChest: chests.setChest,
     setDrops: drops.setDrops,
+    resetDrops: drops.reset,
     drop: windows.drop,
     region,
     journal: log,
