@@ -34,6 +34,10 @@ function settingsFor (options) {
     'everybody-op': options.everybodyOp ?? false,
     gameMode: options.gameMode ?? 0,
     difficulty: 0,
+    // minecraft-protocol kicks a client whose keep-alive answer is 30 s late. Bots share one Node runtime whose
+    // main thread a busy machine can starve that long (seen at load 12: `KeepAliveTimeout` kicks mid-episode);
+    // on this server a bot is only dropped after two silent minutes.
+    kickTimeout: options.kickTimeoutMs ?? 120_000,
     logging: false, // no log files
     noConsoleOutput: !options.verbose,
     worldFolder: options.worldDir, // undefined: the world lives in memory only
