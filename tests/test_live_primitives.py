@@ -73,8 +73,9 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
     the load per core and is never below live.toml's spawn_timeout."""
     import socket
 
+    from blockpact.bridge import machine_load
     from blockpact.bridge.live import mineflayer_body
-    from blockpact.bridge.live.mineflayer_body import BotError, join_timeout
+    from blockpact.bridge.live.mineflayer_body import BotError, join_timeout, node_call_seconds
 
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
@@ -90,11 +91,13 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
     message, took = asyncio.run(scenario())
     assert f"Nobody could not join 127.0.0.1:{port}" in message and "(3 attempts)" in message, message
     assert 3 <= took < 30, took  # waits of 1 s and 2 s between the attempts
-    monkeypatch.setattr(mineflayer_body.os, "getloadavg", lambda: (8.0, 0.0, 0.0))
-    monkeypatch.setattr(mineflayer_body.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(machine_load.os, "getloadavg", lambda: (8.0, 0.0, 0.0))
+    monkeypatch.setattr(machine_load.os, "cpu_count", lambda: 2)
     assert join_timeout() == 4 * 30.0
-    monkeypatch.setattr(mineflayer_body.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
-    assert join_timeout() == 30.0
+    # a quick call into Node: stretched too, but at most 3x, so a wedged runtime is still found
+    assert node_call_seconds() == 3 * mineflayer_body.NODE_CALL_SECONDS
+    monkeypatch.setattr(machine_load.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert join_timeout() == 30.0 and node_call_seconds() == mineflayer_body.NODE_CALL_SECONDS
 
 
 @pytest.mark.slow  # flaky: the world master's drainJournal (8 s bound) timed out once on a quiet machine (make test-all)
