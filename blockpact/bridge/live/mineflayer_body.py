@@ -20,8 +20,9 @@ from typing import Any
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
-from blockpact.config import default_mc_version, defaults
+from blockpact.config import default_mc_version
 from blockpact.errors import UserError
+from blockpact.settings import settings
 from blockpact.bridge.live.world_compiler import (
     CompiledWorld,
     WorldTarget,
@@ -91,7 +92,7 @@ class MineflayerWorld:
     """The bots of one experiment on one server, all in one Node runtime."""
 
     def __init__(self, address: ServerAddress | None = None) -> None:
-        self.address = address or ServerAddress(port=int(defaults()["server"]["port"]))
+        self.address = address or ServerAddress(port=settings().server.port)
         self._node: NodeRuntime = runtime()
         self._js = self._node.require(LIVE_WORLD_JS)
         self._world = self._js.createLiveWorld(json.dumps(_live_world_settings()))
