@@ -78,7 +78,7 @@ class HumanNegotiator:
                 "contract; 'accept' accepts the previous round's proposal; 'pass' ends your turn.")
 
     async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
-        k = rounds or self.settings.rounds
+        k = rounds or self.settings.negotiation.rounds
         await self.seats.wait_for(self.player)
         if self.shown == 0:
             self.seats.tell(self.player, self._briefing(k))
