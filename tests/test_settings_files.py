@@ -11,11 +11,17 @@ import pytest
 
 from blockpact.agents.action_settings import SETTINGS_FILE as ACTION_FILE, ActionSettings
 from blockpact.agents.hourglass.settings import SETTINGS_FILE as HOURGLASS_FILE, HourglassSettings
+from blockpact.agents.org.tasks import TASKS_DIR, TaskError, load_task
 from blockpact.agents.negotiation import SETTINGS_FILE as NEGOTIATION_FILE, NegotiationSettings
 from blockpact.agents.pool.settings import SETTINGS_FILE as POOL_FILE, PoolSettings
+from blockpact.bridge.live.settings import LIVE_TOML, LiveSettings
 from blockpact.experiments.org.settings import SETTINGS_FILE as ORG_FILE, OrgFile
+from blockpact.experiments.settings import RUN_TOML, RunSettings
 from blockpact.judge.llm_judge import SETTINGS_FILE as JUDGE_FILE, JudgeFile
+from blockpact.llm.settings import DEFAULTS_FILE as LLM_FILE
+from blockpact.llm.settings_file import LLMFile
 from blockpact.settings import SettingsError, load_settings
+from blockpact.skills.reference import PRIMITIVES_FILE, PrimitivesFile
 from blockpact.worlds.step.options import OPTIONS_FILE as STEP_ENV_FILE, StepEnvFile
 
 Load = Callable[[Path], Any]
@@ -43,16 +49,38 @@ CASES: list[tuple[Path, Load, str, str, str, str]] = [
     (JUDGE_FILE, schema_loader(JudgeFile), 'role = "judge"', "role = 1", "llm_judge.role", "expected a string, got 1"),
     (STEP_ENV_FILE, schema_loader(StepEnvFile), 'cleanup_mp = ["noop",', 'cleanup_mp = [0, "noop",',
      "actions.worlds.cleanup_mp[0]", "expected a string, got 0"),
+    (RUN_TOML, schema_loader(RunSettings), 'backend = "sim"', 'backend = "simulator"', "run.backend",
+     "expected one of 'sim', 'minecraft', got 'simulator'"),
+    (RUN_TOML, schema_loader(RunSettings), "dpi = 110", "dpi = 110\ndpj = 3", "plots.dpj",
+     "unknown key (expected one of: band_alpha, dpi, height, width)"),
+    (LLM_FILE, schema_loader(LLMFile), "temperature = 0.7", 'temperature = "hot"', "roles.negotiator.temperature",
+     "expected a number, got 'hot'"),
+    (LLM_FILE, schema_loader(LLMFile), 'stream = "auto"', 'stream = "auto"\nstreem = "auto"', "endpoint.streem",
+     "unknown key (expected one of: api_key_env, base_url, chat_format, max_concurrent_requests, model, stream, timeout_seconds)"),
+    (PRIMITIVES_FILE, schema_loader(PrimitivesFile), 'kind = "call"', 'kind = "cal"', "bot.waitForTicks.kind",
+     "expected one of 'get', 'query', 'call', 'chat', got 'cal'"),
+    (PRIMITIVES_FILE, schema_loader(PrimitivesFile), "value = 1048576", "value = 1048576\nvalu = 3", "limits.maxMessageBytes.valu",
+     "unknown key (expected one of: doc, value)"),
+    (TASKS_DIR / "shelter.toml", load_task, "hollow = true", "hollow = 1", "task.parts[1].hollow",
+     "expected true or false, got 1"),
+    (TASKS_DIR / "shelter.toml", load_task, 'block = "stone"\nbox = [[5, 64, 21]', 'block = "stone"\nbox = [[5, 64]',
+     "task.parts[0].box[0]", "expected an array of 3 items (an integer, an integer, an integer), got [5, 64]"),
+    (TASKS_DIR / "collect-logs.toml", load_task, "amount = 50", "amount = 50\namout = 5", "task.amout",
+     "unknown key (expected one of: amount, description, item, items, kind, name, parts, start, world)"),
+    (LIVE_TOML, schema_loader(LiveSettings), "keepInventory = true", 'keepInventory = "yes"', "world.gamerules.keepInventory",
+     "expected true or false or an integer, got 'yes'"),
+    (LIVE_TOML, schema_loader(LiveSettings), 'on_disconnect = "reconnect"', 'on_disconnect = "retyr"', "episode.on_disconnect",
+     "expected one of 'reconnect', 'retry', 'fail', got 'retyr'"),
 ]
 
 
 def broken_copy(tmp_path: Path, source: Path, old: str, new: str) -> tuple[Path, int]:
-    """`source` copied with `old` replaced by `new`, and the line it is on."""
+    """`source` copied with `old` replaced by `new`, and the line of `new`'s last line."""
     text = source.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{old!r} is not once in {source}"
     path = tmp_path / source.name
     path.write_text(text.replace(old, new), encoding="utf-8")
-    line = next(i for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if new in text)
+    line = next(i for i, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if new.splitlines()[-1] in text)
     return path, line
 
 
@@ -62,6 +90,6 @@ def test_a_mistake_names_file_line_and_key(tmp_path: Path, source: Path, load: L
                                            key: str, message: str) -> None:
     load(source)  # the shipped file is fine
     path, line = broken_copy(tmp_path, source, old, new)
-    with pytest.raises(SettingsError) as exc:
+    with pytest.raises((SettingsError, TaskError)) as exc:
         load(path)
     assert f"{path}:{line}: {key}: {message}" in str(exc.value).splitlines()

@@ -85,7 +85,7 @@ class HumanNegotiator:
         for turn in history[self.shown:]:
             self.seats.tell(self.player, "\n".join(_turn_lines(turn)))
         self.shown = len(history) + 1
-        seconds = self.seats.settings["turn_seconds"]
+        seconds = self.seats.settings.turn_seconds
         acceptable = can_accept(history)
         note = f" 'accept' takes {history[-1].player}'s proposal." if acceptable else ""
         self.seats.tell(self.player, f"Round {round} of {k}: your turn ({seconds:g} s).{note}")

@@ -1,17 +1,19 @@
 """One loader for settings files: a TOML file (plus optional override files) read into a frozen dataclass.
 
-The dataclass is the schema: field names are the keys, type hints the expected values, defaults make a
-key optional and `bounds(...)` adds a range. Every mistake is collected and reported at once, each as
+The dataclass is the schema: field names are the keys (`except_` reads the key `except`), type hints the
+expected values, defaults make a key optional and `bounds(...)` adds a range. Rules that tie keys together
+live in the dataclass's `settings_problems()`, which yields (key, what is wrong) pairs. Every mistake is collected and reported at once, each as
 `file:line: key.path: what was expected`, so a typo in a settings file never fails deep inside a run.
 
 Supported field types: str, int, float, bool, Path (a string), dataclasses (tables), `tuple[X, ...]` and
-`tuple[X, Y]` (arrays), `dict[str, X]` (tables with free keys), `Literal[...]`, and unions such as
+`tuple[X, Y]` (arrays; `list[X]` where the value is passed on as JSON), `dict[str, X]` (tables with free keys), `Literal[...]`, and unions such as
 `X | None` or `str | tuple[str, ...]`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import keyword
 import tomllib
 import types
 import typing
@@ -105,21 +107,30 @@ def _build(schema: type, raw: Any, prefix: str, report: Report) -> Any:
         report(prefix or "(top level)", f"expected a table, got {raw!r}")
         return _NOTHING
     hints = typing.get_type_hints(schema)
-    fields = {f.name: f for f in dataclasses.fields(schema) if f.init}
-    for key in sorted(set(raw) - set(fields)):
-        report(_join(prefix, key), f"unknown key (expected one of: {', '.join(sorted(fields))})")
+    fields = {_toml_key(f.name): f for f in dataclasses.fields(schema) if f.init}
+    for name in sorted(set(raw) - set(fields)):
+        report(_join(prefix, name), f"unknown key (expected one of: {', '.join(sorted(fields))})")
     values: dict[str, Any] = {}
     for name, f in fields.items():
         key = _join(prefix, name)
         if name not in raw:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
-                report(key, f"missing (expected {_describe(hints[name])})")
-                values[name] = _NOTHING
+                report(key, f"missing (expected {_describe(hints[f.name])})")
+                values[f.name] = _NOTHING
             continue
-        values[name] = _check_bounds(f, _convert(hints[name], raw[name], key, report), key, report)
+        values[f.name] = _check_bounds(f, _convert(hints[f.name], raw[name], key, report), key, report)
     if any(v is _NOTHING for v in values.values()):
         return _NOTHING
-    return schema(**values)
+    value = schema(**values)
+    for key, message in getattr(value, "settings_problems", lambda: ())():
+        report(_join(prefix, key) if key else prefix or "(top level)", message)
+    return value
+
+
+def _toml_key(field_name: str) -> str:
+    """The TOML key of a field: `except_` is `except` (a Python keyword cannot be a field name)."""
+    bare = field_name[:-1]
+    return bare if field_name.endswith("_") and keyword.iskeyword(bare) else field_name
 
 
 def _join(prefix: str, key: str) -> str:
@@ -145,6 +156,8 @@ def _describe(kind: Any) -> str:
         return "one of " + ", ".join(repr(a) for a in args)
     if origin in (typing.Union, types.UnionType):
         return " or ".join(_describe(a) for a in args if a is not type(None))
+    if origin is list:
+        return f"an array of {_plural(args[0])}"
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
             return f"an array of {_plural(args[0])}"
@@ -174,6 +187,9 @@ def _convert(kind: Any, value: Any, key: str, report: Report) -> Any:
         if len(kinds) == len(value):
             items = [_convert(k, v, f"{key}[{i}]", report) for i, (k, v) in enumerate(zip(kinds, value))]
             return _NOTHING if any(v is _NOTHING for v in items) else tuple(items)
+    elif origin is list and isinstance(value, list):
+        items = [_convert(args[0], v, f"{key}[{i}]", report) for i, v in enumerate(value)]
+        return _NOTHING if any(v is _NOTHING for v in items) else items
     elif origin is dict and isinstance(value, dict):
         items = {str(k): _convert(args[1], v, _join(key, str(k)), report) for k, v in value.items()}
         return _NOTHING if any(v is _NOTHING for v in items.values()) else items
@@ -190,7 +206,7 @@ def _convert_union(kind: Any, args: tuple[Any, ...], value: Any, key: str, repor
         result = _convert(alternative, value, key, lambda k, m: quiet.append((k, m)))
         if result is not _NOTHING:
             return result
-        if dataclasses.is_dataclass(alternative) and isinstance(value, dict) or typing.get_origin(alternative) is tuple and isinstance(value, list):
+        if dataclasses.is_dataclass(alternative) and isinstance(value, dict) or typing.get_origin(alternative) in (tuple, list) and isinstance(value, list):
             for k, m in quiet:  # the value has this alternative's shape: its own problems say most
                 report(k, m)
             return _NOTHING
