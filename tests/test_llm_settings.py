@@ -88,6 +88,7 @@ def test_roles_and_prices_can_be_added(tmp_path: Path) -> None:
         ("[roles.judge]\ntemprature = 0.1\n", "2: roles.judge.temprature: unknown key"),
         ("[roles.judge]\ntemperature = 3.0\n", "2: roles.judge.temperature: expected at most 2, got 3.0"),
         ("[prices.m]\nprompt = 1\n", "2: prices.m.prompt: unknown key"),
+        ('[prices."gpt-4.1"]\nprompt = 1\n', "2: prices.gpt-4.1.prompt: unknown key"),  # a dotted name, in your file
         ("[retry]\nmax_retries = -1\n", "2: retry.max_retries: expected at least 0, got -1"),
         ("[endpoint\n", " not valid TOML"),
     ],

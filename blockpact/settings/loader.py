@@ -2,12 +2,13 @@
 
 The dataclass is the schema: field names are the keys (`except_` reads the key `except`), type hints the
 expected values, defaults make a key optional and `bounds(...)` adds a range. Rules that tie keys together
-live in the dataclass's `settings_problems()`, which yields (key, what is wrong) pairs. Every mistake is collected and reported at once, each as
-`file:line: key.path: what was expected`, so a typo in a settings file never fails deep inside a run.
+live in the dataclass's `settings_problems()`, which yields (key, what is wrong) pairs. Every mistake is
+collected and reported at once, each as `file:line: key.path: what was expected`, so a typo in a settings
+file never fails deep inside a run. An override file's mistakes name the override file.
 
-Supported field types: str, int, float, bool, Path (a string), dataclasses (tables), `tuple[X, ...]` and
-`tuple[X, Y]` (arrays; `list[X]` where the value is passed on as JSON), `dict[str, X]` (tables with free keys), `Literal[...]`, and unions such as
-`X | None` or `str | tuple[str, ...]`.
+Field types: str, int, float, bool, dataclasses (tables), `tuple[X, ...]` and `tuple[X, Y]` (arrays),
+`list[X]` (arrays passed on as JSON), `dict[str, X]` (tables with free keys), `Literal[...]`, and unions
+such as `X | None` or `str | list[str]`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ class SettingsError(UserError):
     """A settings file that does not match its schema (all problems, one per line)."""
 
 
-def bounds(*, ge: float | None = None, gt: float | None = None, le: float | None = None, default: Any = dataclasses.MISSING) -> Any:
+def bounds(*, ge: float | None = None, gt: float | None = None, le: float | None = None,
+           default: Any = dataclasses.MISSING) -> Any:
     """A dataclass field whose number must lie in a range (checked by the loader, reported as `file:line`)."""
     return dataclasses.field(default=default, metadata={"ge": ge, "gt": gt, "le": le})
 
@@ -45,7 +47,7 @@ class _Source:
     lines: LineIndex
 
 
-def read_source(path: Path) -> _Source:
+def _read(path: Path) -> _Source:
     """A TOML file with its line index; a missing or broken file is a SettingsError."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -59,7 +61,7 @@ def read_source(path: Path) -> _Source:
 
 def load_settings(path: Path, schema: type[T], *overrides: Path) -> T:
     """`path` read into `schema`, with each file of `overrides` (same schema, any subset of keys) laid on top."""
-    sources = [read_source(path)] + [read_source(p) for p in overrides]
+    sources = [_read(path)] + [_read(p) for p in overrides]
     raw: dict[str, Any] = {}
     for source in sources:
         raw = _merge(raw, source.raw)
@@ -88,18 +90,15 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 
 def _holds(raw: Any, key: str) -> bool:
-    """Whether the TOML data `raw` has the key path `key` (`a.b[2].c`)."""
-    for part in key.replace("[", ".[").split("."):
-        if part.startswith("["):
-            index = int(part[1:-1])
-            if not isinstance(raw, list) or index >= len(raw):
-                return False
-            raw = raw[index]
-        elif isinstance(raw, dict) and part in raw:
-            raw = raw[part]
-        else:
-            return False
-    return True
+    """Whether the TOML data `raw` has the key path `key` (`a.b[2].c`; a key may hold dots: `prices.gpt-4.1`)."""
+    if not key:
+        return True
+    if key.startswith("["):
+        index, _, rest = key[1:].partition("]")
+        return isinstance(raw, list) and int(index) < len(raw) and _holds(raw[int(index)], rest.removeprefix("."))
+    return isinstance(raw, dict) and any(
+        _holds(value, key[len(name):].removeprefix(".")) for name, value in raw.items()
+        if key == name or key.startswith((f"{name}.", f"{name}[")))
 
 
 def _build(schema: type, raw: Any, prefix: str, report: Report) -> Any:
@@ -141,7 +140,8 @@ def _check_bounds(f: dataclasses.Field[Any], value: Any, key: str, report: Repor
     if value is _NOTHING or value is None or not f.metadata:
         return value
     ge, gt, le = f.metadata.get("ge"), f.metadata.get("gt"), f.metadata.get("le")
-    for limit, ok, words in ((ge, lambda v, x: v >= x, "at least"), (gt, lambda v, x: v > x, "more than"), (le, lambda v, x: v <= x, "at most")):
+    checks = ((ge, lambda v, x: v >= x, "at least"), (gt, lambda v, x: v > x, "more than"), (le, lambda v, x: v <= x, "at most"))
+    for limit, ok, words in checks:
         if limit is not None and not ok(value, limit):
             report(key, f"expected {words} {limit:g}, got {value!r}")
             return _NOTHING
@@ -164,7 +164,7 @@ def _describe(kind: Any) -> str:
         return f"an array of {len(args)} items ({', '.join(_describe(a) for a in args)})"
     if origin is dict:
         return f"a table of {_plural(args[1])}"
-    return {str: "a string", int: "an integer", float: "a number", bool: "true or false", Path: "a path (string)"}[kind]
+    return {str: "a string", int: "an integer", float: "a number", bool: "true or false"}[kind]
 
 
 def _plural(kind: Any) -> str:
@@ -194,7 +194,7 @@ def _convert(kind: Any, value: Any, key: str, report: Report) -> Any:
         items = {str(k): _convert(args[1], v, _join(key, str(k)), report) for k, v in value.items()}
         return _NOTHING if any(v is _NOTHING for v in items.values()) else items
     elif origin is None and _scalar_ok(kind, value):
-        return float(value) if kind is float else Path(value).expanduser() if kind is Path else value
+        return float(value) if kind is float else value
     report(key, f"expected {_describe(kind)}, got {value!r}")
     return _NOTHING
 
@@ -206,8 +206,10 @@ def _convert_union(kind: Any, args: tuple[Any, ...], value: Any, key: str, repor
         result = _convert(alternative, value, key, lambda k, m: quiet.append((k, m)))
         if result is not _NOTHING:
             return result
-        if dataclasses.is_dataclass(alternative) and isinstance(value, dict) or typing.get_origin(alternative) in (tuple, list) and isinstance(value, list):
-            for k, m in quiet:  # the value has this alternative's shape: its own problems say most
+        shaped = (dataclasses.is_dataclass(alternative) and isinstance(value, dict)
+                  or typing.get_origin(alternative) in (tuple, list) and isinstance(value, list))
+        if shaped:  # the value has this alternative's shape: its own problems say most
+            for k, m in quiet:
                 report(k, m)
             return _NOTHING
     report(key, f"expected {_describe(kind)}, got {value!r}")
@@ -221,6 +223,4 @@ def _scalar_ok(kind: Any, value: Any) -> bool:
         return False
     if kind is float:
         return isinstance(value, (int, float))
-    if kind is Path:
-        return isinstance(value, str)
     return isinstance(value, kind)
