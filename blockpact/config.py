@@ -1,9 +1,8 @@
-"""Project defaults from `defaults.toml`, and where the Node side lives."""
+"""Where the package and the Node side live, the typed Minecraft version, and reading a TOML data file."""
 
 from __future__ import annotations
 
 import tomllib
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +22,6 @@ def read_toml(path: Path, error: type[UserError] = UserError) -> dict[str, Any]:
         raise error(f"{path}: configuration file not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{path}: not valid TOML: {exc}") from None
-
-
-@cache
-def defaults() -> dict[str, Any]:
-    return read_toml(PACKAGE_DIR / "defaults.toml")
 
 
 def default_mc_version() -> str:

@@ -6,6 +6,7 @@ is scored like anyone's; the report and metrics say who was what. A real minefla
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import subprocess
 import time
@@ -129,7 +130,8 @@ def test_nobody_joining_fails_the_unit_with_cause_human(tmp_path: Path, monkeypa
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Through `blockpact run SCENARIO.toml`, on the run's own embedded server: the address is printed where
     the user looks, and an empty slot is a failed unit with its cause, not a zero."""
-    monkeypatch.setitem(live_settings()["humans"], "join_seconds", 1.0)
+    quick = dataclasses.replace(live_settings(), humans=dataclasses.replace(live_settings().humans, join_seconds=1.0))
+    monkeypatch.setattr("blockpact.bridge.human_seats.live_settings", lambda: quick)
     path = tmp_path / "s.toml"
     path.write_text(SCENARIO.format(contract="none"))
     out = tmp_path / "run"
@@ -159,7 +161,7 @@ class ChatDesk:
     def __init__(self, lines: list[str]) -> None:
         self.lines = list(lines)
         self.told: list[str] = []
-        self.settings = {"turn_seconds": 0.2}
+        self.settings = dataclasses.replace(live_settings().humans, turn_seconds=0.2)
 
     async def wait_for(self, player: str) -> None:
         return None

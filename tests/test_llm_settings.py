@@ -83,20 +83,21 @@ def test_roles_and_prices_can_be_added(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[endpoint]\nmodle = 'x'\n", "unknown key 'endpoint.modle'"),
-        ("[retry]\nmax_retries = 'three'\n", "'retry.max_retries' must be int"),
-        ("[roles.judge]\ntemprature = 0.1\n", "unknown key 'roles.judge.temprature'"),
-        ("[roles.judge]\ntemperature = 3.0\n", "'roles.judge.temperature' must be within 0..2"),
-        ("[prices.m]\nprompt = 1\n", "unknown key 'prices.m.prompt'"),
-        ("[retry]\nmax_retries = -1\n", "'max_retries' must be at least 0"),
-        ("[endpoint\n", "not valid TOML"),
+        ("[endpoint]\nmodle = 'x'\n", "2: endpoint.modle: unknown key"),
+        ("[retry]\nmax_retries = 'three'\n", "2: retry.max_retries: expected an integer, got 'three'"),
+        ("[roles.judge]\ntemprature = 0.1\n", "2: roles.judge.temprature: unknown key"),
+        ("[roles.judge]\ntemperature = 3.0\n", "2: roles.judge.temperature: expected at most 2, got 3.0"),
+        ("[prices.m]\nprompt = 1\n", "2: prices.m.prompt: unknown key"),
+        ('[prices."gpt-4.1"]\nprompt = 1\n', "2: prices.gpt-4.1.prompt: unknown key"),  # a dotted name, in your file
+        ("[retry]\nmax_retries = -1\n", "2: retry.max_retries: expected at least 0, got -1"),
+        ("[endpoint\n", " not valid TOML"),
     ],
 )
-def test_mistakes_name_the_file_and_the_key(tmp_path: Path, text: str, message: str) -> None:
+def test_mistakes_name_the_file_line_and_key(tmp_path: Path, text: str, message: str) -> None:
     config = write(tmp_path, text)
     with pytest.raises(LLMConfigError) as exc:
         load_llm_settings(config, environ={})
-    assert str(config) in str(exc.value) and message in str(exc.value)
+    assert f"{config}:{message}" in str(exc.value)
 
 
 def test_missing_config_file_is_a_user_error(tmp_path: Path) -> None:

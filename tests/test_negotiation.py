@@ -125,7 +125,7 @@ def test_llm_accept_in_round_i_selects_round_i_minus_1_and_thinking_never_leaks(
 
 
 def test_malformed_replies_are_retried_then_count_as_a_pass(double_vein) -> None:
-    attempts = load_negotiation_settings().attempts
+    attempts = load_negotiation_settings().negotiation.attempts
     contract = "1. Glitch mines all diamond_ore."
     replies = [
         "I propose we share.",  # no [message]

@@ -27,14 +27,15 @@ def test_a_multi_item_collect_task_has_one_job_per_item() -> None:
 @pytest.mark.parametrize("body, error", [
     ('items = { oak_log = 0 }', "positive count"),
     ('item = "oak_log"\nitems = { oak_log = 3 }', "no item/amount next to it"),
-    ('items = "oak_log"', "table of item"),
+    ('items = "oak_log"', "expected a table of integers"),
 ])
 def test_bad_items_tables_name_the_key(tmp_path: Path, body: str, error: str) -> None:
     path = tmp_path / "bad.toml"
     path.write_text(f'[task]\nname = "x"\nworld = "forest"\nkind = "collect"\ndescription = "d"\n{body}\n')
     with pytest.raises(TaskError, match=error) as info:
         load_task(str(path))
-    assert "bad.toml: task.items" in str(info.value)
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if text.startswith("items"))
+    assert f"{path}:{line}: task.items: " in str(info.value)
 
 
 def test_amount_is_refused_for_a_multi_item_task() -> None:

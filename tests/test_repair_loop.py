@@ -37,7 +37,7 @@ def run(coro_factory, replies):
 
 def test_every_role_has_the_same_number_of_attempts() -> None:
     s = action_settings()
-    assert {s.extraction_attempts, s.critic_json_attempts, load_negotiation_settings().attempts,
+    assert {s.action.extraction_attempts, s.critic.json_attempts, load_negotiation_settings().negotiation.attempts,
             load_judge_settings().attempts} == {3}
 
 

@@ -57,3 +57,15 @@ def test_a_missing_table_and_bad_toml(tmp_path: Path) -> None:
     path.write_text("[server\n")
     with pytest.raises(SettingsError, match=r"defaults\.toml: not valid TOML"):
         load_settings(path, Defaults)
+
+
+def test_an_override_file_is_laid_on_top_and_its_mistakes_name_it(tmp_path: Path) -> None:
+    base = PACKAGE_DIR / "defaults.toml"
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[server]\nport = 1\n")
+    s = load_settings(base, Defaults, mine)
+    assert (s.server.port, s.server.host, s.simulator.reach) == (1, "127.0.0.1", 4.5)
+    mine.write_text("[server]\nport = 1\n\n[simulator]\nreach = 'far'\n")
+    with pytest.raises(SettingsError) as exc:
+        load_settings(base, Defaults, mine)
+    assert str(exc.value) == f"{mine}:5: simulator.reach: expected a number, got 'far'"

@@ -86,7 +86,7 @@ class LLMActionAgent:
     ) -> None:
         if player not in spec.players:
             raise ValueError(f"{player!r} is not a player of world {spec.name!r} ({', '.join(sorted(spec.players))})")
-        settings = action_settings()
+        settings = action_settings().action
         self.client = client
         self.player = player
         self.spec = spec

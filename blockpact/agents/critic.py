@@ -77,7 +77,7 @@ class Critic:
     def __init__(self, client: LLMClient, *, json_attempts: int | None = None, role: str = "critic") -> None:
         self.client = client
         self.role = role
-        self.json_attempts = json_attempts or action_settings().critic_json_attempts
+        self.json_attempts = json_attempts or action_settings().critic.json_attempts
 
     async def critique(self, task: str, result: ProgramResult) -> Critique:
         if (failed := execution_failure(result)) is not None:

@@ -9,17 +9,17 @@ sees messages, proposals and accepts.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any, Protocol
 
-from blockpact.config import read_toml
 from blockpact.agents.negotiation_format import FormatError, parse_reply
 from blockpact.agents.negotiation_plan import social_optimum_clauses
 from blockpact.judge.clauses import Clause
 from blockpact.llm.repair import ask_until_usable
 from blockpact.judge.contract import parse_contract, render_contract
+from blockpact.settings import bounds, load_settings
 from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
@@ -62,20 +62,31 @@ class Negotiator(Protocol):
 
 
 @dataclass(frozen=True)
+class NegotiationTable:
+    rounds: int = bounds(ge=1)
+    role: str  # an LLM role of llm.toml
+    attempts: int = bounds(ge=1)
+
+
+@dataclass(frozen=True)
+class ScriptedLines:
+    """What the scripted negotiator says."""
+
+    thinking: str
+    propose: str
+    accept: str
+
+
+@dataclass(frozen=True)
 class NegotiationSettings:
-    rounds: int
-    role: str
-    attempts: int
-    scripted: dict[str, str]
+    """`negotiation.toml`'s schema."""
+
+    negotiation: NegotiationTable
+    scripted: ScriptedLines
 
 
 def load_negotiation_settings(path: Path = SETTINGS_FILE) -> NegotiationSettings:
-    raw = read_toml(path)
-    table = raw["negotiation"]
-    settings = NegotiationSettings(int(table["rounds"]), str(table["role"]), int(table["attempts"]), dict(raw["scripted"]))
-    if settings.rounds < 1 or settings.attempts < 1:
-        raise ValueError(f"{path}: negotiation.rounds and negotiation.attempts must be at least 1")
-    return settings
+    return load_settings(path, NegotiationSettings)
 
 
 def _template(name: str) -> Template:
@@ -106,7 +117,7 @@ async def negotiate(negotiators: Sequence[Negotiator], rounds: int | None = None
     """Run the protocol; the negotiators speak in the given order, round 1 first."""
     if not negotiators:
         raise ValueError("negotiation needs at least one negotiator")
-    k = rounds if rounds is not None else load_negotiation_settings().rounds
+    k = rounds if rounds is not None else load_negotiation_settings().negotiation.rounds
     turns: list[NegotiationTurn] = []
     for round_ in range(1, k + 1):
         negotiator = negotiators[(round_ - 1) % len(negotiators)]
@@ -163,23 +174,23 @@ class LLMNegotiator:
         )
 
     async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
-        k = rounds or self.settings.rounds
+        k = rounds or self.settings.negotiation.rounds
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": self.system_prompt(k)},
             {"role": "user", "content": self.turn_prompt(history, round, k)},
         ]
         asked = await ask_until_usable(
-            self.client, self.settings.role, messages, lambda raw: parse_reply(raw, can_accept=can_accept(history)),
+            self.client, self.settings.negotiation.role, messages, lambda raw: parse_reply(raw, can_accept=can_accept(history)),
             lambda reason: {"role": "user", "content": _template("negotiator_retry.md").substitute(reason=reason)},
-            self.settings.attempts, errors=(FormatError,))
+            self.settings.negotiation.attempts, errors=(FormatError,))
         if asked.value is not None:
             parsed = asked.value
             return NegotiationTurn(round, self.player, parsed.thinking, parsed.message, parsed.proposal, parsed.accept,
                                    asked.replies[-1], attempts=asked.attempts)
         raw = asked.replies[-1] if asked.replies else ""
-        error = (f"no reply in the format after {self.settings.attempts} attempts ({'; '.join(asked.problems)}): "
+        error = (f"no reply in the format after {self.settings.negotiation.attempts} attempts ({'; '.join(asked.problems)}): "
                  "counted as a pass")
-        return NegotiationTurn(round, self.player, "", "", None, False, raw, error=error, attempts=self.settings.attempts)
+        return NegotiationTurn(round, self.player, "", "", None, False, raw, error=error, attempts=self.settings.negotiation.attempts)
 
 
 class ScriptedNegotiator:
@@ -204,7 +215,7 @@ class ScriptedNegotiator:
         return sorted(map(repr, parsed.clauses)) == sorted(map(repr, self.clauses))
 
     async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
-        lines = dict(self.settings.scripted)
+        lines = asdict(self.settings.scripted)
         if self.reason:
             lines["thinking"] = lines["propose"] = f"scripted: {self.reason}"
         if can_accept(history) and self.agrees_with(history[-1].proposal or ""):

@@ -103,7 +103,7 @@ class VoyagerLoop:
         self.body = body
         self.library = library
         self.describer = describer or ScriptedSkillDescriber()
-        self.attempts = attempts or action_settings().loop_attempts
+        self.attempts = attempts or action_settings().loop.attempts
         self.budget = budget
         self.on_event = on_event
         self.events: list[LoopEvent] = []

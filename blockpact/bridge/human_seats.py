@@ -33,12 +33,6 @@ class HumanAbsent(UserError):
     """The person in a human slot did not join (or left and did not come back) within the bound."""
 
 
-def human_settings() -> dict[str, float]:
-    table = live_settings().get("humans", {})
-    return {"join_seconds": float(table.get("join_seconds", 300.0)), "turn_seconds": float(table.get("turn_seconds", 180.0)),
-            "poll_seconds": float(table.get("poll_seconds", 0.25))}
-
-
 class HumanSeats:
     """The human slots of a run, on its embedded server (started when a person is first waited for)."""
 
@@ -48,7 +42,7 @@ class HumanSeats:
         self.server = server
         self.ensure_server = ensure_server  # starts the server if it is not running (LiveWorlds.ensure_server)
         self.announce = announce or (lambda line: None)
-        self.settings = human_settings()
+        self.settings = live_settings().humans
         self.target = ControlChannelTarget(server)
         self._pending_chat: dict[str, list[str]] = {}
 
@@ -64,7 +58,7 @@ class HumanSeats:
         await asyncio.to_thread(self.ensure_server)
         if player in self.connected():
             return
-        seconds = self.settings["join_seconds"]
+        seconds = self.settings.join_seconds
         self.announce(f"waiting up to {seconds:g} s for a person to join as {player}: connect a Minecraft "
                       f"{self.server.version} client (offline mode) to {self.server.host}:{self.server.port}")
         deadline = time.monotonic() + seconds
@@ -72,7 +66,7 @@ class HumanSeats:
             if time.monotonic() > deadline:
                 raise HumanAbsent(f"nobody joined as {player} (a human slot) at {self.server.host}:{self.server.port} "
                                   f"within {seconds:g} s (live.toml [humans] join_seconds)")
-            await asyncio.sleep(self.settings["poll_seconds"])
+            await asyncio.sleep(self.settings.poll_seconds)
         self.announce(f"{player} joined")
 
     def tell(self, player: str, text: str) -> None:
@@ -97,7 +91,7 @@ class HumanSeats:
                 raise HumanAbsent(f"{player} (a human slot) left the server during the negotiation")
             if time.monotonic() > deadline:
                 return []
-            await asyncio.sleep(self.settings["poll_seconds"])
+            await asyncio.sleep(self.settings.poll_seconds)
 
     # -- episodes -------------------------------------------------------------------------------------------
     async def seat(self, spec: WorldSpec, compiled: CompiledWorld) -> None:
@@ -105,7 +99,7 @@ class HumanSeats:
         for player in self.humans:
             await self.wait_for(player)
             await apply(compiled.players[player], self.target)
-        settle = float(live_settings()["bots"]["settle_timeout"])
+        settle = live_settings().bots.settle_timeout
         deadline = time.monotonic() + settle
         for player in self.humans:
             want = spec.players[player]
@@ -119,7 +113,7 @@ class HumanSeats:
                                       f"within {settle:g} s of being placed there (at {cell}, holding {inventory})")
                 if cell != want.spawn:
                     await run_command(self.target, teleport(player, want.spawn))
-                await asyncio.sleep(self.settings["poll_seconds"])
+                await asyncio.sleep(self.settings.poll_seconds)
 
     def _cell(self, player: str) -> tuple[int, int, int] | None:
         for p in self.server.request("players"):
@@ -137,7 +131,7 @@ class HumanSeats:
         while now() < end:
             if any(line.strip().lower() in DONE_WORDS for line in said(player)):
                 break
-            await asyncio.sleep(self.settings["poll_seconds"])
+            await asyncio.sleep(self.settings.poll_seconds)
         self.tell(player, "Your part of the episode is over: what you hold at its end is scored.")
         return ProgramResult(player, True, None, None, None, chat=said(player), logs=["played by a person"],
                              duration=now() - started)

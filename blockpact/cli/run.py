@@ -27,18 +27,18 @@ from blockpact.experiments.settings import run_settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    d = run_settings()["run"]
+    d = run_settings().run
     p = sub.add_parser("run", help="run the contract experiment on a world and write a run directory with a report")
     p.add_argument("world", nargs="?", default="double_vein", help="built-in name or path (default: double_vein), "
                    "or a scenario file (SCENARIO.toml; the options below override its values)")
-    p.add_argument("--backend", choices=("sim", "minecraft"), default=d["backend"], help=f"(default {d['backend']})")
-    p.add_argument("--agents", choices=("scripted", "llm"), default=d["agents"], help=f"(default {d['agents']})")
+    p.add_argument("--backend", choices=("sim", "minecraft"), default=d.backend, help=f"(default {d.backend})")
+    p.add_argument("--agents", choices=("scripted", "llm"), default=d.agents, help=f"(default {d.agents})")
     p.add_argument("--contract", metavar="none|negotiate|TEXT|@FILE", default=None,
                    help="one condition: no contract, a negotiated one, or this contract text (or the text in FILE) "
-                        f"(default: both {' and '.join(d['conditions'])}); check a text with `blockpact contract check`")
-    p.add_argument("--seeds", type=int, default=d["seeds"], help=f"number of seeds (default {d['seeds']})")
-    p.add_argument("--episodes", type=int, default=d["episodes"], help=f"episodes per seed (default {d['episodes']})")
-    p.add_argument("--out", type=Path, default=None, help=f"run directory (default {d['out_base']}/<world>-<time>/)")
+                        f"(default: both {' and '.join(d.conditions)}); check a text with `blockpact contract check`")
+    p.add_argument("--seeds", type=int, default=d.seeds, help=f"number of seeds (default {d.seeds})")
+    p.add_argument("--episodes", type=int, default=d.episodes, help=f"episodes per seed (default {d.episodes})")
+    p.add_argument("--out", type=Path, default=None, help=f"run directory (default {d.out_base}/<world>-<time>/)")
     p.add_argument("--parallel", type=int, default=1, metavar="N", help="play up to N (condition, seed) units at once: "
                    "with LLM agents the wall time is the LLM's latency, not CPU; same results as one at a time "
                    "(default 1)")
@@ -94,7 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         check_backend(args.backend)
         plan = plan_from_flags(args)
         name = plan.spec.name
-    out = args.out or default_run_root(name, Path(run_settings()["run"]["out_base"]))
+    out = args.out or default_run_root(name, Path(run_settings().run.out_base))
     console = summary_console()
     options = RunOptions(parallel=args.parallel, live=LiveOptions(args.server, args.mc_version, args.auth, args.viewer),
                          progress=console)

@@ -10,16 +10,16 @@ import time
 from types import FrameType
 
 from blockpact.bridge.live.embedded_server import EmbeddedServer
-from blockpact.config import defaults
+from blockpact.settings import settings
 
 POLL_SECONDS = 0.5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    server = defaults()["server"]
+    server = settings().server
     p = sub.add_parser("server", help="run the embedded Minecraft server (flying-squid) until Ctrl-C")
-    p.add_argument("--port", type=int, default=int(server["port"]), help=f"port to listen on, 0 = any free port (default {server['port']})")
-    p.add_argument("--host", default=server["host"], help=f"address to bind (default {server['host']})")
+    p.add_argument("--port", type=int, default=server.port, help=f"port to listen on, 0 = any free port (default {server.port})")
+    p.add_argument("--host", default=server.host, help=f"address to bind (default {server.host})")
     p.add_argument("--mc-version", help="Minecraft version (default from defaults.toml)")
     p.add_argument("--op", action="append", default=[], metavar="PLAYER", help="make PLAYER an operator (repeatable)")
     p.add_argument("--everybody-op", action="store_true", help="every player is an operator")

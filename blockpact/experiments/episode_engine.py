@@ -125,9 +125,9 @@ class WorldEpisodeEngine:
     def __init__(self, cast: Cast, world_factory: WorldFactory = SimWorld) -> None:
         self.cast = cast
         self.world_factory = world_factory
-        settings = run_settings()["episode"]
-        self.budget_margin = float(settings["budget_margin_seconds"])
-        self.handover_chat_lines = int(settings["handover_chat_lines"])
+        settings = run_settings().episode
+        self.budget_margin = settings.budget_margin_seconds
+        self.handover_chat_lines = settings.handover_chat_lines
 
     async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
         spec = episode.spec

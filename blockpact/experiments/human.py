@@ -78,14 +78,14 @@ class HumanNegotiator:
                 "contract; 'accept' accepts the previous round's proposal; 'pass' ends your turn.")
 
     async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
-        k = rounds or self.settings.rounds
+        k = rounds or self.settings.negotiation.rounds
         await self.seats.wait_for(self.player)
         if self.shown == 0:
             self.seats.tell(self.player, self._briefing(k))
         for turn in history[self.shown:]:
             self.seats.tell(self.player, "\n".join(_turn_lines(turn)))
         self.shown = len(history) + 1
-        seconds = self.seats.settings["turn_seconds"]
+        seconds = self.seats.settings.turn_seconds
         acceptable = can_accept(history)
         note = f" 'accept' takes {history[-1].player}'s proposal." if acceptable else ""
         self.seats.tell(self.player, f"Round {round} of {k}: your turn ({seconds:g} s).{note}")

@@ -62,8 +62,8 @@ class LLMCast:
     def __init__(self, client: LLMClient, run_dir: RunDir) -> None:
         self.client = client
         self.libraries = SkillLibraries(run_dir)
-        self.seeded = bool(run_settings()["llm"]["seed_requests"])
-        self.apply_llm_judge = bool(run_settings()["judge"]["apply_llm_judge"])
+        self.seeded = run_settings().llm.seed_requests
+        self.apply_llm_judge = run_settings().judge.apply_llm_judge
 
     def client_for(self, seed: int) -> Any:
         """What the roles of this seed call (they only use `complete`)."""

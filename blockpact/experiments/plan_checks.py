@@ -13,7 +13,7 @@ from blockpact.worlds.spec.schema import WorldSpec
 def conditions_for(contract: str | None) -> list[ConditionSpec]:
     """`--contract none|negotiate|TEXT|@FILE` as conditions; None: run.toml's default conditions."""
     if contract is None:
-        return [ConditionSpec(mode, mode) for mode in run_settings()["run"]["conditions"]]
+        return [ConditionSpec(mode, mode) for mode in run_settings().run.conditions]
     if contract in CONTRACT_MODES:
         return [ConditionSpec(contract, contract)]
     text = contract_text(contract)

@@ -69,21 +69,21 @@ def _pyplot():  # noqa: ANN202
 
 
 def _figure(panels: int, rows: int = 1) -> tuple[plt.Figure, np.ndarray]:
-    s = run_settings()["plots"]
+    s = run_settings().plots
     plt = _pyplot()
-    fig, axes = plt.subplots(rows, panels, figsize=(s["width"] * panels, s["height"] * rows), squeeze=False,
+    fig, axes = plt.subplots(rows, panels, figsize=(s.width * panels, s.height * rows), squeeze=False,
                              sharey="row")
     return fig, axes
 
 
 def _save(fig: plt.Figure, path: Path) -> None:
     fig.tight_layout()
-    fig.savefig(path, dpi=run_settings()["plots"]["dpi"], metadata={"Software": None})
+    fig.savefig(path, dpi=run_settings().plots.dpi, metadata={"Software": None})
     _pyplot().close(fig)
 
 
 def _band(ax: plt.Axes, times: np.ndarray, rows: np.ndarray, label: str, color: str) -> None:
-    alpha = run_settings()["plots"]["band_alpha"]
+    alpha = run_settings().plots.band_alpha
     ax.fill_between(times, rows.min(axis=0), rows.max(axis=0), step="post", alpha=alpha, color=color, linewidth=0)
     ax.step(times, rows.mean(axis=0), where="post", color=color, label=label)
 

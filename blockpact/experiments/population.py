@@ -84,7 +84,7 @@ class PopulationCast:
 
         if self.client is None:
             raise ValueError("an LLM slot needs the run's LLM client")
-        seeded = SeededClient(self.client, seed) if run_settings()["llm"]["seed_requests"] else self.client
+        seeded = SeededClient(self.client, seed) if run_settings().llm.seed_requests else self.client
         return ModelClient(seeded, model)
 
     def __call__(self, episode: EpisodeInput) -> Minds:

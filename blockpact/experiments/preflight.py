@@ -41,7 +41,7 @@ def role_models(settings: LLMSettings) -> dict[str, str]:
 
 def check_endpoint(settings: LLMSettings, timeout_s: float | None = None) -> None:
     """Raises EndpointCheckFailed (a UserError: exit 1, no traceback) when the run could not play."""
-    limit = float(timeout_s if timeout_s is not None else run_settings()["preflight"]["timeout_seconds"])
+    limit = float(timeout_s if timeout_s is not None else run_settings().preflight.timeout_seconds)
     bounded = dataclasses.replace(settings, timeout_s=min(settings.timeout_s, limit))
     asyncio.run(_check(bounded))
 

@@ -21,8 +21,8 @@ from blockpact.experiments.settings import TEMPLATES, run_settings
 
 
 def agents_label(run: RunRecord) -> str:
-    labels = run_settings()["report"]
-    label = labels["label_scripted"] if run.scripted else labels["label_llm"]
+    labels = run_settings().report
+    label = labels.label_scripted if run.scripted else labels.label_llm
     if run.config.population:  # a scenario run says who filled each slot
         label += " · " + ", ".join(f"{p}: {kind}" for p, kind in sorted(run.config.population.items()))
     return label

@@ -16,11 +16,11 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from blockpact.config import read_toml
 from blockpact.llm.repair import ask_until_usable, find_json_object
 from blockpact.judge.contract import Contract
 from blockpact.judge.observables import EpisodeObservables
 from blockpact.judge.verdict import Judgment, no_transfers
+from blockpact.settings import bounds, load_settings
 
 if TYPE_CHECKING:
     from blockpact.llm.client import LLMClient
@@ -33,17 +33,20 @@ _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
 @dataclass(frozen=True)
 class JudgeSettings:
-    role: str
-    attempts: int
-    zero_sum_tolerance: float
+    role: str  # an LLM role of llm.toml
+    attempts: int = bounds(ge=1)
+    zero_sum_tolerance: float = bounds(ge=0)
+
+
+@dataclass(frozen=True)
+class JudgeFile:
+    """`judge.toml`'s schema."""
+
+    llm_judge: JudgeSettings
 
 
 def load_judge_settings(path: Path = SETTINGS_FILE) -> JudgeSettings:
-    raw = read_toml(path)["llm_judge"]
-    settings = JudgeSettings(str(raw["role"]), int(raw["attempts"]), float(raw["zero_sum_tolerance"]))
-    if settings.attempts < 1:
-        raise ValueError(f"{path}: llm_judge.attempts must be at least 1, got {settings.attempts}")
-    return settings
+    return load_settings(path, JudgeFile).llm_judge
 
 
 def _template(name: str) -> Template:

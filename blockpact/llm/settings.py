@@ -6,6 +6,7 @@ show it; only `Secret.reveal()` returns it, and only the HTTP backend calls that
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -13,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from blockpact.llm.errors import LLMConfigError, LLMNotConfigured
-from blockpact.config import read_toml
+from blockpact.llm.settings_file import LLMFile, RoleTable
+from blockpact.settings import SettingsError, load_settings
 
 DEFAULTS_FILE = Path(__file__).with_name("llm.toml")
 CONFIG_ENV = "BLOCKPACT_LLM_CONFIG"
@@ -21,29 +23,8 @@ BASE_URL_ENV = "OPENAI_BASE_URL"
 MODEL_ENV = "OPENAI_MODEL"
 OPENAI_API_URL = "https://api.openai.com/v1"
 
-# Sampling parameters a role may set besides model and temperature, with their TOML types.
-ROLE_PARAMS: dict[str, tuple[type, ...]] = {
-    "model": (str,),
-    "temperature": (int, float),
-    "max_tokens": (int,),
-    "top_p": (int, float),
-    "seed": (int,),
-    "stop": (str, list),
-    "presence_penalty": (int, float),
-    "frequency_penalty": (int, float),
-    "timeout_seconds": (int, float),  # not sent: this role's per-call deadline (default: [endpoint])
-}
 # Role keys that configure the client rather than go into the request.
 CLIENT_ROLE_KEYS = ("model", "temperature", "timeout_seconds")
-CHAT_FORMATS = ("auto", "native", "merge_system")
-STREAM_MODES = ("auto", "never", "always")
-
-PRICE_PARAMS: dict[str, tuple[type, ...]] = {
-    "prompt_per_million": (int, float),
-    "completion_per_million": (int, float),
-}
-# Tables whose entries are named by the user (roles, models), each entry with a fixed schema.
-OPEN_TABLES: dict[str, dict[str, tuple[type, ...]]] = {"roles": ROLE_PARAMS, "prices": PRICE_PARAMS}
 
 
 class Secret:
@@ -163,50 +144,6 @@ class LLMSettings:
             raise LLMNotConfigured(problem)
 
 
-def _type_ok(value: Any, allowed: tuple[type, ...]) -> bool:
-    return isinstance(value, allowed) and (bool in allowed or not isinstance(value, bool))
-
-
-def _merge(base: Mapping[str, Any], override: Mapping[str, Any], where: str, path: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Deep-merge `override` into `base`, rejecting keys and types the defaults do not know."""
-    merged = dict(base)
-    for key, value in override.items():
-        here = (*path, key)
-        dotted = ".".join(here)
-        if len(path) == 2 and path[0] in OPEN_TABLES:  # roles.<name>.<key>, prices.<model>.<key>
-            allowed = OPEN_TABLES[path[0]].get(key)
-            if allowed is None:
-                known = ", ".join(OPEN_TABLES[path[0]])
-                raise LLMConfigError(f"{where}: unknown key '{dotted}' (allowed: {known})")
-            if not _type_ok(value, allowed):
-                raise LLMConfigError(f"{where}: '{dotted}' must be {' or '.join(t.__name__ for t in allowed)}")
-            merged[key] = value
-        elif len(path) == 1 and path[0] in OPEN_TABLES:  # a new role or model name is fine
-            if not isinstance(value, Mapping):
-                raise LLMConfigError(f"{where}: '{dotted}' must be a table")
-            merged[key] = _merge(base.get(key, {}), value, where, here)
-        elif key not in base:
-            raise LLMConfigError(f"{where}: unknown key '{dotted}'")
-        elif isinstance(base[key], Mapping):
-            if not isinstance(value, Mapping):
-                raise LLMConfigError(f"{where}: '{dotted}' must be a table")
-            merged[key] = _merge(base[key], value, where, here)
-        else:
-            default = base[key]
-            allowed = (int, float) if isinstance(default, float) else (type(default),)
-            if not _type_ok(value, allowed):
-                raise LLMConfigError(f"{where}: '{dotted}' must be {type(default).__name__}, got {type(value).__name__}")
-            merged[key] = value
-    return merged
-
-
-def _number(table: Mapping[str, Any], key: str, where: str, minimum: float) -> float:
-    value = table[key]
-    if value < minimum:
-        raise LLMConfigError(f"{where}: '{key}' must be at least {minimum}, got {value}")
-    return float(value)
-
-
 def _default_cache_dir(environ: Mapping[str, str]) -> Path:
     root = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(root) / "blockpact" / "llm"
@@ -224,74 +161,62 @@ def load_llm_settings(
 ) -> LLMSettings:
     """Resolve settings from every source; keyword arguments are the command-line flags."""
     env = os.environ if environ is None else environ
-    raw = read_toml(DEFAULTS_FILE, LLMConfigError)
-    sources = [str(DEFAULTS_FILE)]
+    sources = [DEFAULTS_FILE]
     user_file = config_file or env.get(CONFIG_ENV)
     if user_file:
-        path = Path(user_file).expanduser()
-        raw = _merge(raw, read_toml(path, LLMConfigError), str(path))
-        sources.append(str(path))
-    where = sources[-1]
-    endpoint, retry, cache = raw["endpoint"], raw["retry"], raw["cache"]
+        sources.append(Path(user_file).expanduser())
+    try:
+        file = load_settings(DEFAULTS_FILE, LLMFile, *sources[1:])
+    except SettingsError as exc:
+        raise LLMConfigError(str(exc)) from None
+    endpoint, retry, cache = file.endpoint, file.retry, file.cache
 
-    key_env = api_key_env or endpoint["api_key_env"]
+    key_env = api_key_env or endpoint.api_key_env
     api_key = Secret(env.get(key_env, "").strip())
-    url = base_url or env.get(BASE_URL_ENV) or endpoint["base_url"] or (OPENAI_API_URL if api_key else "")
-    default_model = model or env.get(MODEL_ENV) or endpoint["model"]
-
-    roles = {
-        name: RoleSettings(
-            model=table.get("model") or default_model,
-            temperature=float(table.get("temperature", raw["roles"]["default"]["temperature"])),
-            params={k: v for k, v in table.items() if k not in CLIENT_ROLE_KEYS},
-            timeout_s=float(table["timeout_seconds"]) if "timeout_seconds" in table else None,
-        )
-        for name, table in raw["roles"].items()
-    }
-    for name, role in roles.items():
-        if not 0.0 <= role.temperature <= 2.0:
-            raise LLMConfigError(f"{where}: 'roles.{name}.temperature' must be within 0..2, got {role.temperature}")
-        if role.timeout_s is not None and role.timeout_s <= 0:
-            raise LLMConfigError(f"{where}: 'roles.{name}.timeout_seconds' must be positive, got {role.timeout_s:g}")
-        if int(role.params.get("max_tokens", 1)) < 1:
-            raise LLMConfigError(f"{where}: 'roles.{name}.max_tokens' must be at least 1, got {role.params['max_tokens']}")
-    for key, allowed in (("chat_format", CHAT_FORMATS), ("stream", STREAM_MODES)):
-        if endpoint[key] not in allowed:
-            raise LLMConfigError(f"{where}: 'endpoint.{key}' must be one of {', '.join(allowed)}, got {endpoint[key]!r}")
-    prices = {
-        name: Price(float(p.get("prompt_per_million", 0.0)), float(p.get("completion_per_million", 0.0)))
-        for name, p in raw["prices"].items()
-    }
+    url = base_url or env.get(BASE_URL_ENV) or endpoint.base_url or (OPENAI_API_URL if api_key else "")
+    default_model = model or env.get(MODEL_ENV) or endpoint.model
+    default_temperature = file.roles["default"].temperature
+    assert default_temperature is not None  # LLMFile.settings_problems
+    roles = {name: _role(table, default_model, default_temperature) for name, table in file.roles.items()}
+    prices = {name: Price(p.prompt_per_million, p.completion_per_million) for name, p in file.prices.items()}
     if no_cache:
         resolved_cache: Path | None = None
     elif cache_dir is not None:
         resolved_cache = Path(cache_dir)
-    elif not cache["enabled"]:
+    elif not cache.enabled:
         resolved_cache = None
     else:
-        resolved_cache = Path(cache["dir"]).expanduser() if cache["dir"] else _default_cache_dir(env)
+        resolved_cache = Path(cache.dir).expanduser() if cache.dir else _default_cache_dir(env)
 
     return LLMSettings(
         base_url=url.rstrip("/"),
         model=default_model,
         api_key=api_key,
         api_key_env=key_env,
-        timeout_s=_number(endpoint, "timeout_seconds", where, 0.001),
-        max_concurrent_requests=int(_number(endpoint, "max_concurrent_requests", where, 1)),
+        timeout_s=endpoint.timeout_seconds,
+        max_concurrent_requests=endpoint.max_concurrent_requests,
         retry=RetryPolicy(
-            max_retries=int(_number(retry, "max_retries", where, 0)),
-            backoff_initial_s=_number(retry, "backoff_initial_seconds", where, 0.0),
-            backoff_max_s=_number(retry, "backoff_max_seconds", where, 0.0),
-            retry_after_max_s=_number(retry, "retry_after_max_seconds", where, 0.0),
-            timeout_retries=int(_number(retry, "timeout_retries", where, 0)),
+            max_retries=retry.max_retries,
+            backoff_initial_s=retry.backoff_initial_seconds,
+            backoff_max_s=retry.backoff_max_seconds,
+            retry_after_max_s=retry.retry_after_max_seconds,
+            timeout_retries=retry.timeout_retries,
         ),
         cache_dir=resolved_cache,
         roles=roles,
         prices=prices,
-        sources=tuple(sources),
-        chat_format=endpoint["chat_format"],
-        stream=endpoint["stream"],
+        sources=tuple(str(p) for p in sources),
+        chat_format=endpoint.chat_format,
+        stream=endpoint.stream,
     )
+
+
+def _role(table: RoleTable, default_model: str, default_temperature: float) -> RoleSettings:
+    """A role's settings: what it leaves out comes from the endpoint's model and [roles.default]'s temperature."""
+    sent = {k: v for k, v in dataclasses.asdict(table).items() if v is not None and k not in CLIENT_ROLE_KEYS}
+    return RoleSettings(model=table.model or default_model,
+                        temperature=table.temperature if table.temperature is not None else default_temperature,
+                        params=sent, timeout_s=table.timeout_seconds)
 
 
 def llm_configured(settings: LLMSettings | None = None) -> bool:

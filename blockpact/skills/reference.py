@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, Literal
 
-from blockpact.config import read_toml
+from blockpact.settings import load_settings
 
 SKILLS_DIR = Path(__file__).resolve().parent
 PRIMITIVES_FILE = SKILLS_DIR / "primitives.toml"
@@ -41,38 +41,68 @@ class BotMember:
         return f"{self.path}()" if self.kind == "query" else self.path
 
 
+@dataclass(frozen=True)
+class PrimitiveEntry:
+    """[primitives.NAME]: one primitive as primitives.toml describes it."""
+
+    signature: str
+    params: tuple[str, ...]
+    doc: str
+    returns: str
+    defaults: dict[str, str | int | float | bool] = field(default_factory=dict)
+    feedback: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """[bot.PATH]: a member of `bot` a program may use."""
+
+    kind: Literal["get", "query", "call", "chat"]
+    signature: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class LimitEntry:
+    """[limits.NAME]: one of the sandbox runner's limits."""
+
+    value: int
+    doc: str
+
+
+@dataclass(frozen=True)
+class PrimitivesFile:
+    """primitives.toml's schema."""
+
+    primitives: dict[str, PrimitiveEntry]
+    bot: dict[str, BotEntry]
+    limits: dict[str, LimitEntry]
+
+
 @cache
-def _raw() -> dict[str, Any]:
-    return read_toml(PRIMITIVES_FILE)
+def _file() -> PrimitivesFile:
+    return load_settings(PRIMITIVES_FILE, PrimitivesFile)
 
 
 @cache
 def primitives() -> dict[str, Primitive]:
-    out = {}
-    for name, entry in _raw()["primitives"].items():
-        out[name] = Primitive(
-            name=name,
-            signature=entry["signature"],
-            params=tuple(entry["params"]),
-            defaults=dict(entry.get("defaults", {})),
-            doc=" ".join(entry["doc"].split()),
-            returns=entry["returns"],
-            feedback=tuple(entry.get("feedback", ())),
-            errors=tuple(entry.get("errors", ())),
-        )
-    return out
+    return {
+        name: Primitive(name, e.signature, e.params, dict(e.defaults), " ".join(e.doc.split()), e.returns, e.feedback, e.errors)
+        for name, e in _file().primitives.items()
+    }
 
 
 @cache
 def bot_members() -> dict[str, BotMember]:
-    return {path: BotMember(path, e["kind"], e["signature"], " ".join(e["doc"].split())) for path, e in _raw()["bot"].items()}
+    return {path: BotMember(path, e.kind, e.signature, " ".join(e.doc.split())) for path, e in _file().bot.items()}
 
 
 @cache
 def sandbox_limits() -> dict[str, int]:
     """primitives.toml [limits]: the sandbox runner's configuration keys and values."""
-    return {name: int(entry["value"]) for name, entry in _raw()["limits"].items() if name != "maxDepth"} | {
-        "maxReturnDepth": int(_raw()["limits"]["maxDepth"]["value"])}
+    limits = _file().limits
+    return {name: entry.value for name, entry in limits.items() if name != "maxDepth"} | {"maxReturnDepth": limits["maxDepth"].value}
 
 
 def runner_queries() -> list[str]:

@@ -21,7 +21,7 @@ def embedded_server():
     from blockpact.bridge.live.embedded_server import EmbeddedServer
     from blockpact.bridge.live.settings import live_settings
 
-    server = EmbeddedServer(ops=(str(live_settings()["external"]["operator"]),)).start()
+    server = EmbeddedServer(ops=(live_settings().external.operator,)).start()
     pid = server.pid
     yield server
     server.stop()

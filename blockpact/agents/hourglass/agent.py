@@ -97,7 +97,7 @@ class HourglassAgent:
             self.on_cycle(session.now)
             incoming = tuple(await self._read_inbox())
             self.heard += [f"{m.sender}: {m.text}" for m in incoming]
-            perception = Perception(session.now, session.observe(), incoming, tuple(self.heard[-settings.message_lines:]))
+            perception = Perception(session.now, session.observe(), incoming, tuple(self.heard[-settings.llm.message_lines:]))
             own_acted = self.mind.own is not None and not self.mind.own.judged
             progress = UNKNOWN
             if own_acted:
@@ -129,7 +129,7 @@ class HourglassAgent:
                 continue
             if not (self.mind.own is not None and not self.mind.own.judged):
                 message = await session.wait_message(
-                    self.inbox, settings.remote_idle_wait_seconds if self.remote else settings.idle_wait_seconds,
+                    self.inbox, settings.cycle.remote_idle_wait_seconds if self.remote else settings.cycle.idle_wait_seconds,
                     simulated=not self.remote)
                 if message is not None and message.id not in self._seen:
                     self._seen.add(message.id)

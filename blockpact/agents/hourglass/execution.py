@@ -55,7 +55,7 @@ class Session(Protocol):
 
 def step_program(step: Step) -> str:
     """The scripted program for one step, checked by the same parser as an LLM's program."""
-    settings = hourglass_settings()
+    settings = hourglass_settings().scripted
     if step.action == "mine":
         name, values = "mine", {"BLOCK": step.item, "YIELDS": step.yields, "COUNT": step.count}
     elif step.action == "craft":

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from blockpact.errors import UserError
+from blockpact.settings import bounds
 
 Emit = Callable[[str, dict[str, Any]], None]
 PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
@@ -29,12 +30,12 @@ PROMPTS = Path(__file__).resolve().parents[1] / "prompts"
 
 @dataclass(frozen=True)
 class LatencyModel:
-    first_token_seconds: float
-    prompt_tokens_per_second: float
-    completion_tokens_per_second: float
-    jitter: float  # sigma of the log-normal factor; 0: every call takes exactly the formula
-    message_seconds: float
-    chars_per_token: float
+    first_token_seconds: float = bounds(ge=0)
+    prompt_tokens_per_second: float = bounds(gt=0)
+    completion_tokens_per_second: float = bounds(gt=0)
+    jitter: float = bounds(ge=0)  # sigma of the log-normal factor; 0: every call takes exactly the formula
+    message_seconds: float = bounds(ge=0)
+    chars_per_token: float = bounds(gt=0)
     source: str  # where the figures come from
 
     def __post_init__(self) -> None:
@@ -83,17 +84,6 @@ class LatencyModel:
                        prompt_tokens_per_second=self.prompt_tokens_per_second / k,
                        completion_tokens_per_second=self.completion_tokens_per_second / k,
                        source=f"{self.source}; every call x{k:g}")
-
-
-def latency_from_table(raw: Any, where: str) -> LatencyModel:
-    keys = ("first_token_seconds", "prompt_tokens_per_second", "completion_tokens_per_second", "jitter",
-            "message_seconds", "chars_per_token", "source")
-    if not isinstance(raw, dict) or sorted(raw) != sorted(keys):
-        raise UserError(f"{where}: [latency] needs exactly {', '.join(keys)}")
-    try:
-        return LatencyModel(*(float(raw[k]) for k in keys[:-1]), str(raw["source"]))
-    except (TypeError, ValueError) as exc:
-        raise UserError(f"{where}: [latency]: {exc}") from None
 
 
 @cache

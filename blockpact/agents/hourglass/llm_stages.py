@@ -79,14 +79,14 @@ async def ask_json(llm: CountingLLM, role: str, system: str, user: str, check: C
     retry = lambda problem: {"role": "user", "content": render("hourglass_json_error", error=problem)}  # noqa: E731
     # An LLMError (the endpoint unavailable, a request refused, no text in any attempt) propagates: the seed
     # fails with cause `endpoint` (experiments/org/run.py) instead of the agent carrying on as if it had thought.
-    asked = await ask_until_usable(llm, role, messages, parse, retry, hourglass_settings().json_attempts)
+    asked = await ask_until_usable(llm, role, messages, parse, retry, hourglass_settings().llm.json_attempts)
     if asked.value is None:
         raise StageError(f"{role}: no usable reply after {asked.attempts} attempts; last problem: {asked.last_problem}")
     return asked.value
 
 
 def _messages_text(perception: Perception) -> str:
-    lines = [f"{m.sender} ({m.message.kind.value}): {m.text}" for m in perception.messages][-hourglass_settings().message_lines:]
+    lines = [f"{m.sender} ({m.message.kind.value}): {m.text}" for m in perception.messages][-hourglass_settings().llm.message_lines:]
     return "\n".join(lines) or "none"
 
 
@@ -257,6 +257,6 @@ def llm_stages(client: LLMClient, counter: PromptCounter, role: Role, org: Organ
                data: MinecraftData) -> tuple[Any, Any, Any, Any]:
     llm = CountingLLM(client, counter)
     loop = VoyagerLoop(LLMActionAgent(llm, role.name, spec), Critic(llm),  # type: ignore[arg-type]
-                       attempts=hourglass_settings().action_attempts)
+                       attempts=hourglass_settings().llm.action_attempts)
     executor = VoyagerExecutor(loop, ActionContext(player=role.name, world=spec, task=""))
     return LLMMonitor(llm, role.name), LLMTaskPlanner(llm, role, spec, data), LLMActionPlanner(llm, role, org), executor

@@ -230,7 +230,7 @@ class ScriptedActionPlanner:
 
 def chunked(steps: list[Step]) -> list[Step]:
     """Mine steps cut into todo items of at most `scripted.mine_chunk` blocks."""
-    chunk = hourglass_settings().mine_chunk
+    chunk = hourglass_settings().scripted.mine_chunk
     out: list[Step] = []
     for step in steps:
         if step.action != "mine" or step.count <= chunk:

@@ -10,25 +10,74 @@ part holds its block. Parts are built stage by stage.
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Literal
 
 from blockpact.agents.org.jobs import COLLECT, PLACE, Job
 from blockpact.errors import UserError
+from blockpact.settings import SettingsError, load_settings
 from blockpact.worlds.spec.loader import load_world
 from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
 from blockpact.worlds.state import WorldState
 
 TASKS_DIR = Path(__file__).with_name("tasks")
-KINDS = ("collect", "build")
 
 
 class TaskError(UserError):
     """A task file that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class PartTable:
+    """[[task.parts]]: a part of a build task, as a box (optionally hollow) or a list of cells."""
+
+    name: str
+    stage: int
+    block: str
+    box: tuple[Vec, Vec] | None = None  # two corners
+    cells: tuple[Vec, ...] | None = None
+    hollow: bool = False
+    except_: tuple[Vec, ...] = ()  # cells of the box left out
+
+    def settings_problems(self) -> Iterator[tuple[str, str]]:
+        if (self.box is None) == (self.cells is None):
+            yield "", "give exactly one of box = [[x,y,z],[x,y,z]] or cells = [[x,y,z], ...]"
+
+
+@dataclass(frozen=True)
+class TaskTable:
+    """[task]: what a task file says; a collect task has item and amount, or an items table."""
+
+    name: str
+    world: str
+    kind: Literal["collect", "build"]
+    description: str
+    item: str | None = None
+    amount: int | None = None
+    items: dict[str, int] | None = None
+    parts: tuple[PartTable, ...] = ()
+    start: tuple[dict[str, int], ...] = ()  # starting items of the working agents, in turn
+
+    def settings_problems(self) -> Iterator[tuple[str, str]]:
+        if any(n < 1 for items in self.start for n in items.values()):
+            yield "start", "expected [[task.start]] tables of item = positive count"
+        if self.kind == "build":
+            if not self.parts:
+                yield "parts", "a build task needs [[task.parts]]"
+        elif self.items is not None:
+            if self.item is not None or self.amount is not None or not self.items or min(self.items.values()) < 1:
+                yield "items", "expected a table of item = positive count (and no item/amount next to it)"
+        elif self.item is None or self.amount is None:
+            yield "item" if self.item is None else "amount", "missing (a collect task needs item and amount, or an items table)"
+
+
+@dataclass(frozen=True)
+class TaskFile:
+    task: TaskTable
 
 
 @dataclass(frozen=True)
@@ -118,92 +167,42 @@ def load_task(ref: str, amount: int | None = None) -> Task:
     elif not path.is_file():
         raise TaskError(f"no task file {path}")
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise TaskError(f"{path}: not valid TOML: {exc}") from None
-    return _task_from(raw, str(path), amount)
+        table = load_settings(path, TaskFile).task
+    except SettingsError as exc:
+        raise TaskError(str(exc)) from None
+    return _task_from(table, amount)
 
 
-def _want(table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-    value = table.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise TaskError(f"{where}.{key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
-    return value
-
-
-def _vec(value: Any, where: str) -> Vec:
-    if not (isinstance(value, list) and len(value) == 3 and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-        raise TaskError(f"{where}: expected [x, y, z] integers, got {value!r}")
-    return (value[0], value[1], value[2])
-
-
-def _task_from(raw: dict[str, Any], source: str, amount: int | None) -> Task:
-    table = raw.get("task")
-    if not isinstance(table, dict):
-        raise TaskError(f"{source}: missing [task] table")
-    where = f"{source}: task"
-    unknown = sorted(set(table) - {"name", "world", "kind", "item", "amount", "items", "description", "parts", "start"})
-    if unknown:
-        raise TaskError(f"{where}: unknown keys {', '.join(unknown)}")
-    kind = _want(table, "kind", str, where)
-    if kind not in KINDS:
-        raise TaskError(f"{where}.kind: expected one of {', '.join(KINDS)}, got {kind!r}")
-    start = table.get("start", [])
-    if not isinstance(start, list) or not all(isinstance(s, dict) and all(isinstance(n, int) and n > 0 for n in s.values()) for s in start):
-        raise TaskError(f"{where}.start: expected [[task.start]] tables of item = count")
-    common = {
-        "name": _want(table, "name", str, where),
-        "world": _want(table, "world", str, where),
-        "kind": kind,
-        "start": tuple(dict(s) for s in start),
-    }
-    if kind == "collect" and "items" in table:
-        items = table["items"]
-        if "item" in table or "amount" in table or not isinstance(items, dict) or not items or not all(
-                isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in items.values()):
-            raise TaskError(f"{where}.items: expected a table of item = positive count (and no item/amount next to it)")
+def _task_from(table: TaskTable, amount: int | None) -> Task:
+    common = {"name": table.name, "world": table.world, "kind": table.kind, "start": table.start}
+    if table.kind == "collect" and table.items is not None:
         if amount is not None:
-            raise TaskError(f"--amount applies to one-item collect tasks only, not to {common['name']} ({', '.join(items)})")
-        pairs = tuple((str(k), int(v)) for k, v in items.items())
-        return Task(**common, description=_want(table, "description", str, where), item=pairs[0][0],
-                    amount=sum(n for _, n in pairs), items=pairs)
-    if kind == "collect":
-        n = amount if amount is not None else _want(table, "amount", int, where)
+            raise TaskError(f"--amount applies to one-item collect tasks only, not to {table.name} ({', '.join(table.items)})")
+        pairs = tuple(table.items.items())
+        return Task(**common, description=table.description, item=pairs[0][0], amount=sum(n for _, n in pairs), items=pairs)
+    if table.kind == "collect":
+        assert table.item is not None and table.amount is not None  # TaskTable.settings_problems
+        n = amount if amount is not None else table.amount
         if n < 1:
             raise TaskError(f"amount must be a positive number of items, got {n}")
-        text = Template(_want(table, "description", str, where)).safe_substitute(amount=n)
-        item = _want(table, "item", str, where)
-        return Task(**common, description=text, item=item, amount=n, items=((item, n),))
+        text = Template(table.description).safe_substitute(amount=n)
+        return Task(**common, description=text, item=table.item, amount=n, items=((table.item, n),))
     if amount is not None:
-        raise TaskError(f"--amount applies to collect tasks only, not to {common['name']}")
-    parts = table.get("parts")
-    if not isinstance(parts, list) or not parts:
-        raise TaskError(f"{where}.parts: a build task needs [[task.parts]]")
-    return Task(**common, description=_want(table, "description", str, where),
-                parts=tuple(_part(p, f"{where}.parts[{i}]") for i, p in enumerate(parts)))
+        raise TaskError(f"--amount applies to collect tasks only, not to {table.name}")
+    return Task(**common, description=table.description, parts=tuple(_part(p) for p in table.parts))
 
 
-def _part(raw: Any, where: str) -> Part:
-    if not isinstance(raw, dict):
-        raise TaskError(f"{where}: expected a table")
-    unknown = sorted(set(raw) - {"name", "stage", "block", "box", "cells", "hollow", "except"})
-    if unknown:
-        raise TaskError(f"{where}: unknown keys {', '.join(unknown)}")
-    if ("box" in raw) == ("cells" in raw):
-        raise TaskError(f"{where}: give exactly one of box = [[x,y,z],[x,y,z]] or cells = [[x,y,z], ...]")
-    skip = {_vec(v, f"{where}.except") for v in raw.get("except", [])}
-    if "cells" in raw:
-        cells = [_vec(v, f"{where}.cells") for v in raw["cells"]]
+def _part(raw: PartTable) -> Part:
+    skip = set(raw.except_)
+    if raw.cells is not None:
+        cells = list(raw.cells)
     else:
-        box = raw["box"]
-        if not isinstance(box, list) or len(box) != 2:
-            raise TaskError(f"{where}.box: expected two corners [[x,y,z],[x,y,z]]")
-        lo, hi = (tuple(map(f, _vec(box[0], f"{where}.box"), _vec(box[1], f"{where}.box"))) for f in (min, max))
+        assert raw.box is not None  # PartTable.settings_problems
+        lo, hi = (tuple(map(f, raw.box[0], raw.box[1])) for f in (min, max))
         cells = [(x, y, z) for y in range(lo[1], hi[1] + 1) for x in range(lo[0], hi[0] + 1) for z in range(lo[2], hi[2] + 1)
-                 if not raw.get("hollow") or x in (lo[0], hi[0]) or z in (lo[2], hi[2])]
+                 if not raw.hollow or x in (lo[0], hi[0]) or z in (lo[2], hi[2])]
         centre = ((lo[0] + hi[0]) / 2, (lo[2] + hi[2]) / 2)
         # Outside in, column by column, each column bottom up: every cell then touches one built
         # before it, and any run of cells in this order (one agent's share) can be built alone.
         cells.sort(key=lambda c: (-max(abs(c[0] - centre[0]), abs(c[2] - centre[1])), c[0], c[2], c[1]))
-    return Part(_want(raw, "name", str, where), _want(raw, "stage", int, where), _want(raw, "block", str, where),
-                tuple(c for c in cells if c not in skip))
+    return Part(raw.name, raw.stage, raw.block, tuple(c for c in cells if c not in skip))

@@ -80,7 +80,7 @@ class MessagePool:
     def __init__(self, *, clock: Clock = time.time, gap_hold_seconds: float | None = None) -> None:
         self.listeners: list[Listener] = []
         self._clock = clock
-        self._gap_hold = pool_settings().gap_hold_seconds if gap_hold_seconds is None else gap_hold_seconds
+        self._gap_hold = pool_settings().pool.gap_hold_seconds if gap_hold_seconds is None else gap_hold_seconds
         self._history: list[Message] = []
         self._ids: set[str] = set()
         self._next_seq: dict[str, int] = {}

@@ -234,7 +234,7 @@ class ScriptedCooperativeAgent:
                 "TOOLS": [{"chest": list(t.chest), "item": t.item} for t in plan.tools],
                 "TARGETS": [_target(plan, b, facts.block_counts[b]) for b in plan.targets],
                 "RENEWING": renewing,
-                "IDLE_SECONDS": action_settings().scripted_idle_seconds,
+                "IDLE_SECONDS": action_settings().scripted.idle_seconds,
                 "SEARCH_RADIUS": search_radius(),
             },
             explain=f"Scripted cooperative player {self.player} keeping the contract: takes {tool_text} and mines {targets}.{notes}",

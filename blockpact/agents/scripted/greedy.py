@@ -40,7 +40,7 @@ class ScriptedGreedyAgent:
                 "TOOLS": [{"chest": list(t.chest), "item": t.item} for t in tools],
                 "TARGETS": [{"block": b, "count": max(facts.block_counts[b], 1)} for b in blocks],
                 "RENEWING": renewing,
-                "IDLE_SECONDS": action_settings().scripted_idle_seconds,
+                "IDLE_SECONDS": action_settings().scripted.idle_seconds,
                 "SEARCH_RADIUS": search_radius(),
             },
             explain=f"Scripted greedy player {self.player}: takes {tool_text} and mines {order}.",

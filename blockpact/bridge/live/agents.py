@@ -47,7 +47,7 @@ class LiveSession:
     async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
         self._check()
         left = max(1.0, self.agents.world.spec.episode_seconds - self.now)
-        limit = float(live_settings()["bots"]["program_budget"]) if budget is None else float(budget)
+        limit = live_settings().bots.program_budget if budget is None else float(budget)
         return await self.agents.world.body(self.player).run(source, skills=skills, budget=min(left, limit))
 
     async def _until_woken(self, seconds: float) -> None:
@@ -189,7 +189,7 @@ class BotSession:
 
     async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
         self._check()
-        limit = float(live_settings()["bots"]["program_budget"]) if budget is None else float(budget)
+        limit = live_settings().bots.program_budget if budget is None else float(budget)
         return await self.body.run(source, skills=skills, budget=limit)
 
     async def sleep(self, seconds: float) -> None:

@@ -77,9 +77,9 @@ class EmbeddedServer:
         return self._proc is not None and self._proc.poll() is None
 
     def command_line(self) -> list[str]:
-        settings = live_settings()["server"]
+        settings = live_settings().server
         args = [node_binary(), str(SERVER_JS), "--port", str(self.requested_port), "--host", self.host,
-                "--version", self.version, "--seed", str(self.seed), "--view-distance", str(settings["view_distance"])]
+                "--version", self.version, "--seed", str(self.seed), "--view-distance", str(settings.view_distance)]
         for op in self.ops:
             args += ["--op", op]
         if self.everybody_op:
@@ -109,7 +109,7 @@ class EmbeddedServer:
                          threading.Thread(target=self._read_stderr, name="squid-stderr", daemon=True)]
         for reader in self._readers:
             reader.start()
-        timeout = float(live_settings()["server"]["start_timeout"])
+        timeout = live_settings().server.start_timeout
         if not self._ready.wait(timeout) or not self._ready_info:
             # ready without its line: stdout closed, the process is exiting
             problem = "exited" if self._ready.is_set() else f"did not accept connections within {timeout:g} s"
@@ -164,7 +164,7 @@ class EmbeddedServer:
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise ServerError(f"the embedded server closed its control channel: {exc}") from None
-        limit = float(live_settings()["server"]["request_timeout"]) if timeout is None else timeout
+        limit = live_settings().server.request_timeout if timeout is None else timeout
         if not pending.done.wait(limit):
             with self._lock:
                 self._pending.pop(request_id, None)
@@ -192,7 +192,7 @@ class EmbeddedServer:
             except OSError:
                 pass
             try:
-                proc.wait(timeout=float(live_settings()["server"]["stop_timeout"]))
+                proc.wait(timeout=live_settings().server.stop_timeout)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()

@@ -20,8 +20,9 @@ from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.machine_load import load_per_core, stretched
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
-from blockpact.config import default_mc_version, defaults
+from blockpact.config import default_mc_version
 from blockpact.errors import UserError
+from blockpact.settings import settings
 from blockpact.bridge.live.world_compiler import (
     CompiledWorld,
     WorldTarget,
@@ -48,7 +49,7 @@ WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "clos
 
 def join_timeout() -> float:
     """live.toml's spawn_timeout scaled by the machine's load per core: a busy machine joins slower."""
-    return float(live_settings()["bots"]["spawn_timeout"]) * load_per_core()
+    return live_settings().bots.spawn_timeout * load_per_core()
 
 
 def node_call_seconds() -> float:
@@ -74,17 +75,17 @@ class ServerAddress:
 
 
 def _live_world_settings() -> dict[str, Any]:
-    bots = live_settings()["bots"]
+    bots = live_settings().bots
     return {
         "primitives": {name: {"feedback": list(p.feedback), "errors": list(p.errors)} for name, p in primitives().items()},
         "queries": runner_queries(),
-        "searchRadius": int(bots["search_radius"]),
-        "observeRadius": int(bots["observe_radius"]),
-        "exploreStep": float(bots["explore_step"]),
-        "exploreStride": int(bots["explore_stride"]),
-        "chatPerSecond": float(bots["chat_per_second"]),
-        "chatBurst": int(bots["chat_burst"]),
-        "bound": {"baseSeconds": float(bots["bound_base"]), "slack": float(bots["bound_slack"])},
+        "searchRadius": bots.search_radius,
+        "observeRadius": bots.observe_radius,
+        "exploreStep": bots.explore_step,
+        "exploreStride": bots.explore_stride,
+        "chatPerSecond": bots.chat_per_second,
+        "chatBurst": bots.chat_burst,
+        "bound": {"baseSeconds": bots.bound_base, "slack": bots.bound_slack},
         "limits": sandbox_limits(),
     }
 
@@ -93,7 +94,7 @@ class MineflayerWorld:
     """The bots of one experiment on one server, all in one Node runtime."""
 
     def __init__(self, address: ServerAddress | None = None) -> None:
-        self.address = address or ServerAddress(port=int(defaults()["server"]["port"]))
+        self.address = address or ServerAddress(port=settings().server.port)
         self._node: NodeRuntime = runtime()
         self._js = self._node.require(LIVE_WORLD_JS)
         self._world = self._js.createLiveWorld(json.dumps(_live_world_settings()))
@@ -168,7 +169,7 @@ class MineflayerWorld:
         it takes no part in signals."""
         if player in self._bodies:
             return self._bodies[player]
-        attempts = max(1, int(live_settings()["bots"]["join_attempts"]))
+        attempts = live_settings().bots.join_attempts
         errors: list[str] = []
         for attempt in range(attempts):
             spawn_timeout = join_timeout()
@@ -213,7 +214,7 @@ class MineflayerWorld:
     async def _settle(self, body: MineflayerBody, player: PlayerSpec, target: WorldTarget) -> None:
         """Wait until the bot stands at its spawn with its items. A server that was still logging the bot in may
         put it back where it logged in after the teleport: halfway through the wait the teleport is repeated."""
-        timeout = float(live_settings()["bots"]["settle_timeout"])
+        timeout = live_settings().bots.settle_timeout
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         repeat_at = loop.time() + timeout / 2
@@ -250,9 +251,9 @@ class MineflayerWorld:
 
     def witness(self, operator: str) -> None:
         """From now on the bots record what they see of the world (servers without blockpact's plugin)."""
-        settings = live_settings()["external"]
-        self._sync("witnessWorld", operator, json.dumps({"digMemoryMs": int(float(settings["dig_memory_seconds"]) * 1000),
-                                                       "expectMs": int(float(settings["expect_seconds"]) * 1000)}))
+        settings = live_settings().external
+        self._sync("witnessWorld", operator, json.dumps({"digMemoryMs": int(settings.dig_memory_seconds * 1000),
+                                                       "expectMs": int(settings.expect_seconds * 1000)}))
 
     def expect_blocks(self, positions: Sequence[Vec], cause: str) -> None:
         self._sync("expectBlocks", json.dumps([list(p) for p in positions]), cause)
@@ -277,10 +278,10 @@ class MineflayerWorld:
     async def start_viewer(self, player: str, index: int = 0) -> str:
         """A prismarine-viewer page of `player`'s view on 127.0.0.1 (live.toml's [viewer] port + `index`, or any
         free port); returns its URL. The page server closes when the bot leaves."""
-        settings = live_settings()["viewer"]
-        port = int(settings["port"])
-        options = json.dumps({"port": port + index if port else 0, "viewDistance": int(settings["view_distance"]),
-                              "firstPerson": bool(settings["first_person"])})
+        settings = live_settings().viewer
+        port = settings.port
+        options = json.dumps({"port": port + index if port else 0, "viewDistance": settings.view_distance,
+                              "firstPerson": settings.first_person})
         answer = await self._call("startViewer", player, options, timeout=CALLBACK_MARGIN_SECONDS)
         if not answer["ok"]:
             raise BotError(answer["error"])
@@ -340,7 +341,7 @@ class MineflayerBody:
 
     async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
         """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot."""
-        seconds = float(live_settings()["bots"]["program_budget"]) if budget is None else float(budget)
+        seconds = live_settings().bots.program_budget if budget is None else float(budget)
         if seconds <= 0:
             raise UserError(f"budget must be a positive number of seconds, got {budget}")
         options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills)})

@@ -57,13 +57,13 @@ class LiveWorld:
         settings = live_settings()
         self.spec = spec
         self.seed = seed
-        self.on_disconnect = on_disconnect or str(settings["episode"]["on_disconnect"])
+        self.on_disconnect = on_disconnect or settings.episode.on_disconnect
         if self.on_disconnect not in DISCONNECT_POLICIES:
             raise UserError(f"on_disconnect must be one of {', '.join(DISCONNECT_POLICIES)}, got {self.on_disconnect!r}")
-        self.max_reconnects = int(settings["episode"]["max_reconnects"])
-        self.max_retries = int(settings["episode"]["max_retries"])
-        self.tick_interval = float(settings["world_master"]["tick_seconds"])
-        self.play_out = bool(settings["world_master"]["play_out"])
+        self.max_reconnects = settings.episode.max_reconnects
+        self.max_retries = settings.episode.max_retries
+        self.tick_interval = settings.world_master.tick_seconds
+        self.play_out = settings.world_master.play_out
         if server is not None and address is not None:
             raise UserError("a live world plays either on the embedded server or on an external one, not both")
         self._own_server = server is None and address is None

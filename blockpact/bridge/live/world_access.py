@@ -103,11 +103,11 @@ class WitnessedAccess:
     world's blocks and chat from above it; every player bot reports its inventory and the chests it opens."""
 
     def __init__(self, address: ServerAddress, operator: str | None = None) -> None:
-        settings = live_settings()["external"]
+        settings = live_settings().external
         self.address = address
-        self.operator = operator or str(settings["operator"])
-        self.build_timeout = float(settings["build_timeout"])
-        self.watch_height = int(settings["watch_height"])
+        self.operator = operator or settings.operator
+        self.build_timeout = settings.build_timeout
+        self.watch_height = settings.watch_height
         self._bots: MineflayerWorld | None = None
         self._target: OperatorBotTarget | None = None
 

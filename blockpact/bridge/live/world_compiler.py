@@ -101,10 +101,10 @@ def compile_world(spec: WorldSpec, seed: int = 0) -> CompiledWorld:
 def game_rules() -> list[Operation]:
     """The game rules and time of day every scenario needs (live.toml [world]): a world that changes only by
     the players and the spec's dynamics."""
-    settings = live_settings()["world"]
+    settings = live_settings().world
     ops: list[Operation] = [Command(f"gamerule {name} {str(value).lower()}", f"set the game rule {name}")
-                            for name, value in sorted(settings["gamerules"].items())]
-    ops.append(Command(f"time set {int(settings['time'])}", "fix the time of day"))
+                            for name, value in sorted(settings.gamerules.items())]
+    ops.append(Command(f"time set {settings.time}", "fix the time of day"))
     return ops
 
 

@@ -7,9 +7,9 @@ import math
 from typing import Any
 
 from blockpact.bridge.sim.common import Handler, number
+from blockpact.worlds.rules.game import TICKS_PER_SECOND
 from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
-TICKS_PER_SECOND = 20
 MAX_ARG_STRING = 1000  # characters of a text argument of a primitive: it may reappear in feedback and the event log
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from blockpact.bridge.sim.common import Handler, number, vec
-from blockpact.config import defaults
+from blockpact.settings import settings
 from blockpact.worlds.sim.primitives import AgentAPI
 
 
@@ -14,7 +14,7 @@ async def _explore_step(api: AgentAPI, args: list[Any]) -> dict[str, Any]:
     """One stretch of exploreUntil."""
     direction = vec(args[0], "direction for exploreUntil must be a Vec3 only with values of -1, 0 or 1")
     remaining = number(args[1], "maxTime must be a number")
-    seconds = min(remaining, float(defaults()["programs"]["explore_check_seconds"]))
+    seconds = min(remaining, settings().programs.explore_check_seconds)
     start = api.time
     await api.explore_until(direction, seconds)
     elapsed = api.time - start

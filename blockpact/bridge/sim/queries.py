@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from blockpact.bridge.sim.bounds import TICKS_PER_SECOND
 from blockpact.bridge.sim.common import vec
 from blockpact.bridge.sim.observe import FOOD, HEALTH
+from blockpact.worlds.rules.game import TICKS_PER_SECOND
 from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 from blockpact.worlds.spec.schema import Vec
 

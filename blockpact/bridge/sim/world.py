@@ -9,8 +9,8 @@ from typing import Any, Protocol
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.sim.body import SimBody
 from blockpact.bridge.sim.common import ProgramFailed
-from blockpact.config import defaults
 from blockpact.errors import UserError
+from blockpact.settings import settings
 from blockpact.worlds.sim.clock import EpisodeOver
 from blockpact.worlds.events import Event, Listener
 from blockpact.worlds.sim.simulator import ProgramOutcome, Simulation
@@ -24,10 +24,10 @@ class SimWorld:
     def __init__(self, spec: WorldSpec, seed: int = 0, *, compute_budget: float | None = None) -> None:
         self.spec = spec
         self.sim = Simulation(spec, seed=seed)
-        programs = defaults()["programs"]
-        self.sim_budget = float(programs["sim_budget_seconds"])
-        self.compute_budget = float(programs["compute_budget_seconds"] if compute_budget is None else compute_budget)
-        self.max_calls_per_instant = int(programs["max_calls_per_instant"])
+        programs = settings().programs
+        self.sim_budget = programs.sim_budget_seconds
+        self.compute_budget = float(programs.compute_budget_seconds if compute_budget is None else compute_budget)
+        self.max_calls_per_instant = programs.max_calls_per_instant
         if not self.compute_budget > 0:
             raise UserError(f"the compute budget must be a positive number of seconds, got {compute_budget}")
         self._bodies: dict[str, SimBody] = {}

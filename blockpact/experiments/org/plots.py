@@ -15,7 +15,7 @@ from blockpact.experiments.settings import run_settings
 def _save(fig: Any, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=run_settings()["plots"]["dpi"], metadata={"Software": None})
+    fig.savefig(path, dpi=run_settings().plots.dpi, metadata={"Software": None})
     _pyplot().close(fig)
 
 

@@ -107,11 +107,11 @@ def _latency_text(run: OrgRun) -> str | None:
 def render_org_report(run: OrgRun, metrics: dict[str, Any], plots: Sequence[Plot]) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader([ORG_TEMPLATES, TEMPLATES]), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    labels = run_settings()["report"]
+    labels = run_settings().report
     failures = [f"{name}: {info['count']} seed(s) failed ({cause}), first: {info['first']}"
                 for name, c in metrics["conditions"].items() for cause, info in c["failures"].items()]
     return env.get_template("org_report.html.j2").render(
-        m=metrics, label=labels["label_scripted"] if run.scripted else labels["label_llm"], llm=metrics.get("llm"),
+        m=metrics, label=labels.label_scripted if run.scripted else labels.label_llm, llm=metrics.get("llm"),
         failures=failures, rows=comparison_rows(metrics), latency=_latency_text(run), organizations=_organizations(run),
         plots=[{"title": p.title, "data": base64.b64encode(p.path.read_bytes()).decode("ascii")} for p in plots],
         runs=_runs(metrics), transcripts=_transcripts(run),

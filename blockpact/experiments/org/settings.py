@@ -1,4 +1,4 @@
-"""Settings of organization runs, read from `org.toml` (package data)."""
+"""Settings of organization runs, read from `org.toml` (package data); the dataclasses are its schema."""
 
 from __future__ import annotations
 
@@ -6,22 +6,22 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from blockpact.config import read_toml
-from blockpact.errors import UserError
+from blockpact.settings import bounds, load_settings
 
 SETTINGS_FILE = Path(__file__).with_name("org.toml")
 
 
 @dataclass(frozen=True)
 class OrgSettings:
-    stall_minutes: float
-    stall_failures: int
+    stall_minutes: float = bounds(gt=0)
+    stall_failures: int = bounds(ge=0)
+
+
+@dataclass(frozen=True)
+class OrgFile:
+    time_cost: OrgSettings
 
 
 @cache
 def org_settings() -> OrgSettings:
-    raw = read_toml(SETTINGS_FILE)
-    try:
-        return OrgSettings(float(raw["time_cost"]["stall_minutes"]), int(raw["time_cost"]["stall_failures"]))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UserError(f"{SETTINGS_FILE}: missing or malformed setting ({exc!r})") from None
+    return load_settings(SETTINGS_FILE, OrgFile).time_cost

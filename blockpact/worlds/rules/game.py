@@ -15,7 +15,7 @@ from blockpact.worlds.spec.mcdata import Recipe, smelting_table
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.spec.schema import Vec
 
-TICKS_PER_SECOND = 20
+TICKS_PER_SECOND = 20  # Minecraft's game ticks: dig times and bot.waitForTicks are counted in them
 UNBREAKABLE = math.inf
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from blockpact.config import defaults
+from blockpact.settings import settings
 from blockpact.worlds.spec.schema import WorldSpec
 
 AIR = frozenset({"air", "cave_air", "void_air"})
@@ -15,7 +15,7 @@ AIR = frozenset({"air", "cave_air", "void_air"})
 
 def search_radius() -> float:
     """How far a body looks around (the simulator's and Voyager's findBlock radius)."""
-    return float(defaults()["simulator"]["search_radius"])
+    return settings().simulator.search_radius
 
 
 def _distance(a: Any, b: Any) -> float:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from blockpact.config import read_toml
 from blockpact.errors import UserError
-from blockpact.settings import settings
+from blockpact.settings import bounds, load_settings, settings
 from blockpact.worlds.spec.schema import WorldSpec
 
 OPTIONS_FILE = Path(__file__).parent.parent / "data" / "step_env.toml"
@@ -39,13 +39,37 @@ class StepOptions:
     actions: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ActionSets:
+    default: tuple[str, ...]
+    worlds: dict[str, tuple[str, ...]]  # world name -> its own action set
+
+
+@dataclass(frozen=True)
+class StepEnvFile:
+    """`data/step_env.toml`'s schema: the defaults of every option but step_seconds (one dynamics tick)."""
+
+    window_ahead: int = bounds(ge=0)
+    window_behind: int = bounds(ge=0)
+    window_sides: int = bounds(ge=0)
+    window_layers: tuple[int, ...]
+    render_rgb: bool
+    place_item: str
+    seed: int
+    actions: ActionSets
+
+
+@cache
+def step_env_file() -> StepEnvFile:
+    return load_settings(OPTIONS_FILE, StepEnvFile)
+
+
 def load_options(spec: WorldSpec, overrides: dict[str, Any]) -> StepOptions:
-    raw = read_toml(OPTIONS_FILE)
-    table = raw.pop("actions")
+    file = step_env_file()
     merged: dict[str, Any] = {
         "step_seconds": settings().simulator.tick_seconds,
-        **raw,
-        "actions": table["worlds"].get(spec.name, table["default"]),
+        **{f.name: getattr(file, f.name) for f in fields(file) if f.name != "actions"},
+        "actions": file.actions.worlds.get(spec.name, file.actions.default),
     }
     names = {f.name for f in fields(StepOptions)}
     unknown = sorted(set(overrides) - names)
