@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.action import ActionContext, LLMActionAgent
+from blockpact.agents.action import LLMActionAgent
+from blockpact.agents.action_context import ActionContext
 from blockpact.llm.client import LLMClient
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blockpact.agents.action import ActionContext
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import action_messages
 from blockpact.agents.negotiation import LLMNegotiator
 from blockpact.cli import main

@@ -187,7 +187,8 @@ PROGRAM = "Explain: mine.\nPlan:\n1) Mine.\nCode:\n```javascript\nasync function
 
 
 def test_the_action_agent_re_asks_after_a_bad_body_and_fails_on_bad_bodies_only() -> None:
-    from blockpact.agents.action import ActionContext, LLMActionAgent
+    from blockpact.agents.action import LLMActionAgent
+    from blockpact.agents.action_context import ActionContext
     from blockpact.llm.errors import LLMBadReply
 
     spec = load_world("double_vein")

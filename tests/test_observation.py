@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from blockpact.agents.action import ActionContext
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import action_messages
 from blockpact.agents.observation import render_observation
 from blockpact.bridge.sim import SimWorld

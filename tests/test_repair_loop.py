@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from blockpact.agents.action import ActionContext, LLMActionAgent, ProposalError
+from blockpact.agents.action import LLMActionAgent, ProposalError
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.critic import Critic, CriticError
 from blockpact.llm.client import LLMClient

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.action import ActionContext, Proposal
+from blockpact.agents.action import Proposal
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import ScriptedCritic
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
 from blockpact.agents.scripted.program import fill

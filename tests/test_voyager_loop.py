@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from blockpact.agents.action import ActionContext, LLMActionAgent
+from blockpact.agents.action import LLMActionAgent
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import render
 from blockpact.agents.critic import Critic
 from blockpact.llm import read_transcript

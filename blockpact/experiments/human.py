@@ -15,7 +15,8 @@ import dataclasses
 import time
 from collections.abc import Sequence
 
-from blockpact.agents.action import ActionContext, Proposal
+from blockpact.agents.action import Proposal
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import Critique
 from blockpact.agents.negotiation import NegotiationSettings, NegotiationTurn, can_accept, load_negotiation_settings
 from blockpact.bridge.protocols import ProgramResult

@@ -14,7 +14,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from blockpact.agents.action import ActionContext, LLMActionAgent
+from blockpact.agents.action import LLMActionAgent
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import items_text, render
 from blockpact.agents.critic import Critic
 from blockpact.agents.hourglass.execution import Action, VoyagerExecutor
