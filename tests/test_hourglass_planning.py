@@ -7,10 +7,11 @@ import dataclasses
 
 import pytest
 
-from blockpact.agents.hourglass.mind import Mind, Progress, Role
+from blockpact.agents.hourglass.mind import Mind, Progress
 from blockpact.agents.hourglass.prerequisites import NoWayToMake, PrerequisitePlanner
 from blockpact.agents.hourglass.stages import share_out
 from blockpact.agents.org.jobs import Job, split
+from blockpact.agents.org.roles import Role
 from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec.loader import load_world
 
