@@ -18,7 +18,7 @@ from blockpact.cli import main
 from blockpact.experiments.exit_codes import UNITS_FAILED
 from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.records import read_run
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
 # Short time-outs and one quick retry, so a stalled server costs a second, not minutes.

@@ -11,7 +11,7 @@ from PIL import Image
 
 from blockpact.config import default_mc_version
 from blockpact.worlds.spec import mcdata
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.render import COLORS_FILE, Layout, block_color, layout_for, render_world
 from blockpact.worlds.state import WorldState
 

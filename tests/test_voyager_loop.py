@@ -22,7 +22,7 @@ from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.agents.voyager_loop import LLMSkillDescriber, VoyagerLoop
 from blockpact.bridge.sim import SimWorld
 from blockpact.skills.library import SkillLibrary
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 TASK = "Mine 3 iron_ore."
 WRONG_CHEST = """Explain: First round.

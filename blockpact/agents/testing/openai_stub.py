@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     responder: Responder = (lambda _req: args.reply) if args.reply is not None else echo_last_user_message
     if args.world is not None:
         from blockpact.agents.testing.protocol_responder import ProtocolResponder  # imports the world layer
-        from blockpact.worlds.spec.loader import load_world
+        from blockpact.worlds.world_files import load_world
 
         responder = ProtocolResponder(load_world(args.world))
     stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port,
