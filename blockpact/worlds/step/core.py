@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from blockpact.settings import settings
-from blockpact.worlds.render import block_color
+from blockpact.worlds.colors import block_color
 from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.rules.interpreter import StepDynamics
 from blockpact.worlds.rules.padded_grids import PaddedGrids
