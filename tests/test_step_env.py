@@ -1,4 +1,4 @@
-"""The step-level API: PettingZoo conformance, rules compiled from rules.py, and play on real worlds."""
+"""The step-level API: PettingZoo conformance, rules compiled from rules/game.py, and play on real worlds."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Every draw is a hash of (episode key, step, stream, index) rather than the next number of a stateful
 generator, so copy b of a batched env draws exactly what a single env with the same seed draws,
 whatever the other copies do. The functions are compiled scalar operations on uint64 words for the
-step kernel (`step_kernel.py`); all arithmetic wraps modulo 2**64.
+step kernel (`step/kernel.py`); all arithmetic wraps modulo 2**64.
 """
 
 from __future__ import annotations
