@@ -25,7 +25,7 @@ from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
 from blockpact.bridge.sim import SimBody, SimWorld
 from blockpact.bridge.live.world_compiler import build_world_on_server
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 YARD = ROOT / "tests" / "worlds" / "bridge_parity.toml"

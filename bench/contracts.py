@@ -19,10 +19,10 @@ import re
 import time
 from pathlib import Path
 
-from blockpact.agents.contract_search import search
+from blockpact.agents.scripted.contract_search import search
 from blockpact.judge.contract import parse_contract
 from blockpact.judge.contract_grammar import _parse_cached
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 

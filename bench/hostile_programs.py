@@ -18,7 +18,7 @@ from pathlib import Path
 
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 NORMAL = "async function main(bot) {\n  await bot.waitForTicks(2);\n  bot.chat('still here');\n  return 1;\n}\n"

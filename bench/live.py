@@ -28,7 +28,7 @@ from blockpact.bridge.live.world import LiveWorld
 from blockpact.experiments.protocol import RunPlan
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.runner import RunOptions, Runner
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 
 def _ms(values: list[float], q: float) -> float:

@@ -103,7 +103,7 @@ def spinners(count: int) -> list[subprocess.Popen]:
 def one_config(bots: int, runtimes: int, busy: int, rounds: int, budget: float) -> dict[str, Any]:
     from blockpact.bridge.live.embedded_server import EmbeddedServer
     from blockpact.bridge.live.world_compiler import build_world_on_server
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     ctx = multiprocessing.get_context("spawn")
     load_before = os.getloadavg()[0]

@@ -24,7 +24,7 @@ from typing import Any
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.agents.testing.stub_quirks import ServerQuirks
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -94,7 +94,7 @@ def main() -> int:
         from blockpact.agents.testing.openai_stub import OpenAIStub
         from blockpact.agents.testing.stub_quirks import ServerQuirks
         from blockpact.agents.testing.protocol_responder import ProtocolResponder
-        from blockpact.worlds.spec.loader import load_world
+        from blockpact.worlds.world_files import load_world
 
         stub = OpenAIStub(responder=ProtocolResponder(load_world("double_vein")), quirks=ServerQuirks(latency_s=args.latency)).start()
     try:

@@ -1,4 +1,4 @@
-"""Where the package and the Node side live, the typed Minecraft version, and reading a TOML data file."""
+"""Where the package and the Node side live, and reading a TOML data file."""
 
 from __future__ import annotations
 
@@ -22,9 +22,3 @@ def read_toml(path: Path, error: type[UserError] = UserError) -> dict[str, Any]:
         raise error(f"{path}: configuration file not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{path}: not valid TOML: {exc}") from None
-
-
-def default_mc_version() -> str:
-    from blockpact.settings import settings  # typed and validated; imported here: settings imports worlds
-
-    return settings().minecraft.version

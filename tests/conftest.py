@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.sim.simulator import Simulation
 
 pytest_plugins = ["harness.cleanup", "harness.pace", "harness.live"]

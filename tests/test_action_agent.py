@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.action import ActionContext, LLMActionAgent
+from blockpact.agents.action import LLMActionAgent
+from blockpact.agents.action_context import ActionContext
 from blockpact.llm.client import LLMClient
 from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.bridge.sim import SimWorld
 from blockpact.skills.library import SkillLibrary
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 SKILL_CODE = """async function mineThreeIronOre(bot) {
   await getItemFromChest(bot, new Vec3(6, 64, 7), { stone_pickaxe: 1 });

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blockpact.agents.action import ActionContext
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import action_messages
 from blockpact.agents.negotiation import LLMNegotiator
 from blockpact.cli import main
-from blockpact.worlds.spec.loader import load_world, validate_world
+from blockpact.worlds.world_files import load_world, validate_world
 
 SECRET = "You are the smith. Only you know the vein grows back slowly."
 

@@ -10,7 +10,7 @@ import pytest
 from blockpact.cli import main
 from blockpact.experiments.commons_metrics import commons_metrics, commons_resources
 from blockpact.experiments.records import read_run
-from blockpact.worlds.spec.loader import BUILTIN_DIR, load_world, validate_world
+from blockpact.worlds.world_files import BUILTIN_DIR, load_world, validate_world
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from blockpact.judge.contract import (
 )
 from blockpact.judge.judgment import judge_formal, rewards_after
 from blockpact.judge.observables import observables_from_events
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 WORLD = Path(__file__).parent / "worlds" / "clauses.toml"
 DOCS = Path(__file__).parent.parent / "docs" / "contracts.md"
@@ -220,7 +220,7 @@ def test_a_chest_owner_gets_its_contents_value_at_the_end(tmp_path: Path, owner:
 
 
 def test_a_chest_owner_must_be_a_player_or_shared(tmp_path: Path) -> None:
-    from blockpact.worlds.spec.loader import validate_world
+    from blockpact.worlds.world_files import validate_world
 
     world = tmp_path / "clauses.toml"
     world.write_text(WORLD.read_text().replace('name = "bank"', 'name = "bank"\nowner = "Dan"'))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from blockpact.agents.contract_search import OBJECTIVE, candidates
+from blockpact.agents.scripted.contract_search import OBJECTIVE, candidates
 from blockpact.judge.contract import (
     Assignment, Craft, Deposit, ForEach, Give, Pool, Quota, Signal, WaitFor, parse_contract, render_contract,
 )
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 WORLDS = Path(__file__).parent / "worlds"
 

@@ -8,7 +8,7 @@ import pytest
 
 from blockpact.experiments import welfare
 from blockpact.judge import metrics
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.sim.simulator import Simulation
 
 from conftest import run_programs

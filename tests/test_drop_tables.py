@@ -17,7 +17,7 @@ from blockpact.errors import UserError
 from blockpact.worlds import batched_env
 from blockpact.worlds.spec import drop_tables
 from blockpact.worlds.rules import game as rules
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.sim.simulator import Simulation
 
 PIT = """

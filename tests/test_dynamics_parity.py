@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blockpact.worlds import batched_env
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.sim.simulator import Simulation
 
 GARDEN = """

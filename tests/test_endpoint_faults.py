@@ -18,7 +18,7 @@ from blockpact.cli import main
 from blockpact.experiments.exit_codes import UNITS_FAILED
 from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.records import read_run
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
 # Short time-outs and one quick retry, so a stalled server costs a second, not minutes.
@@ -187,7 +187,8 @@ PROGRAM = "Explain: mine.\nPlan:\n1) Mine.\nCode:\n```javascript\nasync function
 
 
 def test_the_action_agent_re_asks_after_a_bad_body_and_fails_on_bad_bodies_only() -> None:
-    from blockpact.agents.action import ActionContext, LLMActionAgent
+    from blockpact.agents.action import LLMActionAgent
+    from blockpact.agents.action_context import ActionContext
     from blockpact.llm.errors import LLMBadReply
 
     spec = load_world("double_vein")

@@ -11,7 +11,7 @@ import pytest
 from blockpact.cli import main
 from blockpact.experiments.records import read_run
 from blockpact.judge.groups import group_sharing, social_graph
-from blockpact.worlds.spec.loader import load_world, validate_world
+from blockpact.worlds.world_files import load_world, validate_world
 
 GOLD = Path(__file__).parent / "worlds" / "gold_key.toml"
 GROUP = '\n[[groups]]\nname = "prospectors"\nmembers = ["Ada", "Ben"]\nshare = 1.0\nuntil = 60\n'

@@ -13,7 +13,7 @@ import pytest
 
 from blockpact.cli import main
 from blockpact.judge.contract import parse_contract
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 WORLDS = Path(__file__).parent / "worlds"
 

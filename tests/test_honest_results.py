@@ -201,7 +201,7 @@ def test_a_program_that_makes_no_progress_all_episode_is_timed_out_not_a_success
     the critic sees that outcome instead of a program that "did its job"."""
     from blockpact.agents.testing.openai_stub import OpenAIStub, Script
     from blockpact.agents.testing.protocol_responder import ProtocolResponder
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG"):
         monkeypatch.delenv(name, raising=False)
@@ -246,7 +246,7 @@ def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Pat
     from blockpact.experiments.records import ConditionSpec
     from blockpact.experiments.runner import run_plan
     from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     inner = scripted_participants().engine
 
@@ -301,7 +301,7 @@ def test_a_seed_whose_node_runtime_died_during_a_program_is_failed_with_cause_br
     from blockpact.experiments.records import ConditionSpec
     from blockpact.experiments.runner import run_plan
     from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     inner = scripted_participants().engine
     kill_next_start = {"armed": False}

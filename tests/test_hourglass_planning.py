@@ -7,12 +7,13 @@ import dataclasses
 
 import pytest
 
-from blockpact.agents.hourglass.mind import Mind, Progress, Role
+from blockpact.agents.hourglass.mind import Mind, Progress
 from blockpact.agents.hourglass.prerequisites import NoWayToMake, PrerequisitePlanner
 from blockpact.agents.hourglass.stages import share_out
 from blockpact.agents.org.jobs import Job, split
+from blockpact.agents.org.roles import Role
 from blockpact.worlds.spec import mcdata
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 SIGHT = {"oak_log": 100, "stone": 80, "iron_ore": 16, "grass_block": 900}
 

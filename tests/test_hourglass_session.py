@@ -9,7 +9,7 @@ import pytest
 from blockpact.agents.pool import InProcessPool
 from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.sim.clock import EpisodeOver
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 MINE_TWO = "async function two(bot) { await mineBlock(bot, 'oak_log', 2); }"
 

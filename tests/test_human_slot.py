@@ -27,7 +27,7 @@ from blockpact.experiments.run_events import EventWriter
 from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.scenario import ScenarioError, parse_scenario
 from blockpact.experiments.scenario_run import scenario_plan
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 from harness.pace import scaled
 

@@ -11,7 +11,7 @@ from blockpact.judge.judgment import Judgment, compare_judgments, judge_formal, 
 from blockpact.judge.metrics import gini
 from blockpact.judge.observables import ChestOp, observables_from_events
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec.loader import BUILTIN_DIR, load_world
+from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 from blockpact.worlds.sim.simulator import Simulation
 
 from sim_programs import POLICIES

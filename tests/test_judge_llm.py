@@ -15,7 +15,7 @@ from blockpact.judge.judgment import LLMJudge, compare_judgments, judge_formal, 
 from blockpact.judge.llm_judge import InvalidReply, load_judge_settings, validate_reply
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec.loader import BUILTIN_DIR, load_world
+from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 from blockpact.worlds.sim.simulator import Simulation
 
 from sim_programs import POLICIES

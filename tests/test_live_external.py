@@ -15,7 +15,7 @@ from blockpact.bridge.live.mineflayer_body import ServerAddress
 from blockpact.bridge.sim import SimWorld
 from blockpact.bridge.live.world_access import PluginMissing
 from blockpact.judge.observables import observables_from_events
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 from harness.pace import scaled
 from test_live_world import NEW_WORLD, _contract, _play

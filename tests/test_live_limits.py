@@ -15,7 +15,7 @@ from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 from test_sandbox_limits import GB, HOSTILE, _gone, _peak_rss
 

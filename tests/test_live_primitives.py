@@ -13,7 +13,7 @@ import pytest
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
 from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server, tally
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 from test_bridge_runtime import _gone
 

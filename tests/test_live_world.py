@@ -26,7 +26,7 @@ from blockpact.bridge.live.world_master import WorldMaster
 from blockpact.judge.metrics import item_curves, resource_curves, reward_curves
 from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.spec.schema import WorldSpec
 
 from harness.pace import scaled

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.config import PROJECT_ROOT, default_mc_version
+from blockpact.config import PROJECT_ROOT
+from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec import mcdata_extract

@@ -16,7 +16,7 @@ from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
 from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server, read_back, tally
 from blockpact.skills.reference import primitives
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 from harness.pace import scaled
 from test_bridge_runtime import _gone

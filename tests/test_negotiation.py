@@ -23,7 +23,7 @@ from blockpact.judge.contract import Assignment, FixedTransfer, ProportionalTran
 from blockpact.judge.judgment import judge_formal, rewards_after
 from blockpact.judge.metrics import gini
 from blockpact.judge.observables import observables_from_events
-from blockpact.worlds.spec.loader import BUILTIN_DIR, load_world
+from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 from blockpact.worlds.sim.simulator import Simulation
 
 from sim_programs import POLICIES

@@ -7,11 +7,11 @@ import asyncio
 
 import pytest
 
-from blockpact.agents.action import ActionContext
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import action_messages
 from blockpact.agents.observation import render_observation
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from blockpact.config import default_mc_version
+from blockpact.settings import default_mc_version
 from blockpact.worlds.spec import mcdata
-from blockpact.worlds.spec.loader import load_world
-from blockpact.worlds.render import COLORS_FILE, Layout, block_color, layout_for, render_world
+from blockpact.worlds.world_files import load_world
+from blockpact.worlds.colors import COLORS_FILE, block_color
+from blockpact.worlds.render import render_world
+from blockpact.worlds.render_layout import Layout, layout_for
 from blockpact.worlds.state import WorldState
 
 KNOWN_TOPS = {  # world -> (x, z) of a column whose top block is the highest in the world, and that block

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from blockpact.agents.action import ActionContext, LLMActionAgent, ProposalError
+from blockpact.agents.action import LLMActionAgent, ProposalError
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.critic import Critic, CriticError
 from blockpact.llm.client import LLMClient
@@ -20,7 +21,7 @@ from blockpact.agents.testing.llm_settings import stub_settings
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.judge.llm_judge import load_judge_settings
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 PROGRAM = "Explain: none.\nPlan:\n1) Mine.\nCode:\n```javascript\nasync function mine(bot) {\n  await mineBlock(bot, 'iron_ore', 1);\n}\n```"
 VERDICT = 'Sure! Here is my verdict: {"reasoning": "has iron", "success": true, "critique": ""} Hope this {helps}.'

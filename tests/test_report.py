@@ -18,7 +18,7 @@ from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.runner import run_plan
 from blockpact.experiments.scripted import scripted_participants
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 ATTACK = '<script>alert("pwned")</script>'
 

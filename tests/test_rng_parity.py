@@ -15,7 +15,7 @@ import pytest
 from blockpact.config import PROJECT_ROOT
 from blockpact.worlds.rules import game as rules
 from blockpact.worlds.rules.rng import DROPS, stream_unit, stream_word
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.state import WorldState
 
 PLUGIN = PROJECT_ROOT / "blockpact" / "bridge" / "js" / "server" / "plugin"

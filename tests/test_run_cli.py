@@ -19,7 +19,7 @@ from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutc
 from blockpact.experiments.records import ConditionSpec, read_run
 from blockpact.experiments.runner import RunOptions, Runner
 from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 PLAYERS = {"Gizmo", "Glitch"}
 

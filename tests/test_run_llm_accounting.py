@@ -18,7 +18,7 @@ from blockpact.cli import main
 from blockpact.errors import UserError
 from blockpact.experiments.llm_accounting import EXIT_STOPPED
 from blockpact.experiments.records import read_run
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
 ROLES = {"negotiator", "action", "critic", "skill", "judge"}

@@ -14,7 +14,7 @@ from blockpact.agents.testing.stub_quirks import ServerQuirks
 from blockpact.cli import main
 from blockpact.experiments.records import read_run
 from blockpact.experiments.run_events import read_events
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 
 @pytest.fixture(autouse=True)

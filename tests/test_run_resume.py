@@ -21,7 +21,7 @@ from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.protocol import RunPlan, run_start_data
 from blockpact.experiments.records import ConditionSpec, read_run
 from blockpact.experiments.run_events import Coords, EventWriter, read_events
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from test_run_cli import shell_env
 from test_run_llm import LLM_ENV
 

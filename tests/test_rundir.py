@@ -13,7 +13,7 @@ from blockpact.experiments.run_events import Coords, EventWriter, RunLogError, r
 from blockpact.experiments.rundir import RunDir, default_run_root
 from blockpact.experiments.protocol import RunPlan, run_start_data
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 
 def _plan() -> RunPlan:

@@ -11,7 +11,7 @@ from blockpact.errors import UserError
 from blockpact.experiments.protocol import RunPlan
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.runner import RunOptions, Runner, run_plan
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 
 def _plan(seeds: list[int]) -> RunPlan:

@@ -19,7 +19,7 @@ from harness.pace import scaled
 
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 TESTS = Path(__file__).parent
 HOSTILE = TESTS / "programs" / "hostile"

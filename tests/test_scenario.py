@@ -15,7 +15,7 @@ from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
 from blockpact.experiments.records import read_run
 from blockpact.experiments.scenario import ScenarioError, load_scenario
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 KEY = "sk-test-scenario-1c2d"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")

@@ -14,7 +14,7 @@ from blockpact.experiments.records import read_run
 from blockpact.experiments.scenario import ScenarioError, load_scenario
 from blockpact.experiments.scenario_run import scenario_plan
 from blockpact.judge.groups import group_sharing
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 GOLD = Path(__file__).parent / "worlds" / "gold_key.toml"
 WORLD_GROUP = '\n[[groups]]\nname = "prospectors"\nmembers = ["Ada", "Ben"]\nshare = 1.0\n'

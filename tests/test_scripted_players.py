@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.agents.action import ActionContext, Proposal
+from blockpact.agents.action import Proposal
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import ScriptedCritic
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
 from blockpact.agents.scripted.program import fill
@@ -17,7 +18,7 @@ from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.sim import SimWorld
 from blockpact.judge.contract import parse_contract
 from blockpact.skills.library import SkillLibrary
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.spec.schema import WorldSpec
 
 SPLIT = """1. Gizmo mines all iron_ore.

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 from test_bridge_runtime import _gone
 
@@ -267,7 +267,7 @@ NODE_EXIT = """
 import asyncio, sys
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 world = SimWorld(load_world(sys.argv[1]))
 result = asyncio.run(world.body("Gizmo").run("async function main(bot) { await moveTo(bot, new Vec3(3, 64, 3)); }"))
 print(runtime().pid, result.success, flush=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 from conftest import chat_lines, run_programs
 

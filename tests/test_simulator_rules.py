@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from blockpact.worlds.rules import game as rules
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.state import WorldState
 
 from conftest import chat_lines, run_programs

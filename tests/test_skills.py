@@ -13,7 +13,7 @@ from blockpact.bridge.runtime import JS_DIR, node_binary
 from blockpact.bridge.sim import BOT_CALLS, SimWorld, implemented_primitives
 from blockpact.skills.library import SkillError, SkillLibrary
 from blockpact.skills.reference import bot_members, primitive_reference, primitives, runner_bot_calls, runner_queries
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 PARITY_WORLD = Path(__file__).parent / "worlds" / "bridge_parity.toml"
 

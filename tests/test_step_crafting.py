@@ -1,4 +1,4 @@
-"""Crafting in the step-level API: "craft:ITEM" actions do the recipe rules.py does, at a crafting
+"""Crafting in the step-level API: "craft:ITEM" actions do the recipe rules/game.py does, at a crafting
 table when the recipe needs one, so a crafted-tool dilemma is reachable at step level too."""
 
 from __future__ import annotations

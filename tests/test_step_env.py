@@ -1,4 +1,4 @@
-"""The step-level API: PettingZoo conformance, rules compiled from rules.py, and play on real worlds."""
+"""The step-level API: PettingZoo conformance, rules compiled from rules/game.py, and play on real worlds."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 from blockpact.errors import UserError
 from blockpact.worlds import parallel_env
 from blockpact.worlds.rules import game as rules
-from blockpact.worlds.spec.loader import builtin_names, load_world
+from blockpact.worlds.world_files import builtin_names, load_world
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.rules.tables import compile_tables, world_blocks
 

@@ -9,7 +9,7 @@ import pytest
 
 from blockpact.worlds import batched_env
 from blockpact.worlds.rules.dynamics import Dynamics
-from blockpact.worlds.spec.loader import load_world, validate_world
+from blockpact.worlds.world_files import load_world, validate_world
 from blockpact.worlds.spec.schema import ProbabilityFrom
 from blockpact.worlds.state import WorldState
 

@@ -23,7 +23,7 @@ from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
 from blockpact.experiments.scenario import ScenarioError
 from blockpact.experiments.study import load_study
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 KEY = "sk-test-sweep-9e8d"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")

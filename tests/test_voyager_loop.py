@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from blockpact.agents.action import ActionContext, LLMActionAgent
+from blockpact.agents.action import LLMActionAgent
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import render
 from blockpact.agents.critic import Critic
 from blockpact.llm import read_transcript
@@ -21,7 +22,7 @@ from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
 from blockpact.agents.voyager_loop import LLMSkillDescriber, VoyagerLoop
 from blockpact.bridge.sim import SimWorld
 from blockpact.skills.library import SkillLibrary
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 TASK = "Mine 3 iron_ore."
 WRONG_CHEST = """Explain: First round.

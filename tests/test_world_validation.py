@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.worlds.spec.loader import Problem, WorldSpecError, builtin_names, load_world, validate_world
+from blockpact.worlds.world_files import builtin_names, load_world, validate_world
+from blockpact.worlds.spec.value_reader import Problem, WorldSpecError
 
 VALID = '''\
 [world]

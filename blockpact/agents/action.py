@@ -8,10 +8,11 @@ implement the same `ActionAgent` protocol without an LLM.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import action_messages, parse_error_message
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.code_extraction import CodeExtractionError, extract_program, reply_sections
@@ -22,24 +23,6 @@ from blockpact.worlds.spec.schema import WorldSpec
 if TYPE_CHECKING:
     from blockpact.llm.client import LLMClient
     from blockpact.skills.library import SkillLibrary
-
-
-@dataclass
-class ActionContext:
-    """Everything one round's prompt says; the loop updates the last-round fields."""
-
-    player: str
-    world: WorldSpec
-    task: str
-    contract: str | None = None
-    inventory: Mapping[str, int] = field(default_factory=dict)
-    others_inventories: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-    observation: Mapping[str, Any] = field(default_factory=dict)  # the body's observe(): what the player sees now
-    chat_log: Sequence[str] = ()
-    last_code: str | None = None
-    last_error: str | None = None
-    critic_critique: str | None = None
-    judge_critique: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from blockpact.agents.observation import render_observation
 
 if TYPE_CHECKING:
-    from blockpact.agents.action import ActionContext
+    from blockpact.agents.action_context import ActionContext
     from blockpact.bridge.protocols import ProgramResult
     from blockpact.skills.library import Skill
 

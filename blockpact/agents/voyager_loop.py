@@ -15,7 +15,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from blockpact.agents.action import ActionAgent, ActionContext, Proposal, ProposalError
+from blockpact.agents.action import ActionAgent, Proposal, ProposalError
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import skill_messages
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.critic import Critique, CriticError, CriticProtocol

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     spec = load_world(args.world, args.mc_version)
     text = contract_text(args.text, "contract check")

@@ -66,7 +66,7 @@ def _skill_sources(directory: Path | None) -> list[str]:
 
 async def _run_on_simulator(source: str, args: argparse.Namespace, skills: list[str]) -> ProgramResult:
     from blockpact.bridge.sim import SimWorld
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     spec = load_world(args.world, args.mc_version)
     if args.player not in spec.players:

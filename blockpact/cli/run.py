@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def plan_from_flags(args: argparse.Namespace) -> RunPlan:
     """The RunPlan the flags describe, after every check that can fail before anything is written."""
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer)
     live_options.check(args.backend)

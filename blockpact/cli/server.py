@@ -40,7 +40,7 @@ def cmd_server(args: argparse.Namespace) -> int:
         server.start()
         if args.world:
             from blockpact.bridge.live.world_compiler import build_world_on_server
-            from blockpact.worlds.spec.loader import load_world
+            from blockpact.worlds.world_files import load_world
 
             spec = load_world(args.world, server.version)
             asyncio.run(build_world_on_server(server, spec))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import blockpact.worlds
 from blockpact.errors import UserError
-from blockpact.worlds.spec.loader import builtin_names, load_world, resolve_path, validate_world
+from blockpact.worlds.world_files import builtin_names, load_world, resolve_path, validate_world
 
 TEMPLATE = Path(blockpact.worlds.__file__).parent / "templates" / "world.toml"
 

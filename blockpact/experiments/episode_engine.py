@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from blockpact.agents.action import ActionAgent, ActionContext
+from blockpact.agents.action import ActionAgent
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import CriticProtocol
 from blockpact.agents.observation import share_group_observations
 from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, TaskOutcome, VoyagerLoop, run_together

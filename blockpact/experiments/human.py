@@ -1,5 +1,5 @@
 """A scenario's `human` slot: a person with their own Minecraft client negotiates and plays in place of
-an agent (the live backend's embedded server only; bridge/human_seats.py waits for them and talks to them).
+an agent (the live backend's embedded server only; bridge/live/human_seats.py waits for them and talks to them).
 
 - Negotiation: on their turn the person is told (in chat only they see) what the others said and
   proposed, and answers in chat: plain lines are their message, `propose <contract>` proposes (numbered
@@ -15,11 +15,12 @@ import dataclasses
 import time
 from collections.abc import Sequence
 
-from blockpact.agents.action import ActionContext, Proposal
+from blockpact.agents.action import Proposal
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import Critique
 from blockpact.agents.negotiation import NegotiationSettings, NegotiationTurn, can_accept, load_negotiation_settings
 from blockpact.bridge.protocols import ProgramResult
-from blockpact.bridge.human_seats import HumanSeats
+from blockpact.bridge.live.human_seats import HumanSeats
 from blockpact.judge.contract import parse_contract
 from blockpact.worlds.spec.schema import WorldSpec
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from blockpact.experiments.metrics_file import run_metrics, write_metrics
-from blockpact.experiments.plots import write_plots
+from blockpact.experiments.plot_files import write_plots
 from blockpact.experiments.records import RunRecord, read_run
 from blockpact.experiments.report import write_report
 from blockpact.experiments.rundir import RunDir

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,14 +17,6 @@ from blockpact.judge.metrics import Curve, item_curves, resource_curves, reward_
 
 if TYPE_CHECKING:
     import matplotlib.pyplot as plt
-
-
-@dataclass(frozen=True)
-class Plot:
-    name: str  # file stem
-    title: str
-    path: Path
-
 
 
 def clock_label(run: RunRecord) -> str:
@@ -186,16 +177,3 @@ FIGURES = [
     ("items", "Items held per player over time", item_plot),
     ("regions", "Resource stocks over time", region_plot),
 ]
-
-
-def write_plots(run: RunRecord, directory: Path) -> list[Plot]:
-    from blockpact.experiments.commons_plot import commons_plot  # imports this module
-
-    directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, title, draw in [*FIGURES, ("commons", "Commons: stocks against collapse (GovSim)", commons_plot)]:
-        path = directory / f"{name}.png"
-        path.unlink(missing_ok=True)
-        if draw(run, path):
-            written.append(Plot(name, title, path))
-    return written

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from blockpact.llm.settings import LLMSettings
     from blockpact.llm import Budget
     from blockpact.bridge.protocols import ProgramResult
-    from blockpact.bridge.human_seats import HumanSeats
+    from blockpact.bridge.live.human_seats import HumanSeats
 
 
 def llm_model(kind: str) -> str | None:

@@ -15,7 +15,7 @@ import jinja2
 
 from blockpact.experiments.llm_accounting import rows as llm_rows
 from blockpact.experiments.metrics_file import judge_disagreement
-from blockpact.experiments.plots import Plot
+from blockpact.experiments.plot_files import Plot
 from blockpact.experiments.records import RunRecord
 from blockpact.experiments.settings import TEMPLATES, run_settings
 

@@ -82,7 +82,7 @@ class ResumePoint:
 
 def recorded_world(run: RunRecord) -> WorldSpec:
     """The world as the run loaded it: from the source text in run_start, not the file as it is now."""
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     c = run.config
     if not c.world_source:

@@ -96,7 +96,7 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
     from blockpact.experiments.llm_accounting import budget_for
     from blockpact.experiments.participants import LiveOptions, check_backend
     from blockpact.experiments.preflight import check_endpoint
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     if args.seeds < 1 or args.episodes < 1 or args.parallel < 1:
         raise UserError("--seeds, --episodes and --parallel must be at least 1")

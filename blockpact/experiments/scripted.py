@@ -1,7 +1,7 @@
 """Scripted (deterministic, no LLM) participants: every output they produce is labelled "scripted".
 
 Negotiation: the scripted negotiators of blockpact.agents.negotiation; the first proposes the
-contract the search of blockpact.agents.contract_search found best on the simulator (saying what it
+contract the search of blockpact.agents.scripted.contract_search found best on the simulator (saying what it
 optimised), the others accept it. Play: E's JavaScript
 players run through the program runner: `ScriptedGreedyAgent` without a contract,
 `ScriptedCooperativeAgent` under one (it follows the clauses in the controlled form and says in its
@@ -12,7 +12,7 @@ settles the contract.
 from __future__ import annotations
 
 from blockpact.agents.action import ActionAgent
-from blockpact.agents.contract_search import best_contract
+from blockpact.agents.scripted.contract_search import best_contract
 from blockpact.agents.critic import ScriptedCritic
 from blockpact.agents.negotiation import NegotiationResult, ScriptedNegotiator, negotiate
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent

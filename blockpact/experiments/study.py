@@ -72,7 +72,7 @@ class Study:
 
     def units(self, llm_for: Any) -> list[Unit]:
         """Every unit, in scenario × model × seed order. `llm_for(scenario)` gives its LLM settings record."""
-        from blockpact.worlds.spec.loader import load_world, resolve_path
+        from blockpact.worlds.world_files import load_world, resolve_path
 
         out: list[Unit] = []
         for scenario in self.scenarios:

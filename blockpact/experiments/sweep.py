@@ -86,7 +86,7 @@ def play_unit(unit: Unit, run_root: Path) -> UnitResult:
     from blockpact.experiments.llm_record import settings_from_record
     from blockpact.experiments.runner import RunOptions, Runner
     from blockpact.experiments.scenario_run import scenario_plan
-    from blockpact.worlds.spec.loader import load_world
+    from blockpact.worlds.world_files import load_world
 
     started, cpu = time.monotonic(), cpu_seconds()
     worker = f"{os.uname().nodename}:{os.getpid()}"

@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from blockpact.config import default_mc_version
+from blockpact.settings import default_mc_version
 from blockpact.judge.clauses import (
     TRANSFER_TYPES,
     Assignment,

@@ -63,3 +63,8 @@ class Defaults:
 @cache
 def settings() -> Defaults:
     return load_settings(PACKAGE_DIR / "defaults.toml", Defaults)
+
+
+def default_mc_version() -> str:
+    """The project's one Minecraft version (defaults.toml [minecraft] version)."""
+    return settings().minecraft.version

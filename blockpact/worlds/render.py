@@ -2,270 +2,28 @@
 
 Each (x, z) column shows its topmost block, darker the lower it lies. Chests, players and named
 regions are drawn over the blocks, with a title, Minecraft coordinates on the axes and a legend.
-Image x runs east (+x) and image y runs south (+z), as on a Minecraft map.
+What is shown and where is worked out in render_layout.py, the colours in colors.py; this module draws.
 """
 
 from __future__ import annotations
 
-import colorsys
-import hashlib
-from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
-from blockpact.config import read_toml
-from blockpact.worlds.spec import mcdata
+from blockpact.worlds.colors import INK, LATCH, PAPER, RGB, WHITE, block_color, palette, shade
+from blockpact.worlds.render_layout import Font, Fonts, Layout, LegendEntry, Scene, plan, subtitle, text_size
 from blockpact.worlds.spec.schema import Region, Vec, WorldSpec
-from blockpact.worlds.state import WorldState, build_grid
+from blockpact.worlds.state import WorldState
 
-RGB = tuple[int, int, int]
 Box = tuple[float, float, float, float]  # left, top, right, bottom in pixels
-Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
-
-COLORS_FILE = Path(__file__).parent / "data" / "colors.toml"
-AIR = ("air", "cave_air", "void_air")
-SHADE_PER_LEVEL = 0.12
-MIN_SHADE = 0.5
-INK: RGB = (30, 30, 30)
-PAPER: RGB = (250, 250, 246)
-WHITE: RGB = (255, 255, 255)
-LATCH: RGB = (250, 214, 90)
 TICK_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
-# -- colours -------------------------------------------------------------------------------------
-@cache
-def _color_table() -> dict:
-    return read_toml(COLORS_FILE)
-
-
-def block_color(name: str) -> RGB:
-    """A block's colour seen from above: from colors.toml, else a stable colour made from its name."""
-    listed = _color_table()["blocks"].get(name)
-    return (listed[0], listed[1], listed[2]) if listed else _name_color(name)
-
-
-def _name_color(name: str) -> RGB:
-    """Same name, same colour on every run (unlike hash()); mid lightness so marks stay visible on it."""
-    digest = hashlib.sha256(name.encode()).digest()
-    hue, sat, val = digest[0] / 256, 0.35 + digest[1] / 255 * 0.3, 0.6 + digest[2] / 255 * 0.25
-    r, g, b = colorsys.hsv_to_rgb(hue, sat, val)
-    return (round(r * 255), round(g * 255), round(b * 255))
-
-
-def shade(color: RGB, levels_below: int) -> RGB:
-    """Darken a column's colour by how far its top lies below the highest top, so height reads at a glance."""
-    factor = max(MIN_SHADE, 1 - SHADE_PER_LEVEL * levels_below)
-    return (round(color[0] * factor), round(color[1] * factor), round(color[2] * factor))
-
-
-def _palette(kind: str, names: list[str]) -> dict[str, RGB]:
-    colors = _color_table()["palette"][kind]
-    return {name: tuple(colors[i % len(colors)]) for i, name in enumerate(sorted(names))}  # type: ignore[misc]
-
-
-# -- what is shown -------------------------------------------------------------------------------
-def top_blocks(spec: WorldSpec, state: WorldState | None = None) -> dict[tuple[int, int], tuple[str, int]]:
-    """(x, z) -> (topmost non-air block, its y) for every column holding any block."""
-    data = state.data if state else mcdata.load(spec.mc_version)
-    ids = state.grid.ids if state else build_grid(spec, data).ids
-    filled = ~np.isin(ids, [data.blocks[name].id for name in AIR if name in data.blocks])
-    top = ids.shape[1] - 1 - np.argmax(filled[:, ::-1, :], axis=1)
-    ox, oy, oz = spec.origin
-    return {
-        (ox + int(lx), oz + int(lz)): (data.block_names_by_id[int(ids[lx, top[lx, lz], lz])], oy + int(top[lx, lz]))
-        for lx, lz in np.argwhere(filled.any(axis=1))
-    }
-
-
-@dataclass(frozen=True)
-class Scene:
-    """What the picture shows, before any pixel is placed."""
-
-    spec: WorldSpec
-    tops: dict[tuple[int, int], tuple[str, int]]
-    chests: dict[Vec, str]  # position -> name
-    players: dict[str, Vec]  # name -> feet cell
-    time: float | None  # seconds into the episode, when drawn from a state
-
-    @classmethod
-    def of(cls, spec: WorldSpec, state: WorldState | None) -> Scene:
-        spots = state.chests if state else spec.chests
-        chests = {pos: spec.chests[pos].name if pos in spec.chests else "chest" for pos in sorted(spots)}
-        players = dict(state.positions) if state else {name: p.spawn for name, p in spec.players.items()}
-        return cls(spec, top_blocks(spec, state), chests, players, state.time if state else None)
-
-    @property
-    def block_names(self) -> list[str]:
-        return sorted({block for block, _ in self.tops.values()} - {"chest"})
-
-    @property
-    def top_range(self) -> tuple[int, int]:
-        heights = [y for _, y in self.tops.values()] or [self.spec.origin[1]]
-        return min(heights), max(heights)
-
-
-# -- fonts and text ------------------------------------------------------------------------------
-@cache
-def _font(size: int, bold: bool = False) -> Font:
-    """DejaVu Sans (system copy or matplotlib's bundled one), else Pillow's default font."""
-    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    try:
-        return ImageFont.truetype(name, size)
-    except OSError:
-        pass
-    try:
-        import matplotlib
-
-        return ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / name), size)
-    except (ImportError, OSError):
-        return ImageFont.load_default(size)
-
-
-@dataclass(frozen=True)
-class Fonts:
-    title: Font
-    text: Font
-    bold: Font
-    small: Font
-
-    @classmethod
-    def for_scale(cls, scale: int) -> Fonts:
-        size = max(10, round(scale * 0.5))
-        return cls(_font(round(size * 1.5), True), _font(size), _font(size, True), _font(max(9, round(size * 0.85))))
-
-
-def text_size(font: Font, text: str) -> tuple[int, int]:
-    """Width of `text` and the font's full line height (so rows of labels line up)."""
-    left, _, right, _ = font.getbbox(text)
-    ascent, descent = font.getmetrics()  # type: ignore[union-attr]
-    return int(right - left), ascent + descent
-
-
-# -- layout --------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LegendEntry:
-    text: str
-    mark: str  # heading, block, chest, player, region or note
-    color: RGB = INK
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where everything goes; `cell_box` turns Minecraft (x, z) into the pixels of that cell."""
-
-    size: tuple[int, int]
-    map_box: tuple[int, int, int, int]
-    legend_xy: tuple[int, int]
-    legend_row: int
-    scale: int
-    origin_xz: tuple[int, int]
-    pad: int
-
-    def cell_box(self, x: int, z: int) -> tuple[int, int, int, int]:
-        left = self.map_box[0] + (x - self.origin_xz[0]) * self.scale
-        top = self.map_box[1] + (z - self.origin_xz[1]) * self.scale
-        return (left, top, left + self.scale, top + self.scale)
-
-    def centre(self, x: float, z: float) -> tuple[float, float]:
-        left, top, _, _ = self.map_box
-        return (left + (x - self.origin_xz[0] + 0.5) * self.scale, top + (z - self.origin_xz[1] + 0.5) * self.scale)
-
-
-def layout_for(spec: WorldSpec, scale: int = 24, state: WorldState | None = None) -> Layout:
-    """The layout `render_world` uses for these arguments (tests and callers can find cells with it)."""
-    return _plan(spec, state, scale)[3]
-
-
-def _plan(spec: WorldSpec, state: WorldState | None, scale: int) -> tuple[Scene, Fonts, list[LegendEntry], Layout]:
-    scene = Scene.of(spec, state)
-    fonts = Fonts.for_scale(scale)
-    legend = _legend(scene)
-    return scene, fonts, legend, _layout(scene, fonts, scale, legend)
-
-
-def _layout(scene: Scene, fonts: Fonts, scale: int, legend: list[LegendEntry]) -> Layout:
-    spec = scene.spec
-    pad = max(8, scale // 2)
-    _, title_h = text_size(fonts.title, "Ag")
-    _, text_h = text_size(fonts.text, "Ag")
-    _, small_h = text_size(fonts.small, "0")
-    z_labels = [str(spec.origin[2] + i) for i in range(spec.size[2])]
-    z_width = max(text_size(fonts.small, label)[0] for label in z_labels)
-    left = pad + max(z_width, text_size(fonts.text, "z ↓")[0]) + 8
-    top = pad + title_h + text_h + pad + text_h + small_h + 8
-    map_w, map_h = spec.size[0] * scale, spec.size[2] * scale
-    row = max(text_h, round(scale * 0.8)) + 4
-    legend_w = max(text_size(fonts.bold if e.mark == "heading" else fonts.text, e.text)[0] + row for e in legend)
-    legend_x = left + map_w + 2 * pad
-    header_w = max(text_size(fonts.title, spec.title)[0], text_size(fonts.text, _subtitle(scene))[0])
-    width = max(legend_x + legend_w + pad, 2 * pad + header_w)
-    height = top + max(map_h, row * len(legend)) + pad
-    return Layout((width, height), (left, top, left + map_w, top + map_h), (legend_x, top), row, scale, (spec.origin[0], spec.origin[2]), pad)
-
-
-def _subtitle(scene: Scene) -> str:
-    spec = scene.spec
-    y0, y1 = spec.origin[1], spec.origin[1] + spec.size[1] - 1
-    when = f" · t = {scene.time:g} s" if scene.time is not None else ""
-    return f"{spec.name} · {spec.size[0]} × {spec.size[2]} cells, y {y0}–{y1} · Minecraft {spec.mc_version}{when}"
-
-
-def _legend(scene: Scene) -> list[LegendEntry]:
-    return _legend_blocks(scene) + _legend_chests(scene) + _legend_players(scene) + _legend_regions(scene)
-
-
-def _legend_blocks(scene: Scene) -> list[LegendEntry]:
-    entries = [LegendEntry("Top blocks", "heading")]
-    entries += [LegendEntry(name, "block", block_color(name)) for name in scene.block_names]
-    low, high = scene.top_range
-    if low < high:
-        entries.append(LegendEntry(f"darker = lower (tops at y {low}–{high})", "note"))
-    return entries
-
-
-def _legend_chests(scene: Scene) -> list[LegendEntry]:
-    if not scene.chests:
-        return []
-    return [LegendEntry("Chests", "heading")] + [LegendEntry(f"{name} {_coords(pos)}", "chest") for pos, name in scene.chests.items()]
-
-
-def _legend_players(scene: Scene) -> list[LegendEntry]:
-    colors = _palette("players", list(scene.players))
-    heading = LegendEntry("Players" if scene.time is not None else "Players (spawn)", "heading")
-    return [heading] + [LegendEntry(f"{name} {_coords(pos)}", "player", colors[name]) for name, pos in sorted(scene.players.items())]
-
-
-def _legend_regions(scene: Scene) -> list[LegendEntry]:
-    if not scene.spec.regions:
-        return []
-    colors = _palette("regions", list(scene.spec.regions))
-    ordered = sorted(scene.spec.regions.values(), key=lambda r: r.name)
-    return [LegendEntry("Regions", "heading")] + [LegendEntry(_region_text(r), "region", colors[r.name]) for r in ordered]
-
-
-def _coords(p: Vec) -> str:
-    return f"({p[0]}, {p[1]}, {p[2]})"
-
-
-def _span(lo: int, hi: int) -> str:
-    """`3–5`, or `-12 to -9` where a dash would read as a minus sign."""
-    if lo == hi:
-        return str(lo)
-    return f"{lo}–{hi}" if lo >= 0 else f"{lo} to {hi}"
-
-
-def _region_text(r: Region) -> str:
-    return f"{r.name}: x {_span(r.lo[0], r.hi[0])}, y {_span(r.lo[1], r.hi[1])}, z {_span(r.lo[2], r.hi[2])}"
-
-
-# -- drawing -------------------------------------------------------------------------------------
 def render_world(spec: WorldSpec, out: Path, state: WorldState | None = None, scale: int = 24) -> Path:
     """Write a top-down PNG of `spec` (or of `state`, a moment of a run of it) to `out`."""
-    scene, fonts, legend, layout = _plan(spec, state, scale)
+    scene, fonts, legend, layout = plan(spec, state, scale)
     image = Image.new("RGB", layout.size, PAPER)
     draw = ImageDraw.Draw(image, "RGBA")  # RGBA fills blend, for faint grid lines and label backs
     _draw_header(draw, scene, fonts, layout)
@@ -283,7 +41,7 @@ def render_world(spec: WorldSpec, out: Path, state: WorldState | None = None, sc
 def _draw_header(draw: ImageDraw.ImageDraw, scene: Scene, fonts: Fonts, layout: Layout) -> None:
     _, title_h = text_size(fonts.title, "Ag")
     draw.text((layout.pad, layout.pad), scene.spec.title, font=fonts.title, fill=INK)
-    draw.text((layout.pad, layout.pad + title_h), _subtitle(scene), font=fonts.text, fill=(90, 90, 90))
+    draw.text((layout.pad, layout.pad + title_h), subtitle(scene), font=fonts.text, fill=(90, 90, 90))
 
 
 def _draw_columns(draw: ImageDraw.ImageDraw, scene: Scene, layout: Layout) -> None:
@@ -334,7 +92,7 @@ def _draw_ticks(draw: ImageDraw.ImageDraw, spec: WorldSpec, fonts: Fonts, layout
 
 def _draw_marks(draw: ImageDraw.ImageDraw, scene: Scene, layout: Layout) -> list[Box]:
     """Region outlines, chests and player dots; returns the boxes labels must not cover."""
-    colors = _palette("regions", list(scene.spec.regions))
+    colors = palette("regions", list(scene.spec.regions))
     for name, box in _region_boxes(scene.spec.regions, layout).items():
         draw.rectangle(box, outline=INK, width=4)
         draw.rectangle((box[0] + 1, box[1] + 1, box[2] - 1, box[3] - 1), outline=colors[name], width=2)
@@ -343,7 +101,7 @@ def _draw_marks(draw: ImageDraw.ImageDraw, scene: Scene, layout: Layout) -> list
         box = layout.cell_box(pos[0], pos[2])
         _draw_chest(draw, box)
         taken.append(box)
-    player_colors = _palette("players", list(scene.players))
+    player_colors = palette("players", list(scene.players))
     radius = layout.scale * 0.32
     for name, (cx, cy) in _dot_centres(scene.players, layout).items():
         _draw_dot(draw, (cx, cy), radius, player_colors[name])
@@ -462,7 +220,7 @@ def _draw_label(draw: ImageDraw.ImageDraw, box: Box, text: str, font: Font, fill
 def _draw_labels(draw: ImageDraw.ImageDraw, scene: Scene, fonts: Fonts, layout: Layout, taken: list[Box]) -> None:
     """Players first (they matter most), then chests, then regions, each where it fits best."""
     placer = LabelPlacer(layout.map_box, taken)
-    colors = _palette("players", list(scene.players))
+    colors = palette("players", list(scene.players))
     radius = layout.scale * 0.32
     for name, (cx, cy) in _dot_centres(scene.players, layout).items():
         size = _label_size(fonts.bold, name)
@@ -472,7 +230,7 @@ def _draw_labels(draw: ImageDraw.ImageDraw, scene: Scene, fonts: Fonts, layout: 
         size = _label_size(fonts.small, name)
         box = placer.place(size, _around(layout.cell_box(pos[0], pos[2]), *size, 1))
         _draw_label(draw, box, name, fonts.small, WHITE, INK)
-    region_colors = _palette("regions", list(scene.spec.regions))
+    region_colors = palette("regions", list(scene.spec.regions))
     for name, outline in _region_boxes(scene.spec.regions, layout).items():
         size = _label_size(fonts.small, name)
         box = placer.place(size, _region_spots(outline, *size))

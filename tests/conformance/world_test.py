@@ -20,7 +20,7 @@ from pathlib import Path
 
 from blockpact.bridge.protocols import ProgramResult, World
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.spec.schema import WorldSpec
 
 CONFORMANCE_WORLD = Path(__file__).with_name("world.toml")

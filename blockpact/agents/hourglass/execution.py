@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from blockpact.agents.action import ActionContext
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.code_extraction import parse_program
 from blockpact.agents.hourglass.prerequisites import Step
 from blockpact.agents.hourglass.settings import hourglass_settings

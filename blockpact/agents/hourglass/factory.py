@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any
 from blockpact.agents.hourglass.agent import Emit, HourglassAgent
 from blockpact.agents.hourglass.execution import ScriptedExecutor
 from blockpact.agents.hourglass.latency import LatencyModel, Thinker
-from blockpact.agents.hourglass.mind import Mind, Role
+from blockpact.agents.hourglass.mind import Mind
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.hourglass.stages import PromptCounter, ScriptedActionPlanner, ScriptedMonitor, ScriptedTaskPlanner
+from blockpact.agents.org.roles import Role
 from blockpact.agents.org.structures import Organization
 from blockpact.agents.pool import MessagePool
 from blockpact.worlds.spec import mcdata

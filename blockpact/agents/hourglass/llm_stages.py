@@ -14,13 +14,15 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from blockpact.agents.action import ActionContext, LLMActionAgent
+from blockpact.agents.action import LLMActionAgent
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import items_text, render
 from blockpact.agents.critic import Critic
 from blockpact.agents.hourglass.execution import Action, VoyagerExecutor
-from blockpact.agents.hourglass.mind import Mind, Progress, Role, TaskPlan
+from blockpact.agents.hourglass.mind import Mind, Progress, TaskPlan
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.hourglass.stages import Perception, PromptCounter, held, inform, own_progress, plan_of, share_out
+from blockpact.agents.org.roles import Role
 from blockpact.llm.errors import LLMError
 from blockpact.llm.repair import ask_until_usable, find_json_object
 from blockpact.agents.org.jobs import PLACE, Job

@@ -17,23 +17,10 @@ from blockpact.agents.hourglass import messages as msg
 from blockpact.agents.hourglass.execution import Action, ActionOutcome
 from blockpact.agents.hourglass.messages import Incoming
 from blockpact.agents.org.jobs import COLLECT, Job
+from blockpact.agents.org.roles import Role
 from blockpact.errors import UserError
 
 MODES = ("async", "rounds", "relay")
-
-
-@dataclass(frozen=True)
-class Role:
-    """Where an agent stands: who commands it, whom it commands, whether it works itself, and for
-    each member of its team (itself included when it works) the working agents under that member."""
-
-    name: str
-    commander: str | None
-    subordinates: tuple[str, ...]
-    works: bool
-    team: dict[str, tuple[str, ...]]
-    sequential: bool = False  # a chain link: its own share first, then the rest goes down the chain
-    overhears: bool = False  # a graph member: reads every message in the pool, not only its own
 
 
 @dataclass(frozen=True)

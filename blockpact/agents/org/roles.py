@@ -10,11 +10,26 @@ one agent does everything.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import networkx as nx
 
-from blockpact.agents.hourglass.mind import Role
 from blockpact.agents.org.structures import Organization, build
 from blockpact.errors import UserError
+
+
+@dataclass(frozen=True)
+class Role:
+    """Where an agent stands: who commands it, whom it commands, whether it works itself, and for
+    each member of its team (itself included when it works) the working agents under that member."""
+
+    name: str
+    commander: str | None
+    subordinates: tuple[str, ...]
+    works: bool
+    team: dict[str, tuple[str, ...]]
+    sequential: bool = False  # a chain link: its own share first, then the rest goes down the chain
+    overhears: bool = False  # a graph member: reads every message in the pool, not only its own
 
 
 def organization(structure: str, workers: int) -> Organization:

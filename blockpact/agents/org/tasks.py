@@ -20,7 +20,7 @@ from typing import Literal
 from blockpact.agents.org.jobs import COLLECT, PLACE, Job
 from blockpact.errors import UserError
 from blockpact.settings import SettingsError, load_settings
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
 from blockpact.worlds.state import WorldState
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from blockpact.agents.action import ActionContext, Proposal
+from blockpact.agents.action import Proposal
+from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.scripted.program import scripted_proposal, search_radius
 from blockpact.agents.scripted.world_facts import WorldFacts

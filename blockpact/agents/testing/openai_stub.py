@@ -16,93 +16,14 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from blockpact.llm.wire import message_text as _message_text
-from blockpact.agents.testing.stub_quirks import ServerQuirks, event_stream, html_page
-
-
-@dataclass(frozen=True)
-class StubReply:
-    """One scripted answer to a chat completion request.
-
-    `raw_body` is sent verbatim (to inject malformed JSON); token counts default to a word count
-    of the request's messages and of `content`.
-    """
-
-    content: str | None = "ok"
-    status: int = 200
-    retry_after: str | None = None
-    delay_s: float = 0.0
-    raw_body: bytes | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    finish_reason: str = "stop"
-    model: str | None = None
-    error_message: str | None = None
-    content_type: str = "application/json"  # of raw_body
-    stall: bool = False  # answer 200 and headers, then keep the connection alive without a reply
-
-    @classmethod
-    def html_error(cls, status: int = 502, title: str = "Bad Gateway") -> StubReply:
-        """An HTML error page (a proxy or load balancer in front of the server); status 200 too."""
-        return cls(status=status, raw_body=html_page(status, title), content_type="text/html")
-
-    @classmethod
-    def stalled(cls) -> StubReply:
-        """Headers, then a keep-alive comment every 0.2 s and never a reply: only a deadline on the
-        whole call ends it (a read timeout between bytes never fires)."""
-        return cls(stall=True)
-
-    @classmethod
-    def rate_limited(cls, retry_after: str | None = "1") -> StubReply:
-        return cls(status=429, retry_after=retry_after, error_message="Rate limit reached")
-
-    @classmethod
-    def server_error(cls, status: int = 500) -> StubReply:
-        return cls(status=status, error_message="The server had an error while processing your request")
-
-    @classmethod
-    def slow(cls, delay_s: float, content: str = "late") -> StubReply:
-        return cls(content=content, delay_s=delay_s)
-
-    @classmethod
-    def malformed(cls) -> StubReply:
-        return cls(raw_body=b'{"id": "chatcmpl-broken", "choices": [{"message": ')
-
-    @classmethod
-    def empty(cls) -> StubReply:
-        return cls(content="")
-
-
-Script = StubReply | str
-Responder = Callable[[dict[str, Any]], Script]
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """A request as the stub received it (kept in memory only)."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any = None
-    received_at: float = field(default_factory=time.monotonic)
-
-
-def _words(text: str | None) -> int:
-    return len(text.split()) if text else 0
-
-
-def echo_last_user_message(request: dict[str, Any]) -> Script:
-    """Default responder: deterministic, and shows which prompt produced the reply."""
-    users = [m for m in request.get("messages", []) if m.get("role") == "user"]
-    last = _message_text(users[-1]) if users else ""
-    return f"stub reply to: {last}"
+from blockpact.agents.testing.stub_quirks import ServerQuirks, event_stream
+from blockpact.agents.testing.stub_replies import RecordedRequest, Responder, Script, StubReply, echo_last_user_message
+from blockpact.llm.wire import message_text
 
 
 class _Server(ThreadingHTTPServer):
@@ -222,12 +143,16 @@ class OpenAIStub:
             (self._connections.add if open_ else self._connections.discard)(conn)
 
 
+def _words(text: str | None) -> int:
+    return len(text.split()) if text else 0
+
+
 def _error_body(message: str, type_: str, code: str | None) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": None, "code": code}}
 
 
 def _completion_body(stub_reply: StubReply, request: dict[str, Any], serial: int) -> dict[str, Any]:
-    prompt = sum(_words(_message_text(m)) for m in request.get("messages", []))
+    prompt = sum(_words(message_text(m)) for m in request.get("messages", []))
     prompt_tokens = stub_reply.prompt_tokens if stub_reply.prompt_tokens is not None else prompt
     completion_tokens = (
         stub_reply.completion_tokens if stub_reply.completion_tokens is not None else _words(stub_reply.content)
@@ -393,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     responder: Responder = (lambda _req: args.reply) if args.reply is not None else echo_last_user_message
     if args.world is not None:
         from blockpact.agents.testing.protocol_responder import ProtocolResponder  # imports the world layer
-        from blockpact.worlds.spec.loader import load_world
+        from blockpact.worlds.world_files import load_world
 
         responder = ProtocolResponder(load_world(args.world))
     stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port,

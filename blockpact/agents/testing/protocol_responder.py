@@ -23,7 +23,7 @@ from typing import Any
 
 from blockpact.agents.negotiation_plan import social_optimum_clauses
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
-from blockpact.agents.testing.openai_stub import Script, echo_last_user_message
+from blockpact.agents.testing.stub_replies import Script, echo_last_user_message
 from blockpact.judge.clauses import FixedTransfer, PerUnitTransfer, ProportionalTransfer
 from blockpact.judge.contract import parse_contract, render_contract
 from blockpact.worlds.spec.schema import WorldSpec

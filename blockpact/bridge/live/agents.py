@@ -16,6 +16,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from blockpact.bridge.inbox import Inbox, next_message
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.live.world import LiveWorld
@@ -198,11 +199,7 @@ class BotSession:
             await asyncio.wait_for(self._woken.wait(), timeout=max(0.0, seconds))
         self._check()
 
-    async def wait_message(self, inbox: Any, timeout: float, *, simulated: bool = True) -> Any | None:
-        self._check()
-        try:
-            return await inbox.get(timeout)
-        except TimeoutError:
-            return None
-        finally:
-            self._check()
+    async def wait_message(self, inbox: Inbox, timeout: float, *, simulated: bool = True) -> Any | None:
+        """The next message of `inbox`, or None after `timeout` seconds (wall seconds, whatever `simulated` says:
+        live, the game's clock is the wall clock)."""
+        return await next_message(inbox, timeout, self._check)

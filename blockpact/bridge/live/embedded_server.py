@@ -18,7 +18,8 @@ from typing import Any
 
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.runtime import JS_DIR, check_node, node_binary
-from blockpact.config import PROJECT_ROOT, default_mc_version
+from blockpact.config import PROJECT_ROOT
+from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 
 SERVER_JS = JS_DIR / "server" / "server.js"

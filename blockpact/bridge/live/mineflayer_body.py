@@ -20,7 +20,7 @@ from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.machine_load import load_per_core, stretched
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
-from blockpact.config import default_mc_version
+from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 from blockpact.settings import settings
 from blockpact.bridge.live.world_compiler import (

@@ -20,7 +20,7 @@ from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.embedded_server import EmbeddedServer
-from blockpact.bridge.human_seats import HumanSeats
+from blockpact.bridge.live.human_seats import HumanSeats
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.live.mineflayer_body import MineflayerBody, MineflayerWorld, ServerAddress, node_call_seconds
 from blockpact.bridge.runtime import BridgeBroken

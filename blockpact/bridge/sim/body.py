@@ -11,7 +11,7 @@ import json
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from blockpact.bridge.machine_load import stretched
 from blockpact.bridge.protocols import ProgramResult
@@ -21,12 +21,10 @@ from blockpact.bridge.sim.bounds import InstantCounter
 from blockpact.bridge.sim.common import ProgramFailed, decode, encode
 from blockpact.bridge.sim.observe import observe
 from blockpact.bridge.sim.queries import answer
+from blockpact.bridge.sim.world_view import WorldView
 from blockpact.skills.reference import primitives, runner_bot_calls, runner_queries, sandbox_limits
 from blockpact.worlds.sim.clock import EpisodeOver
 from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
-
-if TYPE_CHECKING:
-    from blockpact.bridge.sim.world import SimWorld
 
 SIM_JS_DIR = JS_DIR / "sim"  # the sim body's Node side
 SIM_HOST_JS = SIM_JS_DIR / "sim_host.js"
@@ -70,7 +68,7 @@ class _Request:
 class SimBody:
     """One player of a SimWorld; programs run through its own sandbox runner."""
 
-    def __init__(self, world: SimWorld, player: str) -> None:
+    def __init__(self, world: WorldView, player: str) -> None:
         self.world = world
         self.player = player
         self.api = world.sim.api(player)

@@ -4,8 +4,9 @@ per player, and `run_agents` sessions for organizations (see bridge/sim/__init__
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
+from blockpact.bridge.inbox import Inbox, next_message
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.sim.body import SimBody
 from blockpact.bridge.sim.common import ProgramFailed
@@ -138,14 +139,6 @@ class SimWorld:
             await body.close()
 
 
-class Inbox(Protocol):
-    """What `AgentSession.wait_message` reads: a pool subscription."""
-
-    def pending(self) -> int: ...
-
-    async def get(self, timeout: float | None = None) -> Any: ...
-
-
 class AgentSession:
     """One agent's handle on its body inside `SimWorld.run_agents`."""
 
@@ -192,16 +185,11 @@ class AgentSession:
         """The next message of `inbox`, or None after `timeout` seconds. `simulated`: the seconds are
         simulated and time may advance meanwhile (whoever delivers messages must call `SimWorld.wake`);
         otherwise they are wall seconds and simulated time stands still (messages from other processes)."""
+        if not simulated:
+            return await next_message(inbox, timeout, self._check)
         self._check()
-        if simulated:
-            await self.wait_until(lambda: inbox.pending() > 0, timeout)
-            return await inbox.get() if inbox.pending() > 0 else None
-        try:
-            return await inbox.get(timeout)
-        except TimeoutError:
-            return None
-        finally:
-            self._check()
+        await self.wait_until(lambda: inbox.pending() > 0, timeout)
+        return await inbox.get() if inbox.pending() > 0 else None
 
 
 Controller = Callable[[AgentSession], Awaitable[Any]]

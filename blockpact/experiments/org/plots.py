@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from blockpact.experiments.org.records import OrgRun
-from blockpact.experiments.plots import Plot, _pyplot
+from blockpact.experiments.plot_files import Plot
+from blockpact.experiments.plots import _pyplot
 from blockpact.experiments.settings import run_settings
 
 

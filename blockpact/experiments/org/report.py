@@ -12,7 +12,7 @@ from typing import Any
 import jinja2
 
 from blockpact.experiments.org.records import OrgRun
-from blockpact.experiments.plots import Plot
+from blockpact.experiments.plot_files import Plot
 from blockpact.experiments.settings import TEMPLATES, run_settings
 
 ORG_TEMPLATES = Path(__file__).with_name("templates")

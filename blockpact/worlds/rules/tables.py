@@ -1,8 +1,8 @@
-"""Per-block and per-item lookup tables for the step-level API, compiled from `rules.py` and the spec.
+"""Per-block and per-item lookup tables for the step-level API, compiled from `rules/game.py` and the spec.
 
 The step API never restates a game rule: which blocks can be dug, how long digging takes with which
 tool, what is harvested and dropped, where a block may be placed and which tool a player reaches for
-are all obtained here by calling the functions of `rules.py` once per block of the world, so that
+are all obtained here by calling the functions of `game.py` once per block of the world, so that
 the vectorised step applies them with numpy indexing instead of Python calls.
 """
 
@@ -52,7 +52,7 @@ class StepTables:
         return self.items.index(name)
 
     def expected_drops(self, block: int) -> dict[str, float]:
-        """Mean yield of harvesting palette block `block`, from the tables (tests compare it with rules.py)."""
+        """Mean yield of harvesting palette block `block`, from the tables (tests compare it with game.py)."""
         out = {self.items[i]: float(n) for i, n in enumerate(self.fixed_drops[block]) if n}
         if self.drop_slot[block] >= 0:
             weights = np.diff(self.drop_cdf[block], prepend=0.0)
@@ -124,7 +124,7 @@ def compile_tables(spec: WorldSpec, crafts: tuple[str, ...] = ()) -> StepTables:
 
 
 def _scratch(spec: WorldSpec) -> WorldState:
-    """A throwaway copy of the world on which rules.py is asked about each block."""
+    """A throwaway copy of the world on which game.py is asked about each block."""
     state = WorldState(spec, seed=0)
     state.positions = {}
     state.inventories = {"_probe": Counter()}

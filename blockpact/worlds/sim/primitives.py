@@ -10,15 +10,30 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from blockpact.worlds.rules import game as rules
 from blockpact.worlds.grid import within_reach
 from blockpact.worlds.rules.game import fmt
+from blockpact.worlds.sim.clock import Clock
 from blockpact.worlds.spec.schema import Vec
+from blockpact.worlds.state import WorldState
 
-if TYPE_CHECKING:
-    from blockpact.worlds.sim.simulator import Simulation
+
+class SimulationView(Protocol):
+    """What the primitives use of the running simulation (simulator.Simulation is one): stated here so that
+    this module does not import the simulator, which imports it."""
+
+    state: WorldState
+    timing: dict[str, float]
+    clock: Clock
+    last_changed_by: dict[Vec, str]
+
+    def observe_chest(self, agent: str, pos: Vec) -> dict[str, int]: ...
+
+    def send_signal(self, sender: str, task: str) -> None: ...
+
+    def take_signal(self, agent: str) -> str | None: ...
 
 
 class PrimitiveError(Exception):
@@ -28,7 +43,7 @@ class PrimitiveError(Exception):
 class AgentAPI:
     """What one agent's program may call. Read-only queries are instant; actions take simulated time."""
 
-    def __init__(self, sim: Simulation, name: str) -> None:
+    def __init__(self, sim: SimulationView, name: str) -> None:
         self.sim = sim
         self.name = name
         self.state = sim.state

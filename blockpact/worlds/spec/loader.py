@@ -1,4 +1,5 @@
-"""Read a world file, check every part of it, and build a `WorldSpec`.
+"""Read a world file, check every part of it, and build a `WorldSpec` (the map in map_reader.py, typed values in
+value_reader.py; the checks that need the world model, and finding the file, in worlds/world_files.py).
 
 All problems are collected (not just the first) and each names its file, line and key path, so an
 author can fix a world in one pass: `double_vein.toml:12: players.Gizmo.spawn: ... (expected ...)`.
@@ -8,20 +9,17 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from blockpact.config import default_mc_version
+from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
-from blockpact.settings import settings
 from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec.drop_tables import default_drops
-from blockpact.worlds.grid import within_reach
+from blockpact.worlds.spec.map_reader import MapReader
 from blockpact.worlds.spec.rule_blocks import impossible_rule_blocks
 from blockpact.worlds.spec.schema import (
     COMPARISONS,
-    ChestSpec,
     Condition,
     Drop,
     GroupSpec,
@@ -35,20 +33,13 @@ from blockpact.worlds.spec.schema import (
     Vec,
     WorldSpec,
 )
-from blockpact.toml_lines import LineIndex
+from blockpact.worlds.spec.value_reader import Problem, WorldSpecError
 
-BUILTIN_DIR = Path(__file__).parent.parent / "builtin"
-AIR_CHARS = {".", " "}
 CONDITION = re.compile(r"^\s*([a-z0-9_]+)\s+in\s+([A-Za-z0-9_-]+)\s*(<=|>=|==|!=|<|>)\s*(\d+)\s*$")
 
 TOP_KEYS = {"world", "map", "regions", "blocks", "chests", "players", "harvest", "drops", "dynamics", "episode", "groups"}
 GROUP_KEYS = {"name", "members", "share", "from", "until", "shared_observation"}
 WORLD_KEYS = {"name", "title", "description", "minecraft_version"}
-MAP_KEYS = {"origin", "size", "legend", "layers"}
-LAYER_KEYS = {"y", "rows", "fill"}
-REGION_KEYS = {"from", "to"}
-BLOCKS_KEYS = {"block", "region", "positions"}
-CHEST_KEYS = {"name", "position", "items", "owner"}
 PLAYER_KEYS = {"spawn", "inventory", "values", "briefing"}
 HARVEST_KEYS = {"tools"}
 DROP_KEYS = {"item", "counts", "weights"}
@@ -61,146 +52,12 @@ RULE_KEYS = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
-    file: str
-    line: int | None
-    path: str
-    message: str
+class WorldReader(MapReader):
+    """One world file read into a `WorldSpec`; `problems` lists what is wrong with it."""
 
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.path}: {self.message}"
-
-
-class WorldSpecError(UserError):
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        super().__init__("invalid world:\n" + "\n".join(str(p) for p in problems))
-
-
-def builtin_names() -> list[str]:
-    return sorted(p.stem for p in BUILTIN_DIR.glob("*.toml"))
-
-
-def resolve_path(ref: str | Path) -> Path:
-    """A built-in world name or a path to a world file."""
-    path = Path(ref)
-    if path.suffix == ".toml" or path.exists():
-        if not path.exists():
-            raise UserError(f"no world file {path}")
-        return path
-    builtin = BUILTIN_DIR / f"{ref}.toml"
-    if builtin.exists():
-        return builtin
-    raise UserError(f"no world named {ref!r} (built-in worlds: {', '.join(builtin_names())}; or give a path to a .toml file)")
-
-
-def validate_world(ref: str | Path, mc_version: str | None = None) -> list[Problem]:
-    path = resolve_path(ref)
-    try:
-        _Builder(path, mc_version).build()
-    except WorldSpecError as exc:
-        return exc.problems
-    return []
-
-
-def load_world(ref: str | Path, mc_version: str | None = None) -> WorldSpec:
-    """Load and check a world; raises `WorldSpecError` listing every problem."""
-    return _Builder(resolve_path(ref), mc_version).build()
-
-
-class _Builder:
     def __init__(self, path: Path, mc_version: str | None) -> None:
-        self.path = path
-        self.text = path.read_text(encoding="utf-8")
-        self.index = LineIndex(self.text)
-        self.problems: list[Problem] = []
-        self.chest_paths: dict[Vec, str] = {}
+        super().__init__(path)
         self.mc_version_override = mc_version
-        # One root cause, one line: no "outside the map" errors without a map, one per placement,
-        # none for a region already reported; no "unknown region" for a region that failed to read.
-        self.map_ok = True
-        self.outside_reported: set[str] = set()
-        self.broken_regions: set[str] = set()
-
-    # -- reporting ---------------------------------------------------------------------------
-    def err(self, path: str, message: str) -> None:
-        self.problems.append(Problem(str(self.path), self.index.line_of(path), path, message))
-
-    def unknown_keys(self, table: dict, allowed: set[str], path: str) -> None:
-        for key in table:
-            if key not in allowed:
-                where = f"{path}.{key}" if path else key
-                self.err(where, f"unknown key {key!r} (expected one of: {', '.join(sorted(allowed))})")
-
-    # -- typed readers (report and return None when the value is wrong) -----------------------
-    def table(self, value: Any, path: str) -> dict | None:
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            self.err(path, f"expected a table, got {type(value).__name__}")
-            return None
-        return value
-
-    def vec(self, value: Any, path: str) -> Vec | None:
-        if (
-            isinstance(value, list)
-            and len(value) == 3
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        ):
-            return (value[0], value[1], value[2])
-        self.err(path, f"got {value!r} (expected a list of 3 integers [x, y, z])")
-        return None
-
-    def number(self, value: Any, path: str, lo: float | None = None, hi: float | None = None, what: str = "a number") -> float | None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.err(path, f"got {value!r} (expected {what})")
-            return None
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            self.err(path, f"{value} is out of range (expected {what})")
-            return None
-        return float(value)
-
-    def integer(self, value: Any, path: str, lo: int | None = None, what: str = "an integer") -> int | None:
-        if isinstance(value, float) and not value.is_integer():
-            self.err(path, f"got {value!r}, which is not a whole number (expected {what})")
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or (lo is not None and value < lo):
-            self.err(path, f"got {value!r} (expected {what})")
-            return None
-        return value
-
-    def string(self, value: Any, path: str, what: str = "a string") -> str | None:
-        if not isinstance(value, str):
-            self.err(path, f"got {value!r} (expected {what})")
-            return None
-        return value
-
-    def block_name(self, value: Any, path: str) -> str | None:
-        name = self.string(value, path, "a block name")
-        if name is not None and not self.data.is_block(name):
-            self.err(path, f"unknown block {name!r} (expected a block name of Minecraft {self.data.version})")
-            return None
-        return name
-
-    def item_name(self, value: Any, path: str) -> str | None:
-        name = self.string(value, path, "an item name")
-        if name is not None and not self.data.is_item(name):
-            self.err(path, f"unknown item {name!r} (expected an item name of Minecraft {self.data.version})")
-            return None
-        return name
-
-    def item_counts(self, value: Any, path: str) -> dict[str, int]:
-        items: dict[str, int] = {}
-        table = self.table(value, path)
-        for name, count in (table or {}).items():
-            if self.item_name(name, f"{path}.{name}") is None:
-                continue
-            n = self.integer(count, f"{path}.{name}", lo=0, what="a whole number of items >= 0")
-            if n:
-                items[name] = n
-        return items
 
     # -- the world ---------------------------------------------------------------------------
     def build(self) -> WorldSpec:
@@ -268,8 +125,6 @@ class _Builder:
         if not self.problems:
             for path, message in impossible_rule_blocks(spec, self.data):
                 self.err(path, message)
-        if not self.problems:
-            self.check_reachability(spec)
         if self.problems:
             raise WorldSpecError(self.problems)
         return spec
@@ -309,193 +164,6 @@ class _Builder:
             if share is not None and start is not None:
                 groups.append(GroupSpec(name, tuple(dict.fromkeys(members)), share, start, end, shared))
         return tuple(groups)
-
-    def read_map_frame(self, raw: Any) -> tuple[Vec, Vec]:
-        table = self.table(raw, "map")
-        if not table:
-            self.err("map", "missing (expected [map] with origin, size and layers or [[blocks]])")
-            self.map_ok = False
-            return (0, 0, 0), (1, 1, 1)
-        self.unknown_keys(table, MAP_KEYS, "map")
-        origin = self.vec(table.get("origin"), "map.origin")
-        size = self.vec(table.get("size"), "map.size")
-        if size is not None and any(s <= 0 for s in size):
-            self.err("map.size", f"got {list(size)} (expected positive extents along x, y, z)")
-            size = None
-        if origin is None or size is None:
-            self.map_ok = False
-        origin, size = origin or (0, 0, 0), size or (1, 1, 1)
-        return origin, size
-
-    def outside(self, where: str, message: str) -> None:
-        """An "outside the map" problem, reported once per placement and never without a valid map."""
-        if self.map_ok and where not in self.outside_reported:
-            self.outside_reported.add(where)
-            self.err(where, message)
-
-    def place(self, placements: dict[Vec, tuple[str, str]], cell: Vec, block: str, where: str, origin: Vec, size: Vec) -> None:
-        if not all(origin[i] <= cell[i] < origin[i] + size[i] for i in range(3)):
-            self.outside(where, f"cell {list(cell)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
-            return
-        if cell in placements:
-            other_block, other_where = placements[cell]
-            self.err(where, f"overlapping placement: cell {list(cell)} already holds {other_block} from {other_where} (expected each cell placed once)")
-            return
-        placements[cell] = (block, where)
-
-    def read_layers(self, raw: Any, origin: Vec, size: Vec, placements: dict) -> None:
-        table = self.table(raw, "map") or {}
-        legend_raw = self.table(table.get("legend"), "map.legend") or {}
-        legend: dict[str, str] = {}
-        reported: set[str] = set()  # legend characters already reported as wrong: no follow-on errors
-        for char, block in legend_raw.items():
-            path = f"map.legend.{char}"
-            if len(char) != 1:
-                self.err(path, f"legend key {char!r} is not one character (expected a single character)")
-                continue
-            name = self.block_name(block, path)
-            if name:
-                legend[char] = name
-            else:
-                reported.add(char)
-        layers = table.get("layers", [])
-        if not isinstance(layers, list):
-            self.err("map.layers", "expected an array of tables [[map.layers]]")
-            return
-        for i, layer in enumerate(layers):
-            path = f"map.layers[{i}]"
-            if self.table(layer, path) is None:
-                continue
-            self.unknown_keys(layer, LAYER_KEYS, path)
-            y = self.integer(layer.get("y"), f"{path}.y", what="the layer's y coordinate (an integer)")
-            if y is None:
-                continue
-            if ("rows" in layer) == ("fill" in layer):
-                self.err(path, "expected exactly one of 'rows' (ASCII rows along z) or 'fill' (one block for the whole layer)")
-                continue
-            if "fill" in layer:
-                block = self.block_name(layer["fill"], f"{path}.fill")
-                if block:
-                    for x in range(origin[0], origin[0] + size[0]):
-                        for z in range(origin[2], origin[2] + size[2]):
-                            self.place(placements, (x, y, z), block, f"{path}.fill", origin, size)
-                continue
-            rows = layer["rows"]
-            if not isinstance(rows, list) or not all(isinstance(r, str) for r in rows):
-                self.err(f"{path}.rows", "expected a list of strings, one per z row")
-                continue
-            if len(rows) > size[2]:
-                self.err(f"{path}.rows", f"{len(rows)} rows but the map is {size[2]} cells along z (expected at most {size[2]})")
-            for dz, row in enumerate(rows):
-                row_path = f"{path}.rows[{dz}]"
-                if len(row) > size[0]:
-                    self.err(row_path, f"row is {len(row)} characters but the map is {size[0]} cells along x (expected at most {size[0]})")
-                for dx, char in enumerate(row):
-                    if (char in AIR_CHARS and char not in legend) or char in reported:
-                        continue
-                    if char not in legend:
-                        self.err(row_path, f"character {char!r} at column {dx} is not in map.legend (expected one of: {', '.join(sorted(legend)) or 'none defined'})")
-                        continue
-                    if legend[char] == "air":
-                        continue
-                    self.place(placements, (origin[0] + dx, y, origin[2] + dz), legend[char], row_path, origin, size)
-
-    def read_regions(self, raw: Any, origin: Vec, size: Vec) -> dict[str, Region]:
-        regions: dict[str, Region] = {}
-        for name, region in (self.table(raw, "regions") or {}).items():
-            path = f"regions.{name}"
-            if self.table(region, path) is None:
-                continue
-            self.unknown_keys(region, REGION_KEYS, path)
-            lo = self.vec(region.get("from"), f"{path}.from")
-            hi = self.vec(region.get("to"), f"{path}.to")
-            if lo is None or hi is None:
-                self.broken_regions.add(name)
-                continue
-            lo, hi = tuple(map(min, lo, hi)), tuple(map(max, lo, hi))
-            box = Region(name, lo, hi)  # type: ignore[arg-type]
-            if not all(origin[i] <= box.lo[i] and box.hi[i] < origin[i] + size[i] for i in range(3)):
-                self.outside(path, f"region {list(box.lo)}..{list(box.hi)} is not inside the map (expected within origin {list(origin)} and size {list(size)})")
-                self.outside_reported.add(f"region {name}")
-            regions[name] = box
-        return regions
-
-    def read_block_lists(self, raw: Any, regions: dict[str, Region], origin: Vec, size: Vec, placements: dict) -> None:
-        if raw is None:
-            return
-        if not isinstance(raw, list):
-            self.err("blocks", "expected an array of tables [[blocks]]")
-            return
-        for i, entry in enumerate(raw):
-            path = f"blocks[{i}]"
-            if self.table(entry, path) is None:
-                continue
-            self.unknown_keys(entry, BLOCKS_KEYS, path)
-            block = self.block_name(entry.get("block"), f"{path}.block")
-            if block is None:
-                continue
-            if ("region" in entry) == ("positions" in entry):
-                self.err(path, "expected exactly one of 'region' (fill a named region) or 'positions' (a list of [x, y, z])")
-                continue
-            if "region" in entry:
-                region = self.region_ref(entry["region"], f"{path}.region", regions)
-                if region is not None and f"region {region.name}" in self.outside_reported:
-                    self.outside_reported.add(f"{path}.region")  # the region's own line says it all
-                for cell in region.cells() if region else ():
-                    self.place(placements, cell, block, f"{path}.region", origin, size)
-            else:
-                positions = entry["positions"]
-                if not isinstance(positions, list):
-                    self.err(f"{path}.positions", "expected a list of [x, y, z]")
-                    continue
-                for j, pos in enumerate(positions):
-                    cell = self.vec(pos, f"{path}.positions[{j}]")
-                    if cell:
-                        self.place(placements, cell, block, f"{path}.positions[{j}]", origin, size)
-
-    def region_ref(self, value: Any, path: str, regions: dict[str, Region]) -> Region | None:
-        name = self.string(value, path, "a region name")
-        if name is None:
-            return None
-        if name in self.broken_regions:
-            return None  # already reported where the region is defined
-        if name not in regions:
-            self.err(path, f"unknown region {name!r} (expected one of: {', '.join(sorted(regions)) or 'none defined'})")
-            return None
-        return regions[name]
-
-    def read_chests(self, raw: Any, origin: Vec, size: Vec, placements: dict) -> dict[Vec, ChestSpec]:
-        chests: dict[Vec, ChestSpec] = {}
-        if raw is None:
-            raw = []
-        if not isinstance(raw, list):
-            self.err("chests", "expected an array of tables [[chests]]")
-            return chests
-        for i, entry in enumerate(raw):
-            path = f"chests[{i}]"
-            if self.table(entry, path) is None:
-                continue
-            self.unknown_keys(entry, CHEST_KEYS, path)
-            pos = self.vec(entry.get("position"), f"{path}.position")
-            if pos is None:
-                continue
-            if pos in chests:
-                self.err(f"{path}.position", f"a chest at {list(pos)} is already declared (expected one entry per chest)")
-                continue
-            existing = placements.get(pos)
-            if existing is None:
-                self.place(placements, pos, "chest", f"{path}.position", origin, size)
-            elif existing[0] != "chest":
-                self.err(f"{path}.position", f"overlapping placement: cell {list(pos)} already holds {existing[0]} from {existing[1]} (expected a chest or air there)")
-                continue
-            name = self.string(entry.get("name", f"chest{i}"), f"{path}.name") or f"chest{i}"
-            owner = self.string(entry["owner"], f"{path}.owner", 'a player\'s name or "shared"') if "owner" in entry else None
-            chests[pos] = ChestSpec(name, pos, self.item_counts(entry.get("items"), f"{path}.items"), owner)
-            self.chest_paths[pos] = f"{path}.position"
-        for cell, (block, _) in placements.items():
-            if block == "chest" and cell not in chests:
-                chests[cell] = ChestSpec(f"chest{len(chests)}", cell, {})
-        return chests
 
     def read_players(self, raw: Any, origin: Vec, size: Vec) -> dict[str, PlayerSpec]:
         players: dict[str, PlayerSpec] = {}
@@ -654,20 +322,3 @@ class _Builder:
         if block is None or region is None or ends[0] is None or ends[1] is None:
             return None
         return ProbabilityFrom(block, region.name, ends[0], ends[1])
-
-    def check_reachability(self, spec: WorldSpec) -> None:
-        """Players must stand somewhere sensible, and every chest must be reachable by some player."""
-        from blockpact.worlds.state import build_grid
-
-        reach = settings().simulator.reach
-        grid = build_grid(spec, self.data)
-        walkable: set[Vec] = set()
-        for name, player in spec.players.items():
-            if not grid.standable(player.spawn):
-                self.err(f"players.{name}.spawn", f"cannot stand at {list(player.spawn)} (expected two free cells above solid ground)")
-                continue
-            walkable.update(grid.distances(player.spawn))
-        for pos, chest in spec.chests.items():
-            near = (c for c in walkable if abs(c[0] - pos[0]) <= 5 and abs(c[2] - pos[2]) <= 5 and abs(c[1] - pos[1]) <= 5)
-            if walkable and not any(within_reach(c, pos, reach) for c in near):
-                self.err(self.chest_paths.get(pos, "chests"), f"chest {chest.name!r} at {list(pos)} cannot be reached by any player (expected a standable cell within {reach} blocks)")

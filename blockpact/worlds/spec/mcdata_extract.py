@@ -18,7 +18,8 @@ import json
 import sys
 from pathlib import Path
 
-from blockpact.config import NODE_MODULES, default_mc_version
+from blockpact.config import NODE_MODULES
+from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 
 NODE_DATA_ROOT = NODE_MODULES / "minecraft-data" / "minecraft-data" / "data"

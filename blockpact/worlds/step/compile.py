@@ -2,7 +2,7 @@
 for it, silently, on the first `env.step`.
 
 numba caches the machine code next to the kernel's source (`__pycache__/*.nbi, *.nbc` beside
-`step_kernel.py`), or in NUMBA_CACHE_DIR when that is set; later processes load it in well under a
+`kernel.py`), or in NUMBA_CACHE_DIR when that is set; later processes load it in well under a
 second. Run it again after editing the kernel: `python -m blockpact.worlds.step.compile`.
 """
 

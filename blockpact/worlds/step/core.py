@@ -2,8 +2,8 @@
 
 One step is `step_seconds` of simulated time for every agent of every copy: turns, then moves, digs,
 places and chest uses, then the world's dynamics for every dynamics tick passed (the order and the
-tie-breaks are described in `step_kernel.py`, which does the work). The rules come from `rules.py`
-through `StepTables`; the dynamics from the spec's rules through `StepDynamics`.
+tie-breaks are described in `kernel.py`, which does the work). The rules come from `rules/tables.py`
+through `StepTables`; the dynamics from the spec's rules through `StepDynamics` (`rules/interpreter.py`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import math
 import numpy as np
 
 from blockpact.settings import settings
-from blockpact.worlds.render import block_color
+from blockpact.worlds.colors import block_color
 from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.rules.interpreter import StepDynamics
 from blockpact.worlds.rules.padded_grids import PaddedGrids
-from blockpact.worlds.step.kernel import Observation, State, Static, observe_all, restart_all, step_all
+from blockpact.worlds.step.arrays import State, Static
+from blockpact.worlds.step.kernel import restart_all, step_all
+from blockpact.worlds.step.observe import Observation, observe_all
 from blockpact.worlds.step.options import ACTION_KINDS, CRAFT_PREFIX, StepOptions, action_kind, crafted_items
 from blockpact.worlds.rules.tables import WALL, compile_tables
 

@@ -15,7 +15,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.step.core import BatchedEnv
 from blockpact.worlds.step.options import load_options

@@ -1,99 +1,33 @@
 """The compiled step of the step-level API: one loop over copies and agents, no Python per step.
 
-It applies the rules as tabulated from `rules/game.py` (`StepTables`, flattened into `Static`), the world's
-dynamics as compiled by `rules/interpreter.py`, and the counter-based draws of `rules/rng.py` (a drop
-table's count: stream DROPS at the step, one index per player). Within a
-copy one step resolves, in order: turns; moves; digs; places; chest uses (all reading the state the
+It applies the rules as tabulated in `rules/tables.py` (`StepTables`, flattened into `Static`, see arrays.py),
+the world's dynamics as compiled by `rules/interpreter.py`, and the counter-based draws of `rules/rng.py` (a drop
+table's count: stream DROPS at the step, one index per player).
+Within a copy one step resolves, in order: turns; moves; digs; places; chest uses (all reading the state the
 previous phase left; of two agents after the same cell or chest the first by name wins (as on the
-simulator's clock, which serves players in name order); a move into a
-column another player stands in fails); then the dynamics ticks that fall in the step; rewards; the
-automatic restart at the episode's end; observations. Copies never interact, so each is stepped to
-the end before the next. Compiled with `cache=True`: the first use on a machine compiles (see
-BENCHMARKS.md for how long), later processes load the cached machine code.
+simulator's clock, which serves players in name order); a move into a column another player stands in
+fails); then the dynamics ticks that fall in the step; rewards; the automatic restart at the episode's
+end; observations (observe.py). Copies never interact, so each is stepped to the end before the next.
+Compiled with `cache=True`: the first use on a machine compiles (see BENCHMARKS.md for how long), later
+processes load the cached machine code.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from blockpact.worlds.rules.interpreter import Rules, Schedule, apply_rules
-from blockpact.worlds.rules.padded_grids import DX, DZ, window_origin
-from blockpact.worlds.step.options import ACTION_KINDS
+from blockpact.worlds.rules.padded_grids import DX, DZ
 from blockpact.worlds.rules.rng import DROPS, episode_key, spread, stream_base, unit, word
+from blockpact.worlds.step.arrays import State, Static
+from blockpact.worlds.step.observe import Observation, empty_observation, observe_copy
+from blockpact.worlds.step.options import ACTION_KINDS
 
 NOOP, FORWARD, BACKWARD, LEFT, RIGHT, TURN_LEFT, TURN_RIGHT, DIG, DIG_DOWN, PLACE, USE, CRAFT = range(len(ACTION_KINDS))
 RELATIVE = np.zeros(len(ACTION_KINDS), dtype=np.int64)  # quarter turns from facing to the move's direction
 RELATIVE[[FORWARD, RIGHT, BACKWARD, LEFT]] = [0, 1, 2, 3]
 EPS = 1e-9
-
-
-class Static(NamedTuple):
-    """What does not change during a run: the rule tables, the layout, the initial state, the options."""
-
-    kinds: np.ndarray  # (A,) action index -> ACTION_KINDS index
-    craft_recipe: np.ndarray  # (A,) recipe of a "craft:ITEM" action, -1 for other actions
-    recipe_in: np.ndarray  # (R, I), see StepTables
-    recipe_out: np.ndarray
-    recipe_count: np.ndarray
-    recipe_table: np.ndarray
-    table_block: int  # palette index of crafting_table, -1 if the world has none
-    solid: np.ndarray  # (P,) bool; the per-block and per-item tables: see StepTables
-    diggable: np.ndarray
-    replaceable: np.ndarray
-    harvest: np.ndarray
-    dig_seconds: np.ndarray
-    tool_rank: np.ndarray
-    tool_slot: np.ndarray
-    fixed_drops: np.ndarray
-    drop_slot: np.ndarray
-    drop_cdf: np.ndarray
-    drop_counts: np.ndarray
-    place_block: np.ndarray
-    values: np.ndarray
-    chest_index: np.ndarray  # (cells per copy,) chest number of a cell, -1 if none
-    colors: np.ndarray  # (P, 3) uint8
-    template: np.ndarray  # (Yp * SZ * SX,) one copy's initial grid
-    spawn: np.ndarray  # (N, 3) padded x, y, z
-    inventory0: np.ndarray  # (N, I)
-    chest0: np.ndarray  # (C, I)
-    layers: np.ndarray  # (L,) window layers relative to the feet
-    SX: int  # PaddedGrids' dimensions
-    SZ: int
-    Yp: int
-    floor: int  # padded y of the map's lowest layer
-    height: int
-    ahead: int
-    sides: int
-    rows: int
-    cols: int
-    place_slot: int  # slot of the item "place" puts, -1: the first block item held
-    chest_block: int  # palette index of chest, -1 if the world has none
-    air: int
-    step_seconds: float
-    rgb: bool
-
-
-class State(NamedTuple):
-    """Everything a step changes, (B, ...) arrays updated in place."""
-
-    flat: np.ndarray  # PaddedGrids.flat
-    agents: np.ndarray  # PaddedGrids.agents_flat
-    x: np.ndarray  # (B, N) padded coordinates
-    y: np.ndarray
-    z: np.ndarray
-    facing: np.ndarray
-    inventory: np.ndarray  # (B, N, I)
-    chests: np.ndarray  # (B, C, I)
-    dig_cell: np.ndarray  # (B, N) cell being dug (offset within the copy), -1 for none
-    dig_block: np.ndarray
-    dig_progress: np.ndarray  # seconds dug so far
-    value: np.ndarray  # (B, N) emerald value of the inventory
-    seeds: np.ndarray  # (B,)
-    episodes: np.ndarray  # (B,)
-    keys: np.ndarray  # (B,) uint64 episode keys
 
 
 @njit(cache=True, inline="always")
@@ -338,68 +272,6 @@ def restart_all(st: State, tb: Static) -> None:
         _restart(b, st, tb)
 
 
-class Observation(NamedTuple):
-    blocks: np.ndarray  # (B, N, L, rows, cols) palette indices, row 0 farthest ahead
-    agents: np.ndarray  # (B, N, rows, cols) 1 where a player stands
-    inventory: np.ndarray  # (B, N, I)
-    rgb: np.ndarray  # (B, N, rows, cols, 3), or (0, 0, 0, 0, 3) without render_rgb
-
-
-@njit(cache=True, inline="always")
-def _observe(b: int, st: State, tb: Static, blocks: np.ndarray, agents: np.ndarray, inventory: np.ndarray, rgb: np.ndarray) -> None:
-    """Copy b's observations into the flat (1-d) views of an `Observation`'s arrays."""
-    L, plane, rows, cols = tb.layers.shape[0], tb.SZ * tb.SX, tb.rows, tb.cols
-    N, I, window = st.x.shape[1], st.inventory.shape[2], tb.rows * tb.cols
-    flat, marks = st.flat, st.agents
-    for n in range(N):
-        f, x, z = st.facing[b, n], st.x[b, n], st.z[b, n]
-        origin, row_step, col_step = window_origin(tb.SX, f, x, z, tb.ahead, tb.sides)
-        agent = b * N + n
-        for l in range(L):
-            start = (b * tb.Yp + st.y[b, n] + tb.layers[l]) * plane + origin
-            to = (agent * L + l) * window
-            for r in range(rows):
-                src, dst = start + r * row_step, to + r * cols
-                for c in range(cols):  # unsigned indices: no negative-index wraparound test per byte
-                    blocks[np.uint64(dst + c)] = flat[np.uint64(src + c * col_step)]
-        start, to = b * plane + origin, agent * window
-        for r in range(rows):
-            src, dst = start + r * row_step, to + r * cols
-            for c in range(cols):
-                agents[np.uint64(dst + c)] = marks[np.uint64(src + c * col_step)]
-        for i in range(I):
-            inventory[agent * I + i] = st.inventory[b, n, i]
-        if tb.rgb:
-            for w in range(window):
-                top = L - 1
-                while top > 0 and blocks[(agent * L + top) * window + w] == 0:
-                    top -= 1
-                shown = blocks[(agent * L + top) * window + w]  # the highest non-air layer (air if none)
-                for k in range(3):
-                    rgb[(agent * window + w) * 3 + k] = 255 if agents[agent * window + w] > 0 else tb.colors[shown, k]
-
-
-@njit(cache=True, inline="always")
-def _observation(st: State, tb: Static) -> Observation:
-    B, N = st.x.shape
-    shown = B if tb.rgb else 0
-    return Observation(
-        np.empty((B, N, tb.layers.shape[0], tb.rows, tb.cols), dtype=np.uint8),
-        np.empty((B, N, tb.rows, tb.cols), dtype=np.uint8),
-        np.empty((B, N, st.inventory.shape[2]), dtype=np.int64),
-        np.empty((shown, N if tb.rgb else 0, tb.rows if tb.rgb else 0, tb.cols if tb.rgb else 0, 3), dtype=np.uint8),
-    )
-
-
-@njit(cache=True)
-def observe_all(st: State, tb: Static) -> Observation:
-    out = _observation(st, tb)
-    blocks, agents, inventory, rgb = out.blocks.reshape(-1), out.agents.reshape(-1), out.inventory.reshape(-1), out.rgb.reshape(-1)
-    for b in range(st.x.shape[0]):
-        _observe(b, st, tb, blocks, agents, inventory, rgb)
-    return out
-
-
 @njit(cache=True, inline="always")
 def _craft(b: int, kind: np.ndarray, action: np.ndarray, fx: np.ndarray, fz: np.ndarray, st: State, tb: Static) -> None:
     """Do the action's recipe once when the inventory holds its ingredients (rules.craft), facing a
@@ -427,7 +299,7 @@ def step_all(actions: np.ndarray, t: int, restart: bool, st: State, tb: Static, 
     next episode after it. Returns observations, rewards (B, N) and -1, or, when an action index is
     out of range, the flat position of the first such action (and nothing was stepped)."""
     B, N = actions.shape
-    out = _observation(st, tb)
+    out = empty_observation(st, tb)
     rewards = np.zeros((B, N))
     for b in range(B):
         for n in range(N):
@@ -471,5 +343,5 @@ def step_all(actions: np.ndarray, t: int, restart: bool, st: State, tb: Static, 
         if restart:
             st.episodes[b] += 1
             _restart(b, st, tb)
-        _observe(b, st, tb, blocks, agents, inventory, rgb)
+        observe_copy(b, st, tb, blocks, agents, inventory, rgb)
     return out, rewards, -1
