@@ -131,7 +131,7 @@ def test_nobody_joining_fails_the_unit_with_cause_human(tmp_path: Path, monkeypa
     """Through `blockpact run SCENARIO.toml`, on the run's own embedded server: the address is printed where
     the user looks, and an empty slot is a failed unit with its cause, not a zero."""
     quick = dataclasses.replace(live_settings(), humans=dataclasses.replace(live_settings().humans, join_seconds=1.0))
-    monkeypatch.setattr("blockpact.bridge.human_seats.live_settings", lambda: quick)
+    monkeypatch.setattr("blockpact.bridge.live.human_seats.live_settings", lambda: quick)
     path = tmp_path / "s.toml"
     path.write_text(SCENARIO.format(contract="none"))
     out = tmp_path / "run"

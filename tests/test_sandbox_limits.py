@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from harness.pace import scaled
 
+from blockpact.bridge.machine_load import stretched
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.world_files import load_world
@@ -165,7 +166,8 @@ def test_a_wedged_node_runtime_fails_the_program_and_is_replaced() -> None:
         assert wedged.failure == "bridge", (wedged.failure, wedged.error)
         # Found by an answer that timed out, or by the run's silence, whichever comes first.
         assert re.search(r"(Call to 'settle' timed out|did not report the end of program run).*restarted", wedged.error), wedged.error
-        assert took < scaled(1 + 15), took  # 16 s on an idle machine
+        # 16 s on an idle machine; Node's answers are awaited longer on a loaded one (bridge/machine_load.py)
+        assert took < scaled(1 + 15) * stretched(1.0), took
         assert _gone(pid)
         assert after.success, after.error
     finally:
