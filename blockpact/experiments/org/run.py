@@ -53,6 +53,16 @@ class OrgPlan:
     latency: LatencyModel | None = None  # None: hourglass.toml's [latency]
     backend: str = "sim"  # sim | minecraft (the embedded server, started for the run)
 
+    def __post_init__(self) -> None:
+        """Refuse a plan that could only fail seed by seed, before a run directory exists."""
+        from blockpact.agents.hourglass.mind import MODES
+
+        if bad := [c.mode for c in self.conditions if c.mode not in MODES]:
+            raise ValueError(f"unknown collaboration mode {bad[0]!r}: use one of {', '.join(MODES)}")
+        if not self.conditions or self.seeds < 1 or self.backend not in ("sim", "minecraft"):
+            raise ValueError(f"an org plan needs conditions, at least one seed and backend sim or minecraft, got "
+                             f"{len(self.conditions)} condition(s), {self.seeds} seed(s), backend {self.backend!r}")
+
     @property
     def agents(self) -> str:
         return "scripted" if self.llm is None else "llm"
