@@ -20,7 +20,7 @@ from blockpact.agents.org.structures import Organization
 from blockpact.agents.org.tasks import Task
 from blockpact.experiments import exit_codes
 from blockpact.experiments.org.outputs import build_org_outputs
-from blockpact.experiments.org.runner import run_episode
+from blockpact.experiments.org.episode import run_episode
 from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.runner import create_run_dir

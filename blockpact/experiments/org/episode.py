@@ -1,6 +1,7 @@
-"""One organization episode on the simulator: a world built for the task, an in-process pool on the
-simulated clock, one hourglass agent per member as its own controller, and a referee that watches
-the world for success (or a stall) and records time cost.
+"""One organization episode (the OrgRunner in run.py plays one per condition and seed): a world built for
+the task (the simulator's, or a live server's), an in-process pool on the world's clock, one hourglass agent
+per member as its own controller, and a referee that watches the world for success (or a stall) and records
+time cost.
 """
 
 from __future__ import annotations
