@@ -138,6 +138,8 @@ class OrgRunner:
         return cls(plan, run_dir, options or OrgOptions())
 
     def run(self) -> OrgOutcome:
+        """Every condition's seeds in order; whatever stops them, the log ends with `run_end` and the outputs
+        cover what finished."""
         stop: Stop | None = None
         with SigtermAsInterrupt() as sigterm, EventWriter(self.run_dir.events) as writer:
             writer.emit("run_start", _run_start(self.plan))
