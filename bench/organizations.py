@@ -34,6 +34,11 @@ def _ci(stat: dict[str, Any], digits: int = 2) -> str:
     return f"{stat['mean']:.{digits}f} [{stat['ci95'][0]:.{digits}f}, {stat['ci95'][1]:.{digits}f}]"
 
 
+def _listed(text: str) -> list[str]:
+    """A comma-separated option, as `blockpact org run` reads --structure and --mode."""
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
 def rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for name, c in metrics["conditions"].items():
@@ -55,8 +60,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-org-")) / args.task
-    structures = [(s, organization(s, args.workers)) for s in args.structures.split(",")]
-    plan = OrgPlan(load_task(args.task), conditions_of(structures, args.modes.split(",")), args.seeds,
+    structures = [(s, organization(s, args.workers)) for s in _listed(args.structures)]
+    plan = OrgPlan(load_task(args.task), conditions_of(structures, _listed(args.modes)), args.seeds,
                    latency=hourglass_settings().latency.scaled(args.latency_scale))
     started = time.monotonic()
     outcome = OrgRunner.create(plan, out).run()
