@@ -10,28 +10,30 @@ i + k is odd, else one (the stub's early tries mine a block that is not there, s
 loop retries): who is slow changes from action to action, as it does with real models. The critical-path
 lower bound is the longest chain of LLM calls one after another (the leader's two planning calls,
 then the busiest worker's calls), times the latency; simulated time costs no wall time here.
+Each (think, mode) is a one-seed run through the OrgRunner (experiments/org/run.py), as `blockpact org run
+--agents llm` plays it, into a temporary run directory; the wall time is the episode's own (its `org_end`).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import math
 import re
+import tempfile
 import threading
-import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
+from blockpact.agents.hourglass.latency import LatencyModel
 from blockpact.agents.testing.hourglass_responder import hourglass_reply
-from blockpact.llm.client import LLMClient
 from blockpact.llm.settings import load_llm_settings
 from blockpact.agents.org.jobs import Job, split
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
-from blockpact.experiments.org.runner import run_episode
+from blockpact.experiments.org.run import OrgOptions, OrgPlan, OrgRunner, conditions_of
 
 CHUNK = 5  # blocks per todo item, as the stub's action planner writes them
 _PLAYER = re.compile(r"^You play as ([A-Za-z0-9_]+)\.$", re.MULTILINE)
@@ -91,16 +93,17 @@ def critical_path(amount: int, weights: list[int], slow_attempts: int) -> tuple[
     return 2 + max(chains), chains
 
 
-async def one_run(mode: str, stub: OpenAIStub, amount: int, think: float) -> dict[str, Any]:
+def one_run(mode: str, stub: OpenAIStub, amount: int, think: float, out: Path) -> dict[str, Any]:
     settings = load_llm_settings(None, base_url=stub.base_url, model="stub-model", no_cache=True)
-    async with LLMClient(settings) as client:
-        started = time.monotonic()
-        result = await run_episode(load_task("collect-logs", amount), organization("tree", 3), mode, 0, llm=client,
-                                   think_seconds=think)
-        wall = time.monotonic() - started
-        calls = client.accounting.total().calls
-    return {"mode": mode, "think_s": think, "wall_s": round(wall, 2), "success": result.success, "llm_calls": calls,
-            "time_cost_min": result.time_cost_min, "mean_prompt_times": result.mean_prompt_times}
+    plan = OrgPlan(load_task("collect-logs", amount), conditions_of([("tree", organization("tree", 3))], [mode]),
+                   llm=settings, latency=LatencyModel.fixed(think))
+    outcome = OrgRunner.create(plan, out, OrgOptions(plots=False)).run()
+    run, = outcome.metrics["conditions"][f"tree-{mode}"]["runs"]
+    if run["status"] != "completed":
+        raise SystemExit(f"{mode}, think {think:g}: the seed did not complete: {run.get('error')}")
+    return {"mode": mode, "think_s": think, "wall_s": round(run["wall_seconds"], 2), "success": run["success"],
+            "llm_calls": run["llm"]["calls"], "time_cost_min": run["time_cost_min"],
+            "mean_prompt_times": run["mean_prompt_times"]}
 
 
 def main() -> None:
@@ -116,11 +119,12 @@ def main() -> None:
     args = parser.parse_args()
     bound_calls, chains = critical_path(args.amount, args.weights, args.slow_attempts)
     rows = []
-    for think in args.think:
-        for mode in args.modes:
-            responder = UnevenStub(args.latency, args.weights, args.slow_attempts)
-            with OpenAIStub(responder=responder) as stub:
-                rows.append(asyncio.run(one_run(mode, stub, args.amount, think)))
+    with tempfile.TemporaryDirectory(prefix="bench-collaboration-") as tmp:
+        for think in args.think:
+            for mode in args.modes:
+                responder = UnevenStub(args.latency, args.weights, args.slow_attempts)
+                with OpenAIStub(responder=responder) as stub:
+                    rows.append(one_run(mode, stub, args.amount, think, Path(tmp) / f"{mode}-{think:g}"))
     bound = bound_calls * args.latency
     if args.json:
         print(json.dumps({"latency_s": args.latency, "critical_path_calls": bound_calls, "worker_chains": chains,

@@ -4,8 +4,9 @@ with scripted hourglass agents and the default latency model, over seeds.
     .venv/bin/python bench/organizations.py --task collect-logs --seeds 5
     .venv/bin/python bench/organizations.py --task shelter --seeds 5 --json
 
-It runs `blockpact org run TASK --structure toa,coa,goa,solo --mode async,rounds,relay --seeds N`
-into a run directory (kept, with its report.html) and prints, per condition: success rate, time to
+It plays what `blockpact org run TASK --structure toa,coa,goa,solo --mode async,rounds,relay --seeds N`
+plays, through the same OrgRunner (experiments/org/run.py), into a run directory (kept, with its
+report.html) and prints, per condition: success rate, time to
 completion in simulated minutes (mean and Student-t 95% interval over successful seeds), LLM calls
 per agent and messages, as a Markdown table or as JSON.
 """
@@ -19,7 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from blockpact.cli import main as blockpact
+from blockpact.agents.hourglass.settings import hourglass_settings
+from blockpact.agents.org.roles import organization
+from blockpact.agents.org.tasks import load_task
+from blockpact.experiments.org.run import OrgPlan, OrgRunner, conditions_of
 
 
 def _ci(stat: dict[str, Any], digits: int = 2) -> str:
@@ -28,6 +32,11 @@ def _ci(stat: dict[str, Any], digits: int = 2) -> str:
     if stat["ci95"] is None:
         return f"{stat['mean']:.{digits}f}"
     return f"{stat['mean']:.{digits}f} [{stat['ci95'][0]:.{digits}f}, {stat['ci95'][1]:.{digits}f}]"
+
+
+def _listed(text: str) -> list[str]:
+    """A comma-separated option, as `blockpact org run` reads --structure and --mode."""
+    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 def rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -51,12 +60,14 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-org-")) / args.task
+    structures = [(s, organization(s, args.workers)) for s in _listed(args.structures)]
+    plan = OrgPlan(load_task(args.task), conditions_of(structures, _listed(args.modes)), args.seeds,
+                   latency=hourglass_settings().latency.scaled(args.latency_scale))
     started = time.monotonic()
-    code = blockpact(["org", "run", args.task, "--structure", args.structures, "--mode", args.modes, "--seeds", str(args.seeds),
-                      "--workers", str(args.workers), "--latency-scale", str(args.latency_scale), "--out", str(out)])
+    outcome = OrgRunner.create(plan, out).run()
     wall = time.monotonic() - started
-    metrics = json.loads((out / "metrics.json").read_text())
-    table = rows(metrics)
+    code = outcome.exit_status
+    table = rows(outcome.metrics)
     if args.json:
         print(json.dumps({"task": args.task, "seeds": args.seeds, "latency_scale": args.latency_scale, "exit_code": code, "wall_s": round(wall, 1),
                           "run_dir": str(out), "conditions": table}, indent=2))

@@ -19,7 +19,7 @@ from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.cli import main
-from blockpact.experiments.org.runner import run_episode
+from blockpact.experiments.org.episode import run_episode
 from blockpact.experiments.run_events import read_events
 
 BLOCKPACT = [sys.executable, "-m", "blockpact.cli"]

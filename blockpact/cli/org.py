@@ -1,4 +1,5 @@
-"""`blockpact org run`: an organization of hourglass agents on a task, on the simulator or a live server."""
+"""`blockpact org run`: an organization of hourglass agents on a task, on the simulator or a live server.
+Parses the flags into an OrgPlan, hands it to the OrgRunner (experiments/org/run.py) and prints the summary."""
 
 from __future__ import annotations
 
@@ -70,10 +71,9 @@ def _organizations(args: argparse.Namespace) -> list[tuple[str, Organization]]:
 
 
 def run_org_command(args: argparse.Namespace) -> int:
-    from blockpact.experiments import exit_codes
-    from blockpact.experiments.org.outputs import build_org_outputs, summary_table
-    from blockpact.experiments.org.run import OrgRunPlan, conditions_of, run_org
-    from blockpact.experiments.rundir import RunDir
+    from blockpact.agents.hourglass.settings import hourglass_settings
+    from blockpact.experiments.org.outputs import summary_table
+    from blockpact.experiments.org.run import OrgPlan, OrgRunner, conditions_of
 
     if args.seeds < 1:
         raise UserError("--seeds must be at least 1")
@@ -91,19 +91,13 @@ def run_org_command(args: argparse.Namespace) -> int:
 
         check_endpoint(llm)  # once, before any seed starts and before anything is written
     out = args.out or default_run_root(f"org-{task.name}")
-    from blockpact.agents.hourglass.settings import hourglass_settings
-
     latency = hourglass_settings().latency.scaled(args.latency_scale)
-    plan = OrgRunPlan(task, conditions_of(structures, args.mode), args.agents, args.seeds, out, llm, latency, args.backend)
-    stopped_by = run_org(plan)
-    metrics = build_org_outputs(RunDir.existing(out))
-    print(summary_table(metrics))
+    plan = OrgPlan(task, conditions_of(structures, args.mode), args.seeds, llm, latency, args.backend)
+    outcome = OrgRunner.create(plan, out).run()
+    print(summary_table(outcome.metrics))
     print(f"report: {out / 'report.html'}")
-    if stopped_by is not None:
-        print(f"blockpact: interrupted ({stopped_by}); the report covers what finished", file=sys.stderr)
-        return exit_codes.SIGTERM if stopped_by == "SIGTERM" else exit_codes.SIGINT
-    failed = {cause for c in metrics["conditions"].values() for cause in c["failures"]}
-    if failed:
-        print(f"blockpact: some seeds failed ({', '.join(sorted(failed))}); see the report", file=sys.stderr)
-        return exit_codes.UNITS_FAILED
-    return exit_codes.OK if metrics["success"] else exit_codes.TASK_NOT_DONE
+    if outcome.signal is not None:
+        print(f"blockpact: interrupted ({outcome.signal}); the report covers what finished", file=sys.stderr)
+    elif outcome.failure_causes:
+        print(f"blockpact: some seeds failed ({', '.join(outcome.failure_causes)}); see the report", file=sys.stderr)
+    return outcome.exit_status

@@ -33,15 +33,12 @@ def make_agent(
     emit: Emit | None = None,
     remote: bool = False,
     on_cycle: Callable[[float], None] | None = None,
-    think_seconds: float | None = None,
     latency: LatencyModel | None = None,
     seed: int = 0,
 ) -> HourglassAgent:
-    """`latency`: how long LLM calls and messages take (default hourglass.toml [latency]);
-    `think_seconds`: instead, every call takes exactly that long and messages nothing."""
+    """`latency`: how long LLM calls and messages take (default hourglass.toml [latency]; a fixed time per
+    call: `LatencyModel.fixed`)."""
     data = mcdata.load(spec.mc_version)
-    if think_seconds is not None:
-        latency = LatencyModel.fixed(think_seconds)
     counter = PromptCounter(Thinker(latency or hourglass_settings().latency, role.name, seed, emit))
     mind = Mind(role, mode, known_inventories)
     stages: tuple[Any, Any, Any, Any]

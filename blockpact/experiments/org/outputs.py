@@ -24,12 +24,13 @@ def is_org_run(run_dir: RunDir) -> bool:
     return isinstance(event, dict) and event.get("kind") == "run_start" and (event.get("data") or {}).get("kind") == "org"
 
 
-def build_org_outputs(run_dir: RunDir) -> dict[str, Any]:
+def build_org_outputs(run_dir: RunDir, plots: bool = True) -> dict[str, Any]:
+    """metrics.json and report.html from the log; the PNG plots only when asked (matplotlib costs CPU)."""
     run = read_org_run(run_dir.events)
     metrics = org_metrics(run)
     write_org_metrics(metrics, run_dir.metrics)
-    plots = write_org_plots(run, metrics, run_dir.plots)
-    write_org_report(run, metrics, plots, run_dir.report)
+    pictures = write_org_plots(run, metrics, run_dir.plots) if plots else []
+    write_org_report(run, metrics, pictures, run_dir.report)
     return metrics
 
 

@@ -1,6 +1,7 @@
-"""One organization episode on the simulator: a world built for the task, an in-process pool on the
-simulated clock, one hourglass agent per member as its own controller, and a referee that watches
-the world for success (or a stall) and records time cost.
+"""One organization episode (the OrgRunner in run.py plays one per condition and seed): a world built for
+the task (the simulator's, or a live server's), an in-process pool on the world's clock, one hourglass agent
+per member as its own controller, and a referee that watches the world for success (or a stall) and records
+time cost.
 """
 
 from __future__ import annotations
@@ -138,7 +139,6 @@ async def run_episode(
     llm: LLMClient | None = None,
     writer: EventWriter | None = None,
     coords: Coords = Coords(),
-    think_seconds: float | None = None,
     latency: LatencyModel | None = None,
     worlds: Callable[[WorldSpec, int], Any] | None = None,
 ) -> EpisodeResult:
@@ -168,7 +168,7 @@ async def run_episode(
     pool = InProcessPool(clock=lambda: world.now)
     pool.listeners.append(on_message)
     known = task.start_inventories(workers)
-    model = LatencyModel.fixed(think_seconds) if think_seconds is not None else (latency or hourglass_settings().latency)
+    model = latency or hourglass_settings().latency
     started = time.monotonic()
     endpoint_failures: list[LLMError] = []
     llm_before = llm.accounting.total() if llm is not None else None
@@ -181,7 +181,7 @@ async def run_episode(
     try:
         async with pool:
             agents = {a: make_agent(role_of[a], org, mode, pool, spec, known, llm=llm, emit=emit, on_cycle=referee.check,
-                                    think_seconds=think_seconds, latency=model, seed=seed)
+                                    latency=model, seed=seed)
                       for a in org.agents}
             leader = leader_of(org)
             agents[leader].mind.set_objective(task.description, task.stages(), None, None)
