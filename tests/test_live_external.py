@@ -93,8 +93,8 @@ def test_what_needs_the_plugin_is_named(external) -> None:
 
 
 def test_a_harvest_rule_is_reported_unsupported_before_the_episode(external) -> None:
-    """tests/worlds/axe_rule.toml's [harvest] rule needs the plugin: a `live_unsupported` event names it before
-    any program starts (the embedded server applies it: tests/test_harvest_rules.py)."""
+    """tests/worlds/axe_rule.toml's [harvest] rules need the plugin: a `live_unsupported` event names them before
+    any program starts (the embedded server applies them: tests/test_harvest_rules.py)."""
     spec = load_world(Path(__file__).parent / "worlds" / "axe_rule.toml")
 
     async def play():
@@ -108,7 +108,8 @@ def test_a_harvest_rule_is_reported_unsupported_before_the_episode(external) -> 
     events = asyncio.run(play())
     kinds = [e.kind for e in events]
     unsupported = [e for e in events if e.kind == "live_unsupported"]
-    assert [e.data["parts"] for e in unsupported] == [["harvest.oak_log: tool overrides"]]
+    parts = ["harvest.iron_ore: tool overrides", "harvest.oak_log: tool overrides"]
+    assert [e.data["parts"] for e in unsupported] == [parts]
     assert kinds.index("live_unsupported") < kinds.index("program_start")
 
 

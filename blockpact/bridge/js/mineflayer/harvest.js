@@ -19,6 +19,18 @@ function canHarvest (ctx, block) {
   return !tools || ctx.bot.inventory.items().some(item => tools.has(item.name))
 }
 
+// `block` (a prismarine-block from bot.blockAt) under the world's rule for its kind: mineflayer-tool then
+// equips a tool that harvests it, and mineflayer digs it as long as the simulator's rules.dig_seconds says
+// (both read the block's harvestTools).
+function underWorldRule (ctx, block) {
+  const rule = block && ctx.world.harvest?.get(block.name)
+  if (rule) {
+    const ids = [...rule].map(name => ctx.bot.registry.itemsByName[name].id)
+    block.harvestTools = ids.length ? Object.fromEntries(ids.map(id => [id, true])) : undefined
+  }
+  return block
+}
+
 // Game ticks to dig `block` with `item` (null: a hand): rules.dig_seconds, in ticks.
 function digTicks (registry, block, item, harvestable) {
   if (block.hardness == null || block.hardness < 0) return Infinity
@@ -51,4 +63,4 @@ function toolName (ctx, block) {
   return best ? best.name : 'my bare hands'
 }
 
-module.exports = { harvestTools, canHarvest, toolName }
+module.exports = { harvestTools, canHarvest, toolName, underWorldRule }

@@ -5,7 +5,7 @@ const { Vec3 } = require('vec3')
 const { asVec3, checkCancelled, goto, countOf } = require('./common')
 const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
-const { canHarvest, toolName } = require('../harvest')
+const { canHarvest, toolName, underWorldRule } = require('../harvest')
 
 const uses = {
   mineBlock: {
@@ -52,7 +52,7 @@ async function collectOne (ctx, pos, type, name) {
   ctx.abort.addEventListener('abort', stop, { once: true })
   bot.blockpact.digTarget = pos
   bot.blockpact.digName = name
-  const block = bot.blockAt(pos)
+  const block = underWorldRule(ctx, bot.blockAt(pos))
   const digSeconds = block ? bot.digTime(block) / 1000 : 0
   const seconds = boundSeconds(ctx.settings, { blocks: 2 * bot.entity.position.distanceTo(pos), seconds: digSeconds + 1 })
   let outcome = null
@@ -81,7 +81,7 @@ async function collectOne (ctx, pos, type, name) {
 async function digPlant (ctx, pos) {
   const { bot } = ctx
   await goto(ctx, new goals.GoalNear(pos.x, pos.y, pos.z, 2))
-  await bot.dig(bot.blockAt(pos), true)
+  await bot.dig(underWorldRule(ctx, bot.blockAt(pos)), true)
 }
 
 async function mineBlock (ctx, name, count = 1) {
