@@ -63,4 +63,4 @@ function toolName (ctx, block) {
   return best ? best.name : 'my bare hands'
 }
 
-module.exports = { harvestTools, canHarvest, toolName, underWorldRule }
+module.exports = { canHarvest, toolName, underWorldRule }
