@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -89,6 +90,27 @@ def test_what_needs_the_plugin_is_named(external) -> None:
 
     with pytest.raises(PluginMissing, match=r"red_mushroom_block.*plugin.*data pack"):
         asyncio.run(build())
+
+
+def test_a_harvest_rule_is_reported_unsupported_before_the_episode(external) -> None:
+    """tests/worlds/axe_rule.toml's [harvest] rules need the plugin: a `live_unsupported` event names them before
+    any program starts (the embedded server applies them: tests/test_harvest_rules.py)."""
+    spec = load_world(Path(__file__).parent / "worlds" / "axe_rule.toml")
+
+    async def play():
+        world = LiveWorld(spec, 0, address=external)
+        try:
+            await world.run_programs({p: "async function f(bot) {}" for p in spec.players})
+            return world.events
+        finally:
+            await world.close()
+
+    events = asyncio.run(play())
+    kinds = [e.kind for e in events]
+    unsupported = [e for e in events if e.kind == "live_unsupported"]
+    parts = ["harvest.iron_ore: tool overrides", "harvest.oak_log: tool overrides"]
+    assert [e.data["parts"] for e in unsupported] == [parts]
+    assert kinds.index("live_unsupported") < kinds.index("program_start")
 
 
 def test_an_operator_bot_without_op_is_told_so(external) -> None:

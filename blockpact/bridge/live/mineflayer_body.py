@@ -29,6 +29,7 @@ from blockpact.bridge.live.world_compiler import (
     apply,
     chest_commands,
     compile_world,
+    harvest_rules,
     run_command,
     teleport,
 )
@@ -44,7 +45,7 @@ LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime 
 NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain) on an idle machine
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
-                 "connectionLost", "players")
+                 "connectionLost", "players", "setHarvest")
 
 
 def join_timeout() -> float:
@@ -204,6 +205,8 @@ class MineflayerWorld:
         """Log every player of the spec in (or only `players`), give them their inventories at their spawns, and
         wait until each bot sees that."""
         compiled = compiled or compile_world(spec)
+        # The bots refuse a dig without a harvesting tool by the rules the server was given, as the simulator does.
+        self._sync("setHarvest", json.dumps(harvest_rules(compiled)))
         names = list(spec.players) if players is None else list(players)
         bodies = {name: await self.connect(name) for name in names}
         for name in names:
@@ -330,6 +333,9 @@ class OperatorBotTarget:
     async def reset_drops(self, seed: int) -> object:
         """Nothing to do: a server without the plugin rolls its own drops, and a world's own tables are refused."""
         return None
+
+    async def set_harvest(self, block: str, tools: tuple[str, ...]) -> object:
+        raise BotError(f"harvest rules for {block} need the embedded server (a vanilla server has its own)")
 
 
 class MineflayerBody:

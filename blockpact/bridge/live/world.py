@@ -126,7 +126,7 @@ class LiveWorld:
         compiled = await self.master.build()
         if compiled.unsupported:
             self.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
-        await self.bots.join(self.spec, self.access.target, players=self.bot_players)
+        await self.bots.join(self.spec, self.access.target, compiled, players=self.bot_players)
         if self.humans is not None:
             await self.humans.seat(self.spec, compiled)
         if self.viewer:

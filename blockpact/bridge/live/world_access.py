@@ -48,6 +48,7 @@ class PluginMissing(UserError):
 class WorldAccess(Protocol):
     address: ServerAddress
     target: WorldTarget  # where world and player operations go
+    plugin: bool  # the server runs blockpact's plugin (it applies a world's harvest rules)
 
     async def prepare(self, bots: MineflayerWorld) -> None: ...
     async def build(self, spec: WorldSpec, compiled: CompiledWorld) -> list[str]: ...
@@ -61,6 +62,8 @@ class WorldAccess(Protocol):
 
 class EmbeddedAccess:
     """The embedded server: control requests, and the plugin's journal of everything that happens."""
+
+    plugin = True
 
     def __init__(self, server: EmbeddedServer) -> None:
         self.server = server
@@ -101,6 +104,8 @@ class EmbeddedAccess:
 class WitnessedAccess:
     """A server reached as players only: the operator bot (an operator there) runs commands and watches the
     world's blocks and chat from above it; every player bot reports its inventory and the chests it opens."""
+
+    plugin = False
 
     def __init__(self, address: ServerAddress, operator: str | None = None) -> None:
         settings = live_settings().external

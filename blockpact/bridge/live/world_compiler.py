@@ -65,13 +65,23 @@ class SetDrops:
 
 @dataclass(frozen=True)
 class ResetDrops:
-    """Forget earlier worlds' drop tables and restart the server's drop stream for the episode's `seed`, so a
-    drop table draws what it draws on the simulator for the same seed (rules/rng.py, `stream_word`)."""
+    """Forget earlier worlds' drop tables and harvest rules and restart the server's drop stream for the
+    episode's `seed`, so a drop table draws what it draws on the simulator for the same seed (rules/rng.py,
+    `stream_word`)."""
 
     seed: int
 
 
-Operation = Command | SetChest | SetDrops | ResetDrops
+@dataclass(frozen=True)
+class SetHarvest:
+    """Only `tools` harvest `block` (none listed: anything, a bare hand too), the world's `[harvest]` rule,
+    which replaces minecraft-data's (rules.can_harvest); a block dug without one yields nothing."""
+
+    block: str
+    tools: tuple[str, ...]
+
+
+Operation = Command | SetChest | SetDrops | ResetDrops | SetHarvest
 
 
 @dataclass
@@ -84,8 +94,9 @@ class CompiledWorld:
     # (dynamics rules are not operations: the world master applies them during the episode)
 
 
-def compile_world(spec: WorldSpec, seed: int = 0) -> CompiledWorld:
-    """The operations that build `spec` for an episode of seed `seed`."""
+def compile_world(spec: WorldSpec, seed: int = 0, plugin: bool = True) -> CompiledWorld:
+    """The operations that build `spec` for an episode of seed `seed`; without blockpact's server `plugin`
+    (an external server) the world's harvest rules are listed as unsupported instead."""
     world: list[Operation] = [*_clear(spec), *_blocks(spec), *game_rules()]
     world += [SetChest(pos, tuple(sorted(chest.items.items()))) for pos, chest in sorted(spec.chests.items())]
     unsupported: list[str] = []
@@ -93,9 +104,18 @@ def compile_world(spec: WorldSpec, seed: int = 0) -> CompiledWorld:
     world.append(ResetDrops(seed))
     world += [SetDrops(block, drop.item, min(drop.counts), max(drop.counts), drop.counts, drop.weights)
               for block, drop in sorted(spec.drops.items())]
-    unsupported += [f"harvest.{block}: tool overrides" for block in sorted(spec.harvest)]
+    if plugin:
+        world += [SetHarvest(block, tuple(sorted(tools))) for block, tools in sorted(spec.harvest.items())]
+    else:
+        unsupported += [f"harvest.{block}: tool overrides" for block in sorted(spec.harvest)]
     players = {name: _player(name, p.spawn, p.inventory) for name, p in spec.players.items()}
     return CompiledWorld(world, players, unsupported)
+
+
+def harvest_rules(compiled: CompiledWorld) -> dict[str, list[str]]:
+    """Block -> the tools that harvest it, for the world's blocks whose rule the server was given (what the
+    bots' pre-check of a dig follows)."""
+    return {op.block: list(op.tools) for op in compiled.world if isinstance(op, SetHarvest)}
 
 
 def game_rules() -> list[Operation]:
@@ -173,6 +193,7 @@ class WorldTarget(Protocol):
     async def set_drops(self, block: str, item: str, low: int, high: int, counts: tuple[int, ...] = (),
                         weights: tuple[float, ...] = ()) -> object: ...
     async def reset_drops(self, seed: int) -> object: ...
+    async def set_harvest(self, block: str, tools: tuple[str, ...]) -> object: ...
 
 
 async def apply(ops: list[Operation], target: WorldTarget) -> None:
@@ -183,6 +204,8 @@ async def apply(ops: list[Operation], target: WorldTarget) -> None:
             await target.set_chest(op.position, op.items)
         elif isinstance(op, ResetDrops):
             await target.reset_drops(op.seed)
+        elif isinstance(op, SetHarvest):
+            await target.set_harvest(op.block, op.tools)
         else:
             await target.set_drops(op.block, op.item, op.low, op.high, op.counts, op.weights)
 
@@ -228,6 +251,9 @@ class ControlChannelTarget:
     async def reset_drops(self, seed: int) -> object:
         # As a decimal string: JSON numbers past 2**53 would reach Node rounded.
         return await asyncio.to_thread(self.server.request, "resetDrops", seed=str(seed))
+
+    async def set_harvest(self, block: str, tools: tuple[str, ...]) -> object:
+        return await asyncio.to_thread(self.server.request, "setHarvest", block=block, tools=list(tools))
 
 
 def chest_commands(position: Vec, items: tuple[tuple[str, int], ...], stack_size: Callable[[str], int]) -> list[str]:

@@ -74,7 +74,7 @@ class WorldMaster:
     # -- building -----------------------------------------------------------------------------------
     async def build(self) -> CompiledWorld:
         """Build blocks, chests, drops and game rules, then check the world by reading it back."""
-        compiled = compile_world(self.spec, self.state.seed)
+        compiled = compile_world(self.spec, self.state.seed, plugin=self.access.plugin)
         problems = await self.access.build(self.spec, compiled)
         if problems:
             raise WorldBuildError(f"the server's world does not match {self.spec.name} after building it:\n  "

@@ -48,6 +48,7 @@ class LiveWorld {
     this.prelude = explorePreludeSource(this.messages, settings.exploreStep)
     this.bus = signalBus()
     this.dugBy = new Map() // "x,y,z" -> {player, at}: who dug it, and when, for "mined by ... before I got to it"
+    this.harvest = new Map() // block -> Set of the tools that harvest it: the world's [harvest] rules (setHarvest)
     this.journal = [] // world events only the bots see (signals; everything, on servers without the plugin)
     this.witness = null // set by witnessWorld(): the bots observe the world for the world master
     this.operators = new Set() // bots that only run commands and watch: no program, no signals
@@ -59,6 +60,12 @@ class LiveWorld {
   // A world event in the simulator's kinds, at wall time, kept until Python's world master drains it.
   record (agent, kind, data) {
     this.journal.push({ time: Date.now(), agent, kind, data })
+  }
+
+  // The world's harvest rules, as the server was given them: {block: [tool item names]} (none: anything
+  // harvests it), replacing minecraft-data's for those blocks in the bots' pre-check of a dig.
+  setHarvest (rulesJson) {
+    this.harvest = new Map(Object.entries(JSON.parse(rulesJson)).map(([block, tools]) => [block, new Set(tools)]))
   }
 
   // The events recorded since the last drain, oldest first, as JSON (a quick synchronous call).

@@ -5,7 +5,8 @@
 //   {"id": 1, "op": "command", "command": "fill 0 4 0 3 4 3 stone"} -> {"id": 1, "ok": true, "result": ["Successfully filled 16 block(s)"]}
 //   {"op": "getChest", "pos": [x, y, z]}            {"op": "setChest", "pos": [x, y, z], "items": [{"name", "count", "slot"?}]}
 //   {"op": "countBlocks", "from": [..], "to": [..], "block"?: name}   {"op": "setDrops", "block": name, "drops": [{"item", "min", "max"}]}
-//   {"op": "resetDrops", "seed": integer or decimal string}: the default drop tables again, their random stream restarted for seed
+//   {"op": "setHarvest", "block": name, "tools": [item name]}: only these tools harvest the block ([]: anything)
+//   {"op": "resetDrops", "seed": integer or decimal string}: the default drop tables and harvest rules again, their random stream restarted for seed
 //   {"op": "inventory", "player": name}   {"op": "players"}   {"op": "stop"}
 //   {"op": "tell", "player": name, "message": text}: a chat line only that player sees (a person in a human slot)
 //   {"op": "readBlocks", "from", "to"} -> {"palette": [name], "cells": [index]} (x outermost, then y, z)
@@ -32,6 +33,7 @@ function handlers (serv, stop) {
     readBlocks: ({ from, to }) => api.readBlocks(vec(from), vec(to)),
     drainEvents: () => api.journal.drain(),
     setDrops: ({ block, drops }) => api.setDrops(block, drops),
+    setHarvest: ({ block, tools }) => api.setHarvest(block, tools),
     resetDrops: ({ seed }) => api.resetDrops(seed),
     inventory: ({ player }) => api.inventory(player),
     tell: ({ player, message }) => {

@@ -5,6 +5,7 @@ const { Vec3 } = require('vec3')
 const { asVec3, checkCancelled, goto, countOf } = require('./common')
 const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
+const { canHarvest, toolName, underWorldRule } = require('../harvest')
 
 const uses = {
   mineBlock: {
@@ -20,17 +21,6 @@ const uses = {
 const FACES = [new Vec3(0, 1, 0), new Vec3(0, -1, 0), new Vec3(1, 0, 0), new Vec3(-1, 0, 0), new Vec3(0, 0, 1), new Vec3(0, 0, -1)]
 const keyOf = (p) => `${p.x},${p.y},${p.z}`
 const CLAIM_MS = 2000
-
-// The tool the bot would mine with, for the "cannot mine" message.
-function toolName (bot) {
-  const tool = bot.inventory.items().find(item => /_(pickaxe|axe|shovel|hoe)$/.test(item.name))
-  return tool ? tool.name : 'my bare hands'
-}
-
-function canHarvest (bot, block) {
-  if (!block.harvestTools) return true
-  return bot.inventory.items().some(item => block.harvestTools[item.type])
-}
 
 // Digs the block at pos (walking there first): 'mined', 'gone' (someone else got it), 'failed' (no
 // path, no tool) or 'timeout' (past its bound: the walk, the dig and the pick-up, from the distance
@@ -62,7 +52,7 @@ async function collectOne (ctx, pos, type, name) {
   ctx.abort.addEventListener('abort', stop, { once: true })
   bot.blockpact.digTarget = pos
   bot.blockpact.digName = name
-  const block = bot.blockAt(pos)
+  const block = underWorldRule(ctx, bot.blockAt(pos))
   const digSeconds = block ? bot.digTime(block) / 1000 : 0
   const seconds = boundSeconds(ctx.settings, { blocks: 2 * bot.entity.position.distanceTo(pos), seconds: digSeconds + 1 })
   let outcome = null
@@ -91,7 +81,7 @@ async function collectOne (ctx, pos, type, name) {
 async function digPlant (ctx, pos) {
   const { bot } = ctx
   await goto(ctx, new goals.GoalNear(pos.x, pos.y, pos.z, 2))
-  await bot.dig(bot.blockAt(pos), true)
+  await bot.dig(underWorldRule(ctx, bot.blockAt(pos)), true)
 }
 
 async function mineBlock (ctx, name, count = 1) {
@@ -104,8 +94,8 @@ async function mineBlock (ctx, name, count = 1) {
     ctx.say('No {name} nearby', { name })
     return 0
   }
-  if (!canHarvest(bot, block)) {
-    ctx.say('I cannot mine', { name, tool: toolName(bot) })
+  if (!canHarvest(ctx, block)) {
+    ctx.say('I cannot mine', { name, tool: toolName(ctx, block) })
     return 0
   }
   let mined = 0

@@ -43,16 +43,18 @@ function asTable (drop) {
 // an episode's seed (the world master sends it through resetDrops).
 function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
   const { registry } = serv
-  let rules, draws
+  let rules, draws, harvest
   reset(seed)
 
   // flying-squid's digging reads blockLoot[name].drops for every block and throws for blocks
   // minecraft-data has no loot for (short_grass, bedrock...), leaving them unbreakable.
   for (const block of registry.blocksArray) registry.blockLoot[block.name] ??= { block: block.name, drops: [] }
 
-  // Back to the default tables (an earlier world's are forgotten), the stream restarted for `newSeed`.
+  // Back to the default tables and minecraft-data's harvest rules (an earlier world's are forgotten), the
+  // stream restarted for `newSeed`.
   function reset (newSeed) {
     rules = defaultRules(dropsFile)
+    harvest = new Map()
     draws = stream(newSeed ?? 0, DROPS)
   }
 
@@ -69,7 +71,17 @@ function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
     rules.set(blockName, drops.map(asTable))
   }
 
+  // Only `toolNames` harvest the block from now on (none: anything, a bare hand too), replacing
+  // minecraft-data's rule: a world's [harvest] rule (rules.can_harvest).
+  function setHarvest (blockName, toolNames) {
+    if (!registry.blocksByName[blockName]) throw new Error(`unknown block '${blockName}'`)
+    if (!Array.isArray(toolNames)) throw new Error(`harvest rule of ${blockName}: tools must be a list of item names`)
+    harvest.set(blockName, new Set(toolNames.map(name => tools.itemType(name).id)))
+  }
+
   function canHarvest (block, held) {
+    const rule = harvest.get(block.name)
+    if (rule) return rule.size === 0 || Boolean(held && rule.has(held.type))
     return !block.harvestTools || Boolean(held && block.harvestTools[held.type])
   }
 
@@ -86,7 +98,7 @@ function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
     return [...ids].filter(id => id !== 0 && registry.items[id]).map(id => ({ name: registry.items[id].name, count: 1 }))
   }
 
-  return { dropsFor, setDrops, reset, canHarvest }
+  return { dropsFor, setDrops, setHarvest, reset, canHarvest }
 }
 
 // Blocks whose dig is being completed right now, "x,y,z" (shared by every player of the server).

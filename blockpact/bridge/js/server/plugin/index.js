@@ -32,6 +32,7 @@ module.exports.server = function (serv, settings) {
     getChest: chests.getChest,
     setChest: chests.setChest,
     setDrops: drops.setDrops,
+    setHarvest: drops.setHarvest,
     resetDrops: drops.reset,
     drop: windows.drop,
     region,
