@@ -12,10 +12,11 @@ import subprocess
 from pathlib import Path
 
 from blockpact.bridge.live.world_compiler import SetHarvest, compile_world, harvest_rules
-from blockpact.config import PROJECT_ROOT, default_mc_version
+from blockpact.config import PROJECT_ROOT
+from blockpact.settings import default_mc_version
 from blockpact.worlds.rules import game as rules
 from blockpact.worlds.sim.simulator import Simulation
-from blockpact.worlds.spec.loader import load_world
+from blockpact.worlds.world_files import load_world
 
 WORLD = Path(__file__).parent / "worlds" / "axe_rule.toml"
 PLUGIN = PROJECT_ROOT / "blockpact" / "bridge" / "js" / "server" / "plugin"
