@@ -178,7 +178,8 @@ def test_sigterm_leaves_a_valid_log_metrics_and_a_report_and_names_resume(tmp_pa
     run = read_run(out / "events.jsonl")
     assert run.status == "interrupted" and not run.warnings
     metrics = json.loads((out / "metrics.json").read_text())
-    assert metrics["status"] == "interrupted" and metrics["conditions"]["none"]["seeds_finished"] >= 1
+    # the seed that ended first may be of either condition (units of both run, the negotiating ones first)
+    assert metrics["status"] == "interrupted" and sum(c["seeds_finished"] for c in metrics["conditions"].values()) >= 1
     assert (out / "report.html").is_file() and f"report: {out / 'report.html'}" in stdout
 
 
