@@ -169,7 +169,7 @@ def test_a_wedged_node_runtime_fails_the_program_and_is_replaced() -> None:
         # Found by an answer that timed out, or by the run's silence, whichever comes first.
         assert re.search(r"(Call to 'settle' timed out|did not report the end of program run).*restarted", wedged.error), wedged.error
         # 16 s on an idle machine; Node's answers are awaited longer on a loaded one (bridge/machine_load.py)
-        assert took < scaled(1 + 15) * stretch + 1, took  # 1 s: the ping thread's own start on a busy machine
+        assert took < scaled(1 + 15) * stretch + 3, took  # measured 14-16.6 s idle on a slow host (2026-11-25)
         assert _gone(pid)
         assert after.success, after.error
     finally:
