@@ -42,8 +42,7 @@ PROGRAM = """async function work(bot) {{
 
 def yard(bots: int) -> str:
     """A world file: a stone floor with one dirt block per bot, each in its own lane."""
-    rows = max(1, -(-bots // COLUMNS))
-    width, depth = 3 * COLUMNS + 2, 3 * rows + 6
+    width, depth = yard_size(bots)
     lines = [["." for _ in range(width)] for _ in range(depth)]
     for i in range(bots):
         x, z = cell(i)
@@ -54,6 +53,11 @@ def yard(bots: int) -> str:
             f'[map.legend]\n"D" = "dirt"\n[[map.layers]]\ny = 63\nfill = "stone"\n'
             f"[[map.layers]]\ny = 64\nrows = [\n{body}\n]\n"
             f"[players.Anyone]\nspawn = [0, 64, 0]\nvalues = {{ dirt = 1 }}\n[episode]\nseconds = 600\n")
+
+
+def yard_size(bots: int) -> tuple[int, int]:
+    """Width (x) and depth (z) of the yard: 8 lanes a row, 3 blocks apart, and room to walk."""
+    return 3 * COLUMNS + 2, 3 * max(1, -(-bots // COLUMNS)) + 6
 
 
 def cell(i: int) -> tuple[int, int]:
@@ -125,8 +129,8 @@ def one_config(bots: int, runtimes: int, busy: int, rounds: int, budget: float) 
             wall = time.perf_counter() - started
             for p in procs:
                 p.join(timeout=30)
-            size = [3 * COLUMNS + 2, 1, 3 * max(1, -(-bots // COLUMNS)) + 6]
-            left = server.request("countBlocks", **{"from": [0, 64, 0], "to": [size[0] - 1, 64, size[2] - 1], "block": "dirt"})
+            width, depth = yard_size(bots)
+            left = server.request("countBlocks", **{"from": [0, 64, 0], "to": [width - 1, 64, depth - 1], "block": "dirt"})
     finally:
         for p in spinning:
             p.kill()
