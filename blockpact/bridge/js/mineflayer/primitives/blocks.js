@@ -59,7 +59,7 @@ async function collectOne (ctx, pos, type, name) {
   try {
     await bounded('mining', seconds, () => block?.boundingBox === 'block'
       ? bot.collectBlock.collect(block, { ignoreNoPath: true })
-      : digPlant(ctx, pos), stop)
+      : digPlant(ctx, pos), stop, bot)
   } catch (err) {
     checkCancelled(ctx)
     if (err.name === 'Bounded') outcome = 'timeout'

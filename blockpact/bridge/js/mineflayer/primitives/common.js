@@ -63,7 +63,8 @@ function goalPosition (bot, goal) {
 }
 
 // Walks to a pathfinder goal; a stopped program stops the walk. A walk that has not arrived within its
-// bound (from the distance, live.toml [bots] bound_*) stops and fails with the name 'Timeout'.
+// bound (from the distance, live.toml [bots] bound_*; in the bot's physics ticks) stops and fails with the
+// name 'Timeout' and the bound's `seconds`.
 async function goto (ctx, goal) {
   checkCancelled(ctx)
   const { bot } = ctx
@@ -72,9 +73,9 @@ async function goto (ctx, goal) {
   const blocks = bot.entity.position.distanceTo(goalPosition(bot, goal))
   const seconds = boundSeconds(ctx.settings, { blocks: blocks * 2 }) // paths wind: twice the straight line
   try {
-    await bounded('the walk', seconds, () => walk(bot, goal), () => { bot.pathfinder.stop(); bot.pathfinder.setGoal(null) })
+    await bounded('the walk', seconds, () => walk(bot, goal), () => { bot.pathfinder.stop(); bot.pathfinder.setGoal(null) }, bot)
   } catch (err) {
-    if (err.name === 'Bounded') throw walkError('Timeout', `I could not get there within ${seconds} s`)
+    if (err.name === 'Bounded') throw Object.assign(walkError('Timeout', `I could not get there within ${seconds} s`), { seconds })
     throw err
   } finally {
     ctx.abort.removeEventListener('abort', stop)
