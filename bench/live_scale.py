@@ -15,6 +15,8 @@ wall seconds to join and to act, the load average. Prints one JSON object.
 from __future__ import annotations
 
 import argparse
+import collections
+import re
 import asyncio
 import json
 import multiprocessing
@@ -75,6 +77,7 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
             started = time.perf_counter()
             joined = await asyncio.gather(*(world.connect(n) for n in lanes), return_exceptions=True)
             join_s = time.perf_counter() - started
+            join_delay = world.loop_delay()
             bodies = [b for b in joined if not isinstance(b, BaseException)]
             join_errors = sorted({f"{type(b).__name__}: {b}"[:200] for b in joined if isinstance(b, BaseException)})
             await asyncio.to_thread(barrier.wait)
@@ -85,11 +88,19 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
             started = time.perf_counter()
             results = await world.run_programs(programs, budget=budget) if programs else {}
             act_s = time.perf_counter() - started
+            act_delay = world.loop_delay()
             connected = sum(world.connection_lost(b.player) is None for b in bodies)
-        finally:
+        except BaseException:
             await world.close()
+            raise
+        try:  # a shard that cannot close its bots has still played: its results stand, and so does that failure
+            await world.close()
+            close_error = None
+        except Exception as exc:  # noqa: BLE001 - reported
+            close_error = f"{type(exc).__name__}: {exc}"[:300]
         return {"joined": len(bodies), "connected": connected, "join_s": join_s, "join_errors": join_errors, "act_s": act_s,
-                "ok": [r.duration for r in results.values() if r.success],
+                "ok": [r.duration for r in results.values() if r.success], "close_error": close_error,
+                "loop_delay_max_ms": {"join": join_delay["max"], "act": act_delay["max"]},
                 "errors": [f"{r.failure}: {r.error}"[:200] for r in results.values() if not r.success]}
 
     try:
@@ -97,7 +108,7 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
     except BaseException as exc:  # noqa: BLE001 - reported, not raised: the driver must hear from every shard
         barrier.abort()
         out.put({"joined": 0, "connected": 0, "join_s": 0, "join_errors": [f"shard failed: {type(exc).__name__}: {exc}"[:300]],
-                 "act_s": 0, "ok": [], "errors": []})
+                 "act_s": 0, "ok": [], "errors": [], "close_error": None, "loop_delay_max_ms": None})
 
 
 def spinners(count: int) -> list[subprocess.Popen]:
@@ -147,6 +158,9 @@ def one_config(bots: int, runtimes: int, busy: int, rounds: int, budget: float) 
         "wall_s": round(wall, 2), "load_avg_1m_before": round(load_before, 2),
         "load_avg_1m_after": round(os.getloadavg()[0], 2),
         "join_errors": sorted({e for r in reports for e in r["join_errors"]})[:3], "errors": sorted(set(errors))[:3],
+        "close_errors": [r["close_error"] for r in reports if r["close_error"]],
+        "loop_delay_max_ms": [r["loop_delay_max_ms"] for r in reports],
+        "error_causes": collections.Counter(re.sub(r"-?\d+", "N", e) for e in errors).most_common(6),
     }
 
 
