@@ -30,7 +30,11 @@ function walkError (name, message) {
 // Sets the goal and settles when the walk ends. Unlike pathfinder.goto, a partial result that has no
 // path yet (a search spread over ticks that has not got past the start) is not taken for arrival, and a
 // walk that finds no path leaves the bot standing instead of walking on towards the nearest point.
+// pathfinder.stop() asked while the pathfinder walks no path (collectblock's cancelTask when a dig is
+// stopped: the block was taken, or its bound passed) is kept until the next goal and ends that at once
+// ("PathStopped"): the next moveTo failed without walking. A goal of null first takes that stop.
 function walk (bot, goal) {
+  bot.pathfinder.setGoal(null)
   return new Promise((resolve, reject) => {
     const listeners = {
       goal_reached: () => settle(),
