@@ -8,8 +8,10 @@ processes spin on the CPU the whole time; the bots are split over `runtimes` sha
 process with its own JSPyBridge Node runtime, the only way to put bots on several Node main threads from
 Python); every shard logs its bots in at once, all shards start their programs together, and every bot
 chats, walks to its own cell, digs its dirt block, then walks and chats (`--rounds` times). Counted: bots
-joined, programs that succeeded (and why the others failed), bots still connected after the programs, dirt dug,
-wall seconds to join and to act, the load average. Prints one JSON object.
+joined, programs that succeeded (and why the others failed, counted by cause), bots still connected after the
+programs, dirt dug, wall seconds to join and to act, how late each runtime's main thread ran at worst while
+joining and while acting (the bots answer the server's keep-alives there), errors closing a shard's bots, the
+load average. Prints one JSON object.
 """
 
 from __future__ import annotations
