@@ -7,7 +7,7 @@ For each (bots, runtimes, busy): a fresh embedded server builds a yard with one 
 processes spin on the CPU the whole time; the bots are split over `runtimes` shard processes (each a Python
 process with its own JSPyBridge Node runtime, the only way to put bots on several Node main threads from
 Python); every shard logs its bots in at once, all shards start their programs together, and every bot
-chats, walks to its own cell, digs its dirt block, then walks and chats (`--rounds` times). Counted: bots
+chats, walks to its own cell, digs its dirt block (a program that mined none fails), then walks and chats (`--rounds` times). Counted: bots
 joined, programs that succeeded (and why the others failed, counted by cause), bots still connected after the
 programs, dirt dug, wall seconds to join and to act, how late each runtime's main thread ran at worst while
 joining and while acting (the bots answer the server's keep-alives there), errors closing a shard's bots, the
@@ -35,7 +35,8 @@ COLUMNS = 8  # bots stand on a grid of lanes, 3 blocks apart
 PROGRAM = """async function work(bot) {{
   bot.chat('hello');
   await moveTo(bot, new Vec3({x}, 64, {z}), 1);
-  await mineBlock(bot, 'dirt', 1);
+  const mined = await mineBlock(bot, 'dirt', 1);
+  if (mined !== 1) throw new Error('mined ' + mined + ' dirt');
   for (let i = 0; i < {rounds}; i++) {{
     await moveTo(bot, new Vec3({x}, 64, {z2}), 1);
     await moveTo(bot, new Vec3({x}, 64, {z}), 1);
@@ -103,7 +104,8 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
         return {"joined": len(bodies), "connected": connected, "join_s": join_s, "join_errors": join_errors, "act_s": act_s,
                 "ok": [r.duration for r in results.values() if r.success], "close_error": close_error,
                 "loop_delay_max_ms": {"join": join_delay["max"], "act": act_delay["max"]},
-                "errors": [f"{r.failure}: {r.error}"[:200] for r in results.values() if not r.success]}
+                "errors": [f"{r.failure}: {r.error} (last said: {r.chat[-1] if r.chat else 'nothing'})"[:300]
+                           for r in results.values() if not r.success]}
 
     try:
         out.put(asyncio.run(play()))
