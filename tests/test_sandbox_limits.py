@@ -144,8 +144,8 @@ def test_a_wedged_node_runtime_fails_the_program_and_is_replaced() -> None:
     body = world.body("Gizmo")
 
     def block_node() -> None:
-        try:  # blocks Node's main thread for 40 s; this bridge call itself times out after 10 s
-            runtime().require("node:vm").runInThisContext("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40000)")
+        try:  # blocks Node's main thread for 40 s; this bridge call itself gives up after 11 s (an explicit bound)
+            runtime().require("node:vm").runInThisContext("Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 40000)", timeout=11)
         except Exception:
             pass
 
@@ -153,7 +153,9 @@ def test_a_wedged_node_runtime_fails_the_program_and_is_replaced() -> None:
         try:
             await body.run(NORMAL)
             pid = runtime().pid
-            threading.Timer(0.5, block_node).start()
+            blocker = threading.Timer(0.5, block_node)
+            blocker.daemon = True  # its answer never comes (the runtime is replaced): it must not hold pytest at exit
+            blocker.start()
             started = time.monotonic()
             wedged = await body.run("async function main(bot) {\n  for (;;) await bot.waitForTicks(1);\n}\n", budget=1e6)
             took = time.monotonic() - started
