@@ -24,9 +24,13 @@ from harness.pace import scaled
 TESTS = Path(__file__).parent
 
 CONFTEST = f"""
-import sys
+import sys, threading
 sys.path.insert(0, {str(TESTS)!r})
 pytest_plugins = ["harness.cleanup", "harness.pace"]
+session_over = threading.Event()  # a leaked thread waits for it: it is still there when the session's check runs
+
+def pytest_unconfigure(config):
+    session_over.set()
 """
 
 LEAKY = """
@@ -54,7 +58,8 @@ def test_leaves_a_temp_directory():
     note(f"tmp {tempfile.mkdtemp(prefix='forgotten-')}")
 
 def test_leaves_a_thread():
-    threading.Thread(target=time.sleep, args=(3,), name="forgotten-waiter").start()
+    from conftest import session_over
+    threading.Thread(target=session_over.wait, args=(60,), name="forgotten-waiter").start()
 
 def test_stops_what_it_starts(forgotten_server):
     proc = subprocess.Popen(["sleep", "303"])
