@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
@@ -236,9 +236,20 @@ class MineflayerWorld:
 
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
                            budget: float | None = None) -> dict[str, ProgramResult]:
-        """Start every player's program together; returns when all have finished or run out of time."""
+        """Start every player's program together; returns when all have finished or run out of time. A Node runtime
+        that dies or stops answering meanwhile (one filling its heap, issue 18) fails every program with cause
+        `bridge` within node_call_seconds(), as an episode's watchdog does, not after the budget."""
         names = list(programs)
-        results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget) for p in names))
+        watchdog = asyncio.ensure_future(self.watch())
+        try:
+            results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget) for p in names))
+            if any(r.failure == "bridge" for r in results):  # the watchdog may be the one that killed it: its reason
+                await asyncio.wait([watchdog], timeout=LIVENESS_POLL_SECONDS)
+        finally:
+            watchdog.cancel()
+        broken = None if watchdog.cancelled() or not watchdog.done() else watchdog.exception()
+        if broken is not None:  # why the runtime went, for the programs that only saw it gone
+            results = [replace(r, error=f"{r.error}: {broken}") if r.failure == "bridge" else r for r in results]
         return dict(zip(names, results))
 
     async def command(self, player: str, text: str, timeout: float = 5.0) -> str:
