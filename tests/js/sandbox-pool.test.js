@@ -193,3 +193,22 @@ test('a cancelled program still computing, or with a loop going, loses its worke
     assert.deepEqual(poolStats(), { parked: 0, configs: 0 }, source);
   }
 });
+
+test('a cancel racing the answer that ends the program (an episode ends both ways) keeps the worker', async () => {
+  let fail;
+  const ending = {
+    ...host('alice'),
+    call: (name) => (name === 'moveTo' ? new Promise((_, reject) => { fail = reject; }) : null),
+  };
+  const runner = createRunner({ mcVersion: MC_VERSION }, ending);
+  const running = runner.run('async function f(bot) { await moveTo(bot, 1, 2, 3); return 1; }', { ...BUDGET, runId: 'r' });
+  while (!fail) await new Promise((r) => setTimeout(r, 5));
+  fail(new Error('the episode has ended')); // its answer goes to the worker, which ends the program...
+  await new Promise((r) => setImmediate(r));
+  const cancelled = runner.cancel('r', 'stopped: the episode ended'); // ...while the cancel is on its way
+  const result = await running;
+  assert.equal(result.success, false);
+  assert.equal(result.kind, cancelled ? 'cancelled' : 'program');
+  await runner.close();
+  assert.deepEqual(poolStats(), { parked: 1, configs: 1 });
+});

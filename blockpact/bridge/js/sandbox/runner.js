@@ -34,6 +34,7 @@ class Runner {
   #worker = null;
   #starting = null;
   #active = null;
+  #abandoning = null; // a cancelled run whose worker is being tested for reuse (#abandon)
   #closed = false;
 
   constructor(config, host) {
@@ -195,6 +196,11 @@ class Runner {
   }
 
   #onMessage(worker, msg) {
+    // The cancelled program got its last answer before the cancel and ended on its own (an
+    // episode's end both fails the pending primitive and cancels the run): a finished program, as
+    // clean as one that ended before the cancel.
+    const abandoning = this.#abandoning;
+    if (msg.t === 'done' && abandoning?.worker === worker && abandoning.wire === msg.run) return;
     const run = this.#liveRun(worker, msg.run);
     if (!run) return;
     if (msg.t === 'call') this.#onCall(worker, run, msg);
@@ -292,8 +298,11 @@ class Runner {
   // not answer in time): the same test as before reusing any worker (#readyWorker, the pool).
   async #abandon(run) {
     const worker = run.worker;
+    this.#abandoning = run;
     worker.post({ t: 'abandon', run: run.wire });
-    if (await worker.ping(this.#config.pingTimeoutMs) && !worker.dirty) return;
+    const answered = await worker.ping(this.#config.pingTimeoutMs);
+    this.#abandoning = null;
+    if (answered && !worker.dirty) return;
     if (this.#worker === worker) this.#worker = null;
     await worker.terminate();
   }
