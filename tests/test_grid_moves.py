@@ -1,4 +1,5 @@
-"""The path search's fast step table gives exactly `Grid.steps_from`'s steps, so routes (and results) stay the same."""
+"""The path search's fast step table gives exactly `Grid.steps_from`'s steps from every cell in bounds (where a
+search starts and every cell a step reaches), so routes (and results) stay the same."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def _random_grid(seed: int) -> Grid:
     return Grid(origin, ids, np.array([False, True, False, True]))  # type: ignore[arg-type]
 
 
-def test_moves_match_steps_from_on_every_standable_cell_of_random_grids() -> None:
+def test_moves_match_steps_from_on_every_cell_of_random_grids() -> None:
     checked = 0
     for seed in range(300):
         grid = _random_grid(seed)
@@ -34,10 +35,9 @@ def test_moves_match_steps_from_on_every_standable_cell_of_random_grids() -> Non
         ox, oy, oz = grid.origin
         for lx, ly, lz in itertools.product(range(X), range(Y), range(Z)):
             cell = (ox + lx, oy + ly, oz + lz)
-            if grid.standable(cell):
-                assert moves.steps_from(cell) == grid.steps_from(cell), (seed, cell)
-                checked += 1
-    assert checked > 2000
+            assert moves.steps_from(cell) == grid.steps_from(cell), (seed, cell)
+            checked += grid.standable(cell)
+    assert checked > 2000  # standable cells among them
 
 
 def test_moves_match_steps_from_on_a_built_in_world() -> None:
@@ -46,7 +46,6 @@ def test_moves_match_steps_from_on_a_built_in_world() -> None:
     X, Y, Z = grid.shape
     ox, oy, oz = grid.origin
     cells = [(ox + lx, oy + ly, oz + lz) for lx, ly, lz in itertools.product(range(X), range(Y), range(Z))]
-    standable = [c for c in cells if grid.standable(c)]
-    assert standable
-    for cell in standable:
+    assert any(grid.standable(c) for c in cells)
+    for cell in cells:
         assert moves.steps_from(cell) == grid.steps_from(cell), cell

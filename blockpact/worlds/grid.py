@@ -106,12 +106,13 @@ class Grid:
         """Cheapest walk from `start` to the first cell where `goal_test` holds.
 
         Each step costs 1 and a step up costs `up_cost` more (climbing is slower than walking);
-        ties go to the cell found first, so the same grid always gives the same path. Cells after the
-        start are expanded with `_Moves` (the same steps as `steps_from`, read from a snapshot).
+        ties go to the cell found first, so the same grid always gives the same path. Cells are
+        expanded with `_Moves` (the same steps as `steps_from`, read from a snapshot).
         """
         if goal_test(start):
             return [start]
         moves = _Moves(self)
+        first = moves.steps_from(start) if self.in_bounds(start) else self.steps_from(start)
         parent: dict[Vec, Vec | None] = {start: None}
         best = {start: 0.0}
         order = itertools.count()
@@ -125,7 +126,7 @@ class Grid:
                 while parent[route[-1]] is not None:
                     route.append(parent[route[-1]])  # type: ignore[arg-type]
                 return route[::-1]
-            for nxt, up in (self.steps_from(cell) if cell == start else moves.steps_from(cell)):
+            for nxt, up in (first if cell == start else moves.steps_from(cell)):
                 c = cost + 1.0 + (up_cost if up else 0.0)
                 if c < best.get(nxt, float("inf")):
                     best[nxt] = c
@@ -141,7 +142,7 @@ class _Moves:
     and the bounds logic per check were a third of a Cleanup unit's Python time. The snapshot pads the
     grid with solid walls (x, z) and ground (MAX_DROP + 1 layers below) and with 2 layers of air above,
     so a check is one bytes lookup; the only bound left is a step up out of the top layer. Only valid
-    for standable cells (in bounds), which every cell after a search's start is.
+    for cells in bounds, as every cell a step reaches is (it is standable).
     """
 
     PAD_BELOW = MAX_DROP + 1
