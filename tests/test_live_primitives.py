@@ -98,7 +98,9 @@ def test_a_runtime_that_stops_answering_and_fills_its_heap_fails_the_programs_wi
     pid, results, took = asyncio.run(scenario())
     for player, result in results.items():
         assert not result.success and result.failure == "bridge", (player, result.failure, result.error)
-        assert "did not answer" in str(result.error) and "killed" in str(result.error), result.error
+        # the watchdog's kill, or (on a busy machine, whose ping bound is stretched) the heap filling up first
+        error = str(result.error)
+        assert ("did not answer" in error and "killed" in error) or "the Node runtime died" in error, error
     assert took < 3 * NODE_CALL_SECONDS + 4 * LIVENESS_POLL_SECONDS + 5, took  # a ping's bound, stretched by load at most 3x
     assert _gone(pid), f"the starved Node runtime {pid} survived"
 
