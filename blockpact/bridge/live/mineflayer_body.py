@@ -23,16 +23,8 @@ from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 from blockpact.settings import settings
-from blockpact.bridge.live.world_compiler import (
-    CompiledWorld,
-    WorldTarget,
-    apply,
-    chest_commands,
-    compile_world,
-    harvest_rules,
-    run_command,
-    teleport,
-)
+from blockpact.bridge.live.world_compiler import (CompiledWorld, WorldTarget, apply, chest_commands, compile_world,
+                                                   harvest_rules, run_command, teleport)
 from blockpact.skills.reference import primitives, runner_queries, sandbox_limits
 from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
@@ -75,6 +67,14 @@ class ServerAddress:
             raise UserError(f"auth must be one of {', '.join(AUTH_MODES)}, got {self.auth!r}")
 
 
+@dataclass(frozen=True)
+class StartBatch:
+    """Programs that start together: none starts before all `size` are ready to (MineflayerWorld.start_batch)."""
+
+    id: str
+    size: int
+
+
 def _live_world_settings() -> dict[str, Any]:
     bots = live_settings().bots
     return {
@@ -104,6 +104,7 @@ class MineflayerWorld:
         self._bodies: dict[str, MineflayerBody] = {}
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
         self._closed = False
+        self._batches = 0
 
     async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
         """Call `world.method(*args, done)` and await `done(json)`."""
@@ -238,8 +239,15 @@ class MineflayerWorld:
                            budget: float | None = None) -> dict[str, ProgramResult]:
         """Start every player's program together; returns when all have finished or run out of time."""
         names = list(programs)
-        results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget) for p in names))
+        batch = self.start_batch(len(names))
+        results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget,
+                                                          batch=batch) for p in names))
         return dict(zip(names, results))
+
+    def start_batch(self, size: int) -> StartBatch:
+        """A new start line for `size` programs that play together."""
+        self._batches += 1
+        return StartBatch(f"batch-{self._batches}", size)
 
     async def command(self, player: str, text: str, timeout: float = 5.0) -> str:
         """An operator command said in chat by `player` (servers without a control channel); returns the answer line."""
@@ -345,12 +353,15 @@ class MineflayerBody:
         self.world = world
         self.player = player
 
-    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
-        """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot."""
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None,
+                  batch: StartBatch | None = None) -> ProgramResult:
+        """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot. With
+        `batch`, it starts when every program of the batch is ready to (js/mineflayer/start_line.js)."""
         seconds = live_settings().bots.program_budget if budget is None else float(budget)
         if seconds <= 0:
             raise UserError(f"budget must be a positive number of seconds, got {budget}")
-        options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills)})
+        together = {} if batch is None else {"batch": {"id": batch.id, "size": batch.size}}
+        options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills), **together})
         try:
             result = await self.world._call("run", self.player, source, options, timeout=seconds + CALLBACK_MARGIN_SECONDS)
         except BridgeBroken as exc:  # the bots lived in that runtime: this world is over, say so as the program's failure

@@ -1,0 +1,42 @@
+'use strict'
+// The start line of a batch of programs that play one episode together: each waits, with its sandbox
+// worker ready, until every program of the batch is ready, then all start in the same turn of Node's
+// event loop, in the players' name order. Why: on the simulator every program starts at time 0; live,
+// workers that start at different speeds would otherwise give one bot a head start of up to a few
+// hundred milliseconds on a busy machine, enough to win a race for a chest the simulator gives the other.
+
+// A batch whose programs are not all ready after this long starts anyway (a run that failed before it
+// was ready must not hold the others back forever).
+const WAIT_MS = 20000
+
+function startLine () {
+  const batches = new Map() // batch id -> {size, waiting: [{name, go}], timer}
+
+  function release (id) {
+    const batch = batches.get(id)
+    if (!batch) return
+    batches.delete(id)
+    clearTimeout(batch.timer)
+    for (const { go } of batch.waiting.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) go()
+  }
+
+  // Resolves when the batch `id` of `size` programs may start (at once if there is no batch).
+  function ready (id, size, name) {
+    if (id == null || !(size > 1)) return Promise.resolve()
+    return new Promise(resolve => {
+      let batch = batches.get(id)
+      if (!batch) {
+        batch = { size, waiting: [], timer: setTimeout(() => release(id), WAIT_MS) }
+        batch.timer.unref?.()
+        batches.set(id, batch)
+      }
+      batch.waiting.push({ name, go: resolve })
+      // After the caller of the last one awaits it: all go in name order.
+      if (batch.waiting.length >= batch.size) queueMicrotask(() => release(id))
+    })
+  }
+
+  return { ready }
+}
+
+module.exports = { startLine }
