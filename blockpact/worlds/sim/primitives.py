@@ -141,6 +141,7 @@ class AgentAPI:
                 await self._say(f"I cannot explore further towards {fmt((dx, 0, dz))}")
                 return None
             await self.sim.clock.sleep(self.name, step)
+            self.sim.facing[self.name] = walking_facing(self.position, options[0], self.sim.facing[self.name])
             self.state.positions[self.name] = options[0]
         return until(self) if until is not None else None
 
