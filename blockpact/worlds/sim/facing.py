@@ -1,8 +1,8 @@
 """Where a simulated player looks, and how long turning to a block takes, as a mineflayer bot turns.
 
 Why: on a live server a bot turns to face a block before it digs it or opens a chest, and mineflayer
-turns smoothly, at most `turn_speed` radians a physics tick (prismarine-physics' yawSpeed and pitchSpeed,
-3 rad/s), sending one look a tick (50 ms). Two bots that reach a chest at once are served in the order
+turns smoothly, at most `turn_speed` radians a second (prismarine-physics' yawSpeed and pitchSpeed, 3 rad/s),
+sending one look a physics tick (50 ms). Two bots that reach a chest at once are served in the order
 their turns end, so the simulator charges the same turning time to decide such races as the server does.
 
 Angles are mineflayer's: yaw = atan2(-dx, -dz) (0 faces north, -z; pi faces south, +z), pitch up is
@@ -19,6 +19,7 @@ from blockpact.worlds.spec.schema import Vec
 
 SPAWN_FACING = (math.pi, 0.0)  # (yaw, pitch) of a player that just joined
 PHYSICS_TICK_SECONDS = 0.05  # mineflayer's physics tick: one look packet each
+MIN_TURN = math.radians(0.15) / 2  # mineflayer rounds a look to its mouse sensitivity, 0.15 degrees
 
 
 def look_at(stand: Vec, block: Vec) -> tuple[float, float]:
@@ -36,9 +37,11 @@ def walking_facing(step_from: Vec, step_to: Vec, facing: tuple[float, float]) ->
 
 
 def turn_seconds(facing: tuple[float, float], target: tuple[float, float], turn_speed: float) -> float:
-    """Seconds a bot takes to turn from `facing` to `target`: whole physics ticks of at most
-    `turn_speed` x tick radians each, yaw the short way round, yaw and pitch at once."""
+    """Seconds a bot takes to turn from `facing` to `target`: whole physics ticks of at most `turn_speed` x tick
+    radians of yaw each (the short way round). mineflayer's look ends with the tick whose packet reaches the
+    yaw, whatever the pitch still lacks, so a turn of pitch alone takes one tick and no turn takes none."""
     yaw = abs((target[0] - facing[0] + math.pi) % (2 * math.pi) - math.pi)
-    pitch = abs(target[1] - facing[1])
-    per_tick = turn_speed * PHYSICS_TICK_SECONDS
-    return math.ceil(max(yaw, pitch) / per_tick - 1e-9) * PHYSICS_TICK_SECONDS
+    if yaw < MIN_TURN and abs(target[1] - facing[1]) < MIN_TURN:
+        return 0.0
+    ticks = math.ceil(yaw / (turn_speed * PHYSICS_TICK_SECONDS) - 1e-9)
+    return max(1, ticks) * PHYSICS_TICK_SECONDS
