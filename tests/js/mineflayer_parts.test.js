@@ -93,3 +93,13 @@ test('programs of a batch start when the last is ready, in name order; a program
   await Promise.all([glitch, gizmo, line.ready('b1', 3, 'Bolt').then(() => started.push('Bolt'))])
   assert.deepEqual(started, ['Solo', 'Bolt', 'Gizmo', 'Glitch'])
 })
+
+test('a program that ends before it is ready leaves the start line: the others start without waiting for it', async () => {
+  const line = startLine()
+  line.leave('b2', 2, 'Gizmo') // refused (too large) before the other was ready
+  await line.ready('b2', 2, 'Glitch')
+  const late = line.ready('b3', 2, 'Glitch')
+  line.leave('b3', 2, 'Gizmo')
+  await late
+  line.leave('b3', 2, 'Gizmo') // after the start: nothing to do
+})

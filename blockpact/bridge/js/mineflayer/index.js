@@ -220,6 +220,7 @@ class LiveWorld {
         limit: result.limit === 'budget' ? 'program_budget' : result.limit
       }
     }, err => this.#failure(name, `the program could not run: ${err.message}`)).then(result => {
+      this.startLine.leave(batch?.id, batch?.size, name) // ended before it was ready: the others go on
       body.run = null
       reply(done, result)
     })
