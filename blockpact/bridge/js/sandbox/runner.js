@@ -53,7 +53,7 @@ class Runner {
     return this.#active?.id ?? null;
   }
 
-  // options: { budgetMs, entry, skills: [source], runId }
+  // options: { budgetMs, entry, skills: [source], runId, ready: async () => void, awaited with the worker ready }
   async run(source, options = {}) {
     // A run already ended (cancelled) may still be stopping its body: wait for that, not fail.
     while (this.#active?.done) await this.#active.result;
@@ -92,6 +92,8 @@ class Runner {
       this.#active = null;
       throw err;
     }
+    if (run.done) return run.result;
+    if (options.ready) await options.ready(); // e.g. the start line of programs that play together
     if (run.done) return run.result;
     run.worker = worker;
     run.startedAt = performance.now();
