@@ -22,11 +22,13 @@ run: setup
 # pytest runs on PYTEST_WORKERS processes (pytest-xdist; 0 for a serial run in this process) while the Node
 # tests run beside it, four files at a time (most of their time is waiting; their output is printed after
 # pytest's). Both always run; the exit status is the first failure's. Stopping make stops the Node tests too.
+# --dist worksteal: a worker that runs out of tests takes some of the other's (the long live tests would otherwise
+# leave one worker finishing alone).
 PYTEST_WORKERS ?= 2
 test: setup mqtt-broker
 	@log=$$(mktemp); setsid node --test --test-concurrency=4 tests/js/ > $$log 2>&1 & node_tests=$$!; \
 	trap 'kill -- -$$node_tests 2>/dev/null; rm -f $$log' EXIT; trap 'exit 130' INT TERM; \
-	status=0; $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || status=$$?; \
+	status=0; $(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS) || status=$$?; \
 	wait $$node_tests; node_status=$$?; echo "--- node --test tests/js/"; tail -n 12 $$log; \
 	[ $$node_status -eq 0 ] || cat $$log; exit $$(( status ? status : node_status ))
 

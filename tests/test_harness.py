@@ -24,13 +24,17 @@ from harness.pace import scaled
 TESTS = Path(__file__).parent
 
 CONFTEST = f"""
-import sys
+import sys, threading
 sys.path.insert(0, {str(TESTS)!r})
 pytest_plugins = ["harness.cleanup", "harness.pace"]
+session_over = threading.Event()  # a leaked thread waits for it: it is still there when the session's check runs
+
+def pytest_unconfigure(config):
+    session_over.set()
 """
 
 LEAKY = """
-import os, signal, subprocess, sys, tempfile
+import os, signal, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import pytest
 
@@ -52,6 +56,10 @@ def test_leaves_a_process():
 
 def test_leaves_a_temp_directory():
     note(f"tmp {tempfile.mkdtemp(prefix='forgotten-')}")
+
+def test_leaves_a_thread():
+    from conftest import session_over
+    threading.Thread(target=session_over.wait, args=(60,), name="forgotten-waiter").start()
 
 def test_stops_what_it_starts(forgotten_server):
     proc = subprocess.Popen(["sleep", "303"])
@@ -117,11 +125,12 @@ def test_leftovers_fail_the_session_are_removed_and_named_with_their_test(tmp_pa
     output = _stop(proc)
     notes = dict(line.split(" ", 1) for line in out.read_text().splitlines())
     assert proc.returncode == 1, output
-    assert "4 passed" in output, output
+    assert "5 passed" in output, output
     report = output[output.index("left behind at the end of the session"):]
     assert re.search(r"sleep 302 \(started during test_inner.py::test_leaves_a_process\)", report), report
     assert re.search(r"forgotten-\w+ \(started during test_inner.py::test_leaves_a_temp_directory\)", report), report
     assert re.search(r"sleep 301 \(started by a fixture of wider scope", report), report
+    assert "thread forgotten-waiter: it keeps this process from exiting" in report, report
     assert "sleep 303" not in report
     for key in ("test", "session"):
         assert not procfs.wait_gone({int(notes[key])}, scaled(5)), f"the {key} leftover still runs"

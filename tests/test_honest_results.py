@@ -138,7 +138,7 @@ def test_identical_seeds_are_one_outcome(tmp_path: Path, capsys) -> None:
     none = json.loads((out / "metrics.json").read_text())["conditions"]["none"]
     (outcome,) = none["outcomes"]
     assert outcome["seeds"] == [0, 1, 2] and len(none["runs"]) == 3
-    assert none["welfare"]["n"] == 3 and none["welfare"]["ci95"] == [63.0, 63.0]
+    assert none["welfare"]["n"] == 3 and none["welfare"]["ci95"] == [74.0, 74.0]
     assert "seeds 0, 1, 2 (3 seeds, same outcome)" in (out / "report.html").read_text()
 
 

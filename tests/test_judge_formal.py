@@ -99,15 +99,22 @@ def test_double_vein_numbers(double_vein, amount: int, rewards: tuple[float, flo
     assert "Clause 4 is free text" in judgment.reasoning
 
 
+SWAPPED = """1. Gizmo mines all diamond_ore.
+2. Glitch mines all iron_ore.
+3. At the end of the scenario Gizmo transfers 9 emeralds to Glitch.
+4. Gizmo takes the iron_pickaxe."""
+
+
 def test_assignment_violations_become_critiques(double_vein) -> None:
+    # Greedy play: Glitch turns to the chest first and takes the iron pickaxe, mines the diamonds, then races
+    # Gizmo (stone pickaxe) for the iron; the contract assigns everything the other way round.
     obs = observables_from_events(double_vein, play(double_vein, policy(double_vein, "greedy")))
-    contract = parse_contract(OPTIMUM.format(amount=9) + "\n5. Glitch takes the iron_pickaxe.", list(double_vein.players))
-    judgment = judge_formal(contract, obs)
-    assert obs.mined == {"Gizmo": {"diamond_ore": 6, "iron_ore": 3}, "Glitch": {"iron_ore": 9}}
-    assert "Gizmo mined 6 diamond_ore assigned to Glitch (clause 2)." in judgment.critiques["Gizmo"]
-    assert "Gizmo took the iron_pickaxe that clause 5 gives to Glitch." in judgment.critiques["Gizmo"]
-    assert "Glitch mined 9 iron_ore assigned to Gizmo (clause 1)." in judgment.critiques["Glitch"]
-    assert "Glitch mined no diamond_ore although clause 2 assigns it to him." in judgment.critiques["Glitch"]
+    judgment = judge_formal(parse_contract(SWAPPED, list(double_vein.players)), obs)
+    assert obs.mined == {"Gizmo": {"iron_ore": 8}, "Glitch": {"diamond_ore": 6, "iron_ore": 4}}
+    assert "Glitch mined 6 diamond_ore assigned to Gizmo (clause 1)." in judgment.critiques["Glitch"]
+    assert "Glitch took the iron_pickaxe that clause 4 gives to Gizmo." in judgment.critiques["Glitch"]
+    assert "Gizmo mined 8 iron_ore assigned to Glitch (clause 2)." in judgment.critiques["Gizmo"]
+    assert "Gizmo mined no diamond_ore although clause 1 assigns it to him." in judgment.critiques["Gizmo"]
     assert judgment.transfers == {"Gizmo": -9.0, "Glitch": 9.0}  # assignments move no emeralds
 
 
@@ -123,7 +130,7 @@ def _turn_programs(glitch_waits: bool, gizmo_signals: bool):
         if glitch_waits:
             await api.wait_signal("iron_pickaxe", timeout=200)
         else:
-            await api.move_to(CHEST, 3)
+            await api.wait(2)  # without waiting for the signal, after Gizmo took the pickaxe (at 1.4 s)
         await api.get_item_from_chest(CHEST, {"iron_pickaxe": 1})
         await api.mine_block("diamond_ore", 4)
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from blockpact.bridge.live.embedded_server import EmbeddedServer
-from blockpact.bridge.live.mineflayer_body import LIVE_WORLD_JS, MineflayerWorld, OperatorBotTarget, ServerAddress
+from blockpact.bridge.live.mineflayer_body import LIVE_WORLD_JS, MineflayerWorld, ServerAddress
+from blockpact.bridge.live.operator_target import OperatorBotTarget
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
 from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server, read_back, tally

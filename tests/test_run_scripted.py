@@ -53,7 +53,9 @@ def test_episodes_hand_the_judge_critique_to_the_next(tmp_path: Path) -> None:
     assert first["data"]["handover"] == {} and first["episode"] == 0
     judge_0 = {e["data"]["player"]: e["data"]["text"] for e in events_of(out, "critique")
                if e["episode"] == 0 and e["data"]["source"] == "judge"}
-    assert "assigned to Glitch (clause 2)" in judge_0["Gizmo"]
+    # Glitch faces the chest first and takes the iron pickaxe, so the diamonds are all Glitch's.
+    assert judge_0 == {"Gizmo": "Gizmo mined no diamond_ore although clause 1 assigns it to him.",
+                       "Glitch": "Glitch mined 6 diamond_ore assigned to Gizmo (clause 1)."}
     for player, text in judge_0.items():
         handover = second["data"]["handover"][player]
         assert handover["judge_critique"] == text
@@ -94,7 +96,7 @@ def test_the_readme_main_job_prints_table_one_and_the_report(tmp_path: Path) -> 
     out = done.stdout
     assert "double_vein on sim: agents: scripted (deterministic baseline, no LLM)" in out
     assert re.search(r"condition\s+┃\s+Gini \(mean ± std\)\s+┃\s+welfare \(mean ± std\)", out), out
-    assert re.search(r"none\s+│\s+0\.143 ± 0\.000\s+│\s+63\.00 ± 0\.00\s+│\s+5/5", out), out
+    assert re.search(r"none\s+│\s+0\.135 ± 0\.000\s+│\s+74\.00 ± 0\.00\s+│\s+5/5", out), out
     assert re.search(r"negotiate\s+│\s+0\.000 ± 0\.000\s+│\s+78\.00 ± 0\.00\s+│\s+5/5", out), out
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert f"report: {Path('runs') / run_dir.name / 'report.html'}" in out

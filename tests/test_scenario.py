@@ -81,9 +81,10 @@ def test_mixed_scripted_population_runs_and_the_report_says_who_was_what(tmp_pat
     assert list(metrics["conditions"]) == ["none", "split"]
     for c in metrics["conditions"].values():
         assert c["seeds_finished"] == 2 and not c["errors"]
-    # the defector takes the iron pickaxe and both veins; the cooperator keeps to its part and ends with nothing
+    # without a contract the cooperator faces the chest first and takes the iron pickaxe (as a live bot does):
+    # it mines the diamonds, the defector is left the stone pickaxe and the iron
     none = metrics["conditions"]["none"]["runs"][0]["rewards"]
-    assert none["Gizmo"] > 0 and none["Glitch"] == 0
+    assert none == {"Gizmo": 48.0, "Glitch": 30.0}
     run = read_run(out / "events.jsonl")
     assert run.config.population == {"Gizmo": "scripted:greedy", "Glitch": "scripted:cooperative"}
     assert run.config.scenario["text"].startswith("\n[scenario]")

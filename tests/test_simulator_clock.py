@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 
+import pytest
+
+from blockpact.worlds.sim.facing import SPAWN_FACING, turn_seconds
 from blockpact.worlds.world_files import load_world
 
 from conftest import chat_lines, run_programs
@@ -48,6 +52,32 @@ def test_two_programs_race_for_one_ore_block(tmp_path) -> None:
     assert sim.state.inventories["Ada"]["raw_iron"] == 1
     assert "raw_iron" not in sim.state.inventories["Ben"]
     assert chat_lines(sim, "Ben") == ["iron_ore at (4, 64, 1) was mined by Ada before I got to it; no other iron_ore nearby"]
+
+
+def test_two_players_at_one_chest_are_served_in_the_order_their_turns_end() -> None:
+    """Double-Vein's chest race: both players stand within reach of the chest, facing south as they joined.
+    A mineflayer bot turns at 3 rad/s before it opens a chest: Glitch faces it after 0.75 s, Gizmo after 0.9 s
+    (measured live: 750-770 and 890-910 ms from the programs' common start to the chest window), so Glitch gets
+    the iron pickaxe on both backends, though Gizmo stands nearer."""
+
+    async def take(api):
+        return await api.get_item_from_chest((6, 64, 7), {"iron_pickaxe": 1})
+
+    sim, out = run_programs(load_world("double_vein"), {"Gizmo": take, "Glitch": take})
+    assert out["Glitch"].value == {"iron_pickaxe": 1} and out["Gizmo"].value == {}
+    chest_seconds = sim.timing["chest_seconds"]
+    seen = {e.agent: e.time for e in sim.state.log.of_kind("chest_seen")}
+    assert seen == {"Glitch": 0.75 + chest_seconds, "Gizmo": 0.9 + chest_seconds}, seen
+    assert not sim.state.log.of_kind("move"), "both reach the chest from where they joined"
+
+
+def test_a_turn_takes_the_ticks_its_yaw_needs() -> None:
+    """mineflayer's look ends with the tick whose packet reaches the yaw (3 rad/s): the short way round, one
+    tick for a pitch alone, nothing for no turn."""
+    assert turn_seconds(SPAWN_FACING, SPAWN_FACING, 3.0) == 0.0
+    assert turn_seconds((0.0, 0.0), (0.0, -1.0), 3.0) == pytest.approx(0.05)
+    assert turn_seconds((3.0, 0.0), (-3.0, 0.0), 3.0) == pytest.approx(0.1)  # 0.28 rad across pi, not 6
+    assert turn_seconds((0.0, 0.0), (math.pi, 0.0), 3.0) == pytest.approx(1.05)  # 20.9 ticks -> 21
 
 
 def test_time_advances_only_when_every_program_is_blocked(tmp_path) -> None:

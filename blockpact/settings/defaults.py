@@ -33,6 +33,7 @@ class Simulator:
     chest_seconds: float
     place_seconds: float
     chat_seconds: float
+    turn_speed: float
 
 
 @dataclasses.dataclass(frozen=True)

@@ -106,10 +106,13 @@ class Grid:
         """Cheapest walk from `start` to the first cell where `goal_test` holds.
 
         Each step costs 1 and a step up costs `up_cost` more (climbing is slower than walking);
-        ties go to the cell found first, so the same grid always gives the same path.
+        ties go to the cell found first, so the same grid always gives the same path. Cells are
+        expanded with `_Moves` (the same steps as `steps_from`, read from a snapshot).
         """
         if goal_test(start):
             return [start]
+        moves = _Moves(self)
+        first = moves.steps_from(start) if self.in_bounds(start) else self.steps_from(start)
         parent: dict[Vec, Vec | None] = {start: None}
         best = {start: 0.0}
         order = itertools.count()
@@ -123,13 +126,64 @@ class Grid:
                 while parent[route[-1]] is not None:
                     route.append(parent[route[-1]])  # type: ignore[arg-type]
                 return route[::-1]
-            for nxt, up in self.steps_from(cell):
+            for nxt, up in (first if cell == start else moves.steps_from(cell)):
                 c = cost + 1.0 + (up_cost if up else 0.0)
                 if c < best.get(nxt, float("inf")):
                     best[nxt] = c
                     parent[nxt] = cell
                     heapq.heappush(frontier, (c, next(order), nxt))
         return None
+
+
+class _Moves:
+    """`Grid.steps_from` for standable cells, from a padded snapshot of which cells are solid.
+
+    A path search expands hundreds of cells, each with up to ~20 solidity checks; numpy indexing
+    and the bounds logic per check were a third of a Cleanup unit's Python time. The snapshot pads the
+    grid with solid walls (x, z) and ground (MAX_DROP + 1 layers below) and with 2 layers of air above,
+    so a check is one bytes lookup; the only bound left is a step up out of the top layer. Only valid
+    for cells in bounds, as every cell a step reaches is (it is standable).
+    """
+
+    PAD_BELOW = MAX_DROP + 1
+    PAD_ABOVE = 2
+
+    def __init__(self, grid: Grid) -> None:
+        X, Y, Z = grid.shape
+        solid = np.ones((X + 2, Y + self.PAD_BELOW + self.PAD_ABOVE, Z + 2), dtype=np.bool_)
+        solid[:, Y + self.PAD_BELOW :, :] = False
+        solid[1 : X + 1, self.PAD_BELOW : Y + self.PAD_BELOW, 1 : Z + 1] = grid.solid_by_id[grid.ids]
+        self.solid = solid.tobytes()
+        self.top = Y - 1 + grid.origin[1]  # world y of the top layer
+        self.ys = Z + 2  # index stride of +1 in y (z's is 1)
+        self.xs = (Y + self.PAD_BELOW + self.PAD_ABOVE) * self.ys  # of +1 in x
+        ox, oy, oz = grid.origin
+        self.base = (1 - ox) * self.xs + (self.PAD_BELOW - oy) * self.ys + (1 - oz)  # index of world (0, 0, 0)
+
+    def steps_from(self, p: Vec) -> list[tuple[Vec, bool]]:
+        x, y, z = p
+        s, xs, ys = self.solid, self.xs, self.ys
+        here = self.base + x * xs + y * ys + z
+        out: list[tuple[Vec, bool]] = []
+        for dx, dz in NEIGHBOURS:
+            i = here + dx * xs + dz  # (x + dx, y, z + dz)
+            if not s[i] and not s[i + ys] and s[i - ys]:
+                out.append(((x + dx, y, z + dz), False))
+                continue
+            if y < self.top and not s[i + ys] and not s[i + 2 * ys] and s[i] and not s[here + 2 * ys]:
+                out.append(((x + dx, y + 1, z + dz), True))
+                continue
+            if s[i] or s[i + ys]:
+                continue
+            for k in range(1, MAX_DROP + 1):
+                j = i - k * ys
+                if not s[j]:
+                    if s[j - ys]:  # feet and head free (head is the cell above, free), ground below
+                        out.append(((x + dx, y - k, z + dz), False))
+                        break
+                    continue
+                break
+        return out
 
 
 def within_reach(stand: Vec, block: Vec, reach: float) -> bool:

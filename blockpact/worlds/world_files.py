@@ -58,17 +58,37 @@ def _read(path: Path, mc_version: str | None) -> WorldSpec:
     return spec
 
 
+# (file text, Minecraft version, reach) -> the reachability problems found, as (key path, message): a run, its
+# report and its tests load the same world many times, and the search over its cells is most of a load's cost.
+_REACHABILITY: dict[tuple[str, str, float], list[tuple[str, str]]] = {}
+_REACHABILITY_KEPT = 32
+
+
 def _check_reachability(reader: WorldReader, spec: WorldSpec) -> None:
     """Players must stand somewhere sensible, and every chest must be reachable by some player."""
     reach = settings().simulator.reach
+    key = (reader.text, spec.mc_version, reach)
+    found = _REACHABILITY.get(key)
+    if found is None:
+        found = _unreachable(reader, spec, reach)
+        if len(_REACHABILITY) >= _REACHABILITY_KEPT:
+            _REACHABILITY.clear()
+        _REACHABILITY[key] = found
+    for path, message in found:
+        reader.err(path, message)
+
+
+def _unreachable(reader: WorldReader, spec: WorldSpec, reach: float) -> list[tuple[str, str]]:
     grid = build_grid(spec, reader.data)
     walkable: set[Vec] = set()
+    found = []
     for name, player in spec.players.items():
         if not grid.standable(player.spawn):
-            reader.err(f"players.{name}.spawn", f"cannot stand at {list(player.spawn)} (expected two free cells above solid ground)")
+            found.append((f"players.{name}.spawn", f"cannot stand at {list(player.spawn)} (expected two free cells above solid ground)"))
             continue
         walkable.update(grid.distances(player.spawn))
     for pos, chest in spec.chests.items():
         near = (c for c in walkable if abs(c[0] - pos[0]) <= 5 and abs(c[2] - pos[2]) <= 5 and abs(c[1] - pos[1]) <= 5)
         if walkable and not any(within_reach(c, pos, reach) for c in near):
-            reader.err(reader.chest_paths.get(pos, "chests"), f"chest {chest.name!r} at {list(pos)} cannot be reached by any player (expected a standable cell within {reach} blocks)")
+            found.append((reader.chest_paths.get(pos, "chests"), f"chest {chest.name!r} at {list(pos)} cannot be reached by any player (expected a standable cell within {reach} blocks)"))
+    return found

@@ -26,6 +26,8 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 from types import FrameType
 
@@ -137,6 +139,17 @@ def _close_node_runtime() -> None:
         runtime._runtime.close()
 
 
+def _lingering_threads(within: float) -> list[str]:
+    """Non-daemon threads still running after `within` seconds: Python waits for them at exit, so a test
+    that leaves one (e.g. a call into a runtime that was replaced) silently holds the whole run."""
+    deadline = time.monotonic() + within
+    while True:
+        alive = [t for t in threading.enumerate() if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+        if not alive or time.monotonic() > deadline:
+            return [t.name for t in alive]
+        time.sleep(0.1)
+
+
 def _origin(key: str) -> str:
     test = _session.origins.get(key) if _session is not None else None
     return f" (started during {test})" if test else " (started by a fixture of wider scope than a test, or outside the tests)"
@@ -153,6 +166,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _session.leftovers += [f"process {pid}: {procfs.command_line(pid)}{_origin(f'pid {pid}')}" for pid in sorted(left)]
     procfs.kill(left)
     _session.leftovers += [f"temp entry {path}{_origin(path.name)}" for path in sorted(_session.tmp.iterdir())]
+    _session.leftovers += [f"thread {name}: it keeps this process from exiting" for name in _lingering_threads(GRACE_SECONDS)]
     shutil.rmtree(_session.tmp, ignore_errors=True)
     if _session.leftovers and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

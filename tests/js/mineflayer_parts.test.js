@@ -1,7 +1,8 @@
 'use strict'
 // The mineflayer body's pieces that need no server: messages from primitives.toml, the signal
-// bus shared by the bots of a world, the checks a LiveWorld makes when it starts, and the pathfinder's
-// searches kept apart from the paths they report and timed on their own computing time.
+// bus shared by the bots of a world, the checks a LiveWorld makes when it starts, the pathfinder's
+// searches kept apart from the paths they report and timed on their own computing time, and the start
+// line of programs that play together.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { messageTable } = require('../../blockpact/bridge/js/mineflayer/feedback')
@@ -10,6 +11,7 @@ const { LiveWorld } = require('../../blockpact/bridge/js/mineflayer')
 const { primitiveNames } = require('../../blockpact/bridge/js/mineflayer/primitives')
 const { detachPathResults } = require('../../blockpact/bridge/js/mineflayer/path_results')
 const { countSearchTime } = require('../../blockpact/bridge/js/mineflayer/search_time')
+const { startLine } = require('../../blockpact/bridge/js/mineflayer/start_line')
 
 const TOML_LIKE = {
   mineBlock: { feedback: ['No {name} nearby, please explore first', 'I cannot mine {name} with {tool}'], errors: ['No block named {name}'] }
@@ -113,4 +115,27 @@ test('a path search is given up after thinkTimeout of its own computing, not of 
   } finally {
     performance.now = realNow
   }
+})
+
+test('programs of a batch start when the last is ready, in name order; a program alone starts at once', async () => {
+  const line = startLine()
+  const started = []
+  const glitch = line.ready('b1', 3, 'Glitch').then(() => started.push('Glitch'))
+  const gizmo = line.ready('b1', 3, 'Gizmo').then(() => started.push('Gizmo'))
+  await new Promise(resolve => setTimeout(resolve, 20))
+  assert.deepEqual(started, [], 'nobody starts before the whole batch is ready')
+  const alone = line.ready(null, 1, 'Solo').then(() => started.push('Solo'))
+  await alone
+  await Promise.all([glitch, gizmo, line.ready('b1', 3, 'Bolt').then(() => started.push('Bolt'))])
+  assert.deepEqual(started, ['Solo', 'Bolt', 'Gizmo', 'Glitch'])
+})
+
+test('a program that ends before it is ready leaves the start line: the others start without waiting for it', async () => {
+  const line = startLine()
+  line.leave('b2', 2, 'Gizmo') // refused (too large) before the other was ready
+  await line.ready('b2', 2, 'Glitch')
+  const late = line.ready('b3', 2, 'Glitch')
+  line.leave('b3', 2, 'Gizmo')
+  await late
+  line.leave('b3', 2, 'Gizmo') // after the start: nothing to do
 })

@@ -96,7 +96,7 @@ test('a worker a finished program left busy is not reused', async () => {
   await second.close();
 });
 
-test('a worker whose run was cancelled is not parked', async () => {
+test('a worker whose run ran out of budget in a loop is not parked', async () => {
   const runner = createRunner({ mcVersion: MC_VERSION }, host('alice'));
   const result = await runner.run('async function f() { while (true) {} }', { budgetMs: 200 });
   assert.equal(result.kind, 'budget');
@@ -135,4 +135,80 @@ test("callers' run ids may repeat across runners that share a worker; cancel sti
   assert.equal(result.kind, 'cancelled');
   assert.equal(result.error, 'episode over');
   await second.close();
+});
+
+test('a cancelled program that was waiting leaves its worker clean: it is reused, the program never resumes, nothing of it is visible', async () => {
+  const calls = [];
+  let answer;
+  const waiting = {
+    ...host('alice', calls),
+    async call(name, args) {
+      calls.push(['alice', name, args]);
+      return name === 'moveTo' ? new Promise((resolve) => { answer = resolve; }) : null;
+    },
+  };
+  const first = createRunner({ mcVersion: MC_VERSION }, waiting);
+  const running = first.run(`async function f(bot) {
+    globalThis.secret = 'alice-was-here';
+    try { await moveTo(bot, 1, 2, 3); } finally { bot.chat('resumed'); await moveTo(bot, 9, 9, 9); }
+    return 'arrived';
+  }`, { ...BUDGET, runId: 'Gizmo-1' });
+  while (calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(first.cancel('Gizmo-1', 'the episode ended'), true);
+  const result = await running;
+  assert.equal(result.kind, 'cancelled');
+  assert.equal(result.error, 'the episode ended');
+  answer('late'); // a late host answer goes nowhere
+  await first.close();
+  assert.deepEqual(poolStats(), { parked: 1, configs: 1 }, 'the cancelled run\'s worker was kept');
+
+  const second = createRunner({ mcVersion: MC_VERSION }, host('bob', calls));
+  const look = await second.run(`async function look(bot) {
+    const moved = [];
+    for (let i = 0; i < 5; i += 1) moved.push(await moveTo(bot, i, 0, 0)); // call ids the old program's calls had, or next
+    return [typeof globalThis.secret, bot.username, moved.length];
+  }`, BUDGET);
+  assert.equal(look.success, true, look.error);
+  assert.deepEqual(look.returnValue, ['undefined', 'bob', 5]);
+  assert.deepEqual(poolStats(), { parked: 0, configs: 0 }, 'the second runner ran on the kept worker');
+  await new Promise((r) => setTimeout(r, 100));
+  assert.deepEqual(calls.filter(([who]) => who === 'alice').map(([, name]) => name), ['moveTo'],
+    'the cancelled program never went on (no chat, no second moveTo)');
+  await second.close();
+});
+
+test('a cancelled program still computing, or with a loop going, loses its worker', async () => {
+  for (const source of [
+    'async function f() { for (;;) {} }',
+    'async function f(bot) { (async () => { for (;;) await null; })(); await moveTo(bot, 1, 2, 3); }',
+  ]) {
+    const runner = createRunner({ mcVersion: MC_VERSION, pingTimeoutMs: 200 }, host('alice'));
+    const running = runner.run(source, { ...BUDGET, runId: 'r' });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(runner.cancel('r', 'stop'), true);
+    const started = performance.now();
+    assert.equal((await running).kind, 'cancelled');
+    assert.ok(performance.now() - started < 2000, 'the cancel waited at most about one ping');
+    await runner.close();
+    assert.deepEqual(poolStats(), { parked: 0, configs: 0 }, source);
+  }
+});
+
+test('a cancel racing the answer that ends the program (an episode ends both ways) keeps the worker', async () => {
+  let fail;
+  const ending = {
+    ...host('alice'),
+    call: (name) => (name === 'moveTo' ? new Promise((_, reject) => { fail = reject; }) : null),
+  };
+  const runner = createRunner({ mcVersion: MC_VERSION }, ending);
+  const running = runner.run('async function f(bot) { await moveTo(bot, 1, 2, 3); return 1; }', { ...BUDGET, runId: 'r' });
+  while (!fail) await new Promise((r) => setTimeout(r, 5));
+  fail(new Error('the episode has ended')); // its answer goes to the worker, which ends the program...
+  await new Promise((r) => setImmediate(r));
+  const cancelled = runner.cancel('r', 'stopped: the episode ended'); // ...while the cancel is on its way
+  const result = await running;
+  assert.equal(result.success, false);
+  assert.equal(result.kind, cancelled ? 'cancelled' : 'program');
+  await runner.close();
+  assert.deepEqual(poolStats(), { parked: 1, configs: 1 });
 });

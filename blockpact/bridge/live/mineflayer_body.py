@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
@@ -23,18 +23,9 @@ from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 from blockpact.settings import settings
-from blockpact.bridge.live.world_compiler import (
-    CompiledWorld,
-    WorldTarget,
-    apply,
-    chest_commands,
-    compile_world,
-    harvest_rules,
-    run_command,
-    teleport,
-)
+from blockpact.bridge.live.world_compiler import (CompiledWorld, WorldTarget, apply, compile_world,
+                                                   harvest_rules, run_command, teleport)
 from blockpact.skills.reference import primitives, runner_queries, sandbox_limits
-from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
 
 LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
@@ -75,6 +66,14 @@ class ServerAddress:
             raise UserError(f"auth must be one of {', '.join(AUTH_MODES)}, got {self.auth!r}")
 
 
+@dataclass(frozen=True)
+class StartBatch:
+    """Programs that start together: none starts before all `size` are ready to (MineflayerWorld.start_batch)."""
+
+    id: str
+    size: int
+
+
 def _live_world_settings() -> dict[str, Any]:
     bots = live_settings().bots
     return {
@@ -104,6 +103,7 @@ class MineflayerWorld:
         self._bodies: dict[str, MineflayerBody] = {}
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
         self._closed = False
+        self._batches = 0
 
     async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
         """Call `world.method(*args, done)` and await `done(json)`."""
@@ -236,10 +236,28 @@ class MineflayerWorld:
 
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
                            budget: float | None = None) -> dict[str, ProgramResult]:
-        """Start every player's program together; returns when all have finished or run out of time."""
+        """Start every player's program together; returns when all have finished or run out of time. A Node runtime
+        that dies or stops answering meanwhile (one filling its heap, issue 18) fails every program with cause
+        `bridge` within node_call_seconds(), as an episode's watchdog does, not after the budget."""
         names = list(programs)
-        results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget) for p in names))
+        batch = self.start_batch(len(names))
+        watchdog = asyncio.ensure_future(self.watch())
+        try:
+            results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget,
+                                                              batch=batch) for p in names))
+            if any(r.failure == "bridge" for r in results):  # the watchdog may be the one that killed it: its reason
+                await asyncio.wait([watchdog], timeout=LIVENESS_POLL_SECONDS)
+        finally:
+            watchdog.cancel()
+        broken = None if watchdog.cancelled() or not watchdog.done() else watchdog.exception()
+        if broken is not None:  # why the runtime went, for the programs that only saw it gone
+            results = [replace(r, error=f"{r.error}: {broken}") if r.failure == "bridge" else r for r in results]
         return dict(zip(names, results))
+
+    def start_batch(self, size: int) -> StartBatch:
+        """A new start line for `size` programs that play together."""
+        self._batches += 1
+        return StartBatch(f"batch-{self._batches}", size)
 
     async def command(self, player: str, text: str, timeout: float = 5.0) -> str:
         """An operator command said in chat by `player` (servers without a control channel); returns the answer line."""
@@ -317,32 +335,6 @@ class MineflayerWorld:
         await self.close()
 
 
-class OperatorBotTarget:
-    """World operations as chat commands of an operator bot, for servers without a control channel (vanilla 1.17+)."""
-
-    def __init__(self, world: MineflayerWorld, operator: str, version: str | None = None) -> None:
-        self.world = world
-        self.operator = operator
-        self.data = mcdata.load(version or world.address.version or default_mc_version())
-
-    async def command(self, text: str) -> object:
-        return await self.world.command(self.operator, text)
-
-    async def set_chest(self, position: Vec, items: tuple[tuple[str, int], ...]) -> object:
-        return [await self.command(text) for text in chest_commands(position, items, lambda name: self.data.stack_sizes.get(name, 64))]
-
-    async def set_drops(self, block: str, item: str, low: int, high: int, counts: tuple[int, ...] = (),
-                        weights: tuple[float, ...] = ()) -> object:
-        raise BotError(f"custom drops for {block} need the embedded server (a vanilla server would need a data pack)")
-
-    async def reset_drops(self, seed: int) -> object:
-        """Nothing to do: a server without the plugin rolls its own drops, and a world's own tables are refused."""
-        return None
-
-    async def set_harvest(self, block: str, tools: tuple[str, ...]) -> object:
-        raise BotError(f"harvest rules for {block} need the embedded server (a vanilla server has its own)")
-
-
 class MineflayerBody:
     """One connected bot (the `Body` protocol)."""
 
@@ -350,12 +342,15 @@ class MineflayerBody:
         self.world = world
         self.player = player
 
-    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
-        """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot."""
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None,
+                  batch: StartBatch | None = None) -> ProgramResult:
+        """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot. With
+        `batch`, it starts when every program of the batch is ready to (js/mineflayer/start_line.js)."""
         seconds = live_settings().bots.program_budget if budget is None else float(budget)
         if seconds <= 0:
             raise UserError(f"budget must be a positive number of seconds, got {budget}")
-        options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills)})
+        together = {} if batch is None else {"batch": {"id": batch.id, "size": batch.size}}
+        options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills), **together})
         try:
             result = await self.world._call("run", self.player, source, options, timeout=seconds + CALLBACK_MARGIN_SECONDS)
         except BridgeBroken as exc:  # the bots lived in that runtime: this world is over, say so as the program's failure

@@ -22,7 +22,8 @@ from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.human_seats import HumanSeats
 from blockpact.bridge.live.settings import live_settings
-from blockpact.bridge.live.mineflayer_body import MineflayerBody, MineflayerWorld, ServerAddress, node_call_seconds
+from blockpact.bridge.live.mineflayer_body import (MineflayerBody, MineflayerWorld, ServerAddress, StartBatch,
+                                                   node_call_seconds)
 from blockpact.bridge.runtime import BridgeBroken
 from blockpact.bridge.live.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.live.world_master import WorldMaster
@@ -177,11 +178,12 @@ class LiveWorld:
                     budget: float | None) -> dict[str, ProgramResult]:
         await self._ensure_ready()
         end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
+        assert self.bots is not None
+        batch = self.bots.start_batch(len([p for p in programs if self.humans is None or p not in self.humans]))
         tasks = {p: asyncio.ensure_future(self.humans.play(p, end, lambda: self.now, self._said)
                                           if self.humans is not None and p in self.humans else
-                                          self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget))
+                                          self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget, batch))
                  for p in sorted(programs)}
-        assert self.bots is not None
         watchdog = asyncio.ensure_future(self.bots.watch())  # a dead or wedged Node runtime ends the episode at once
         try:
             failure = await self._wait_for_players(set(tasks.values()), watchdog, end)
@@ -251,20 +253,21 @@ class LiveWorld:
         return dataclasses.replace(result, observation=observation)
 
     async def _run_player(self, player: str, source: str, skills: tuple[str, ...], end: float,
-                          budget: float | None) -> ProgramResult:
-        """Run the program; a bot that loses its connection is handled as the policy says. Writes the simulator's
-        program_start and program_end events around it."""
+                          budget: float | None, batch: StartBatch) -> ProgramResult:
+        """Run the program, started with the others of `batch`; a bot that loses its connection is handled as the
+        policy says. Writes the simulator's program_start and program_end events around it."""
         self.emit(player, "program_start")
-        result = await self._run_until_done(player, source, skills, end, budget)
+        result = await self._run_until_done(player, source, skills, end, budget, batch)
         self.emit(player, "program_end", success=result.success, error=result.error)
         return result
 
     async def _run_until_done(self, player: str, source: str, skills: tuple[str, ...], end: float,
-                              budget: float | None) -> ProgramResult:
+                              budget: float | None, batch: StartBatch | None) -> ProgramResult:
         while True:
             remaining = max(1.0, end - self.now + 1.0)  # the episode end stops it first
             seconds = remaining if budget is None else min(float(budget), remaining)
-            result = await self.body(player).run(source, skills=skills, budget=seconds)
+            result = await self.body(player).run(source, skills=skills, budget=seconds, batch=batch)
+            batch = None  # a program restarted after a reconnect starts alone
             lost = self._connection_lost(player)
             if lost is None:
                 return result

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.settings import live_settings
-from blockpact.bridge.live.mineflayer_body import MineflayerWorld, OperatorBotTarget, ServerAddress
+from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
+from blockpact.bridge.live.operator_target import OperatorBotTarget
 from blockpact.worlds.spec.drop_tables import default_drops
 from blockpact.bridge.live.world_compiler import (
     AIR_BLOCKS,

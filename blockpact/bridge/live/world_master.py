@@ -123,7 +123,15 @@ class WorldMaster:
         return max(0.0, wall_ms / 1000.0 - self.started_at)
 
     def _emit(self, agent: str | None, kind: str, data: dict[str, Any], at: float | None = None) -> Event:
-        self.state.time = round(self.now if at is None else at, 6)
+        """An event at `at` (a journal entry's time) or now. The log stays in time order: an entry that reaches
+        Python after a later event was logged (a journal drained late on a busy machine) is logged at that
+        later time, with `late_s` saying by how much it was late."""
+        at = round(self.now if at is None else at, 6)
+        log = self.state.log.events
+        if log and at < log[-1].time:
+            data = {**data, "late_s": round(log[-1].time - at, 3)}
+            at = log[-1].time
+        self.state.time = at
         return self.state.emit(agent, kind, **data)
 
     def _apply(self, entry: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from blockpact.bridge.machine_load import stretched
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.bridge.sim.index import HOST_CALLS, call
-from blockpact.bridge.sim.bounds import InstantCounter
+from blockpact.bridge.sim.bounds import MAX_ARG_STRING, InstantCounter
 from blockpact.bridge.sim.common import ProgramFailed, decode, encode
 from blockpact.bridge.sim.observe import observe
 from blockpact.bridge.sim.queries import answer
@@ -390,7 +390,7 @@ class SimBody:
             }
             node = runtime()
             module = node.require(SIM_HOST_JS)
-            self._host = module.createSimHost(json.dumps(config), self._request, self._done)
+            self._host = module.createSimHost(json.dumps(config), self._request, self._done, MAX_ARG_STRING)
             self._methods = {name: getattr(self._host, name) for name in ("start", "settle", "cancel", "ping")}
             self._node = node
         return self._host

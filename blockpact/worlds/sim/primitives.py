@@ -16,6 +16,7 @@ from blockpact.worlds.rules import game as rules
 from blockpact.worlds.grid import within_reach
 from blockpact.worlds.rules.game import fmt
 from blockpact.worlds.sim.clock import Clock
+from blockpact.worlds.sim.facing import look_at, turn_seconds, walking_facing
 from blockpact.worlds.spec.schema import Vec
 from blockpact.worlds.state import WorldState
 
@@ -28,6 +29,7 @@ class SimulationView(Protocol):
     timing: dict[str, float]
     clock: Clock
     last_changed_by: dict[Vec, str]
+    facing: dict[str, tuple[float, float]]
 
     def observe_chest(self, agent: str, pos: Vec) -> dict[str, int]: ...
 
@@ -97,7 +99,15 @@ class AgentAPI:
             ups = sum(1 for a, b in zip(route, route[1:]) if b[1] > a[1])
             await self.sim.clock.sleep(self.name, (len(route) - 1) / self.timing["walk_speed"] + ups * self.timing["step_up_seconds"])
             self.state.positions[self.name] = route[-1]
+            self.sim.facing[self.name] = walking_facing(route[-2], route[-1], self.sim.facing[self.name])
             self.state.emit(self.name, "move", to=list(route[-1]), steps=len(route) - 1)
+
+    async def _turn_to(self, block: Vec) -> None:
+        """Face the centre of `block`, taking a live bot's turning time (facing.py): it decides who of two
+        bots at one chest or block acts first, on the server as here."""
+        target = look_at(self.position, block)
+        await self.sim.clock.sleep(self.name, turn_seconds(self.sim.facing[self.name], target, self.timing["turn_speed"]))
+        self.sim.facing[self.name] = target
 
     async def _walk_to_reach(self, target: Vec) -> bool:
         reach = self.timing["reach"]
@@ -131,6 +141,7 @@ class AgentAPI:
                 await self._say(f"I cannot explore further towards {fmt((dx, 0, dz))}")
                 return None
             await self.sim.clock.sleep(self.name, step)
+            self.sim.facing[self.name] = walking_facing(self.position, options[0], self.sim.facing[self.name])
             self.state.positions[self.name] = options[0]
         return until(self) if until is not None else None
 
@@ -159,6 +170,7 @@ class AgentAPI:
             if self.state.block_at(target) != name:
                 lost_to = target
                 continue
+            await self._turn_to(target)
             tool = rules.best_tool(self.state, self.name, name)
             await self.sim.clock.sleep(self.name, rules.dig_seconds(self.state, name, tool))
             if self.state.block_at(target) != name:
@@ -259,6 +271,7 @@ class AgentAPI:
             raise PrimitiveError(f"No chest at {fmt(pos)}, it is {block}")  # type: ignore[arg-type]
         if not await self._walk_to_reach(pos):  # type: ignore[arg-type]
             raise PrimitiveError("No path to the goal!")
+        await self._turn_to(pos)  # type: ignore[arg-type]
         await self.sim.clock.sleep(self.name, self.timing["chest_seconds"])
         return pos  # type: ignore[return-value]
 

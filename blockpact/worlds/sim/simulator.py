@@ -10,6 +10,7 @@ from typing import Any
 
 from blockpact.settings import settings
 from blockpact.worlds.sim.clock import Clock, EpisodeOver
+from blockpact.worlds.sim.facing import SPAWN_FACING
 from blockpact.worlds.rules.dynamics import Dynamics
 from blockpact.worlds.events import Event
 from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError, ProgramFn
@@ -36,6 +37,7 @@ class Simulation:
         self.clock = Clock(list(spec.players))
         self.dynamics = Dynamics(self.state, self.timing["tick_seconds"])
         self.last_changed_by: dict[Vec, str] = {}
+        self.facing: dict[str, tuple[float, float]] = {p: SPAWN_FACING for p in spec.players}  # (yaw, pitch)
         self.known_chests: dict[str, dict[Vec, dict[str, int]]] = {p: {} for p in spec.players}
         self._signals: dict[str, deque[str]] = {p: deque() for p in spec.players}
         self.state.log.listeners.append(self._track_block_changes)

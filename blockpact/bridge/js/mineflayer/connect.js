@@ -21,6 +21,17 @@ function quietMovements (bot) {
   return movements
 }
 
+// mineflayer-tool's equipForBlock, asked (as collectblock asks) to fetch a tool from a chest when the bot has
+// none that harvests the block, and given no chests (bots are never given any), returns without a tool and
+// calls itself again: an endless chain of promises that never lets the event loop run and fills the heap
+// (issue 18: the racing test's "heap out of memory"). Bots never fetch tools on their own: a bot without one
+// fails to equip with the error NoItem.
+function withoutToolFetching (bot) {
+  const equipForBlock = bot.tool.equipForBlock.bind(bot.tool)
+  bot.tool.equipForBlock = (block, options, cb) =>
+    equipForBlock(block, options && typeof options === 'object' ? { ...options, getFromChest: false } : options, cb)
+}
+
 // mineflayer emits diggingCompleted whoever broke the block being dug; only the bot that sent the
 // "finish digging" packet broke it. Each such packet is announced as 'blockpact:digFinished' (position).
 function announceOwnDigs (bot) {
@@ -68,6 +79,7 @@ function connectBot (options) {
       bot.loadPlugin(pathfinder)
       bot.loadPlugin(collectBlock)
       bot.loadPlugin(tool)
+      withoutToolFetching(bot)
       // collectblock installs its movements in the pathfinder on first use and keeps them there
       const movements = quietMovements(bot)
       bot.pathfinder.setMovements(movements)

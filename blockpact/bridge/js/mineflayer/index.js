@@ -19,6 +19,7 @@ const { signalBus } = require('./primitives/signals')
 const { queryNames } = require('./queries')
 const { Witness } = require('./witness')
 const { startViewer } = require('./viewer')
+const { startLine } = require('./start_line')
 
 // Calls a Python callback; its promise (JSPyBridge) must never become an unhandled rejection.
 function reply (done, value) {
@@ -56,6 +57,7 @@ class LiveWorld {
     this.viewers = new Map() // name -> viewer page server
     this.bodies = new Map() // name -> {bot, host, runner, run: {id, timer, timedOut} | null}
     this.runCount = 0
+    this.startLine = startLine() // programs of one batch start together (start_line.js)
     // How late Node's main thread runs its timers: bots answer the server's keep-alives on that thread.
     this.delays = monitorEventLoopDelay({ resolution: 20 })
     this.delays.enable()
@@ -197,9 +199,9 @@ class LiveWorld {
     return body
   }
 
-  // options: {budgetMs, skills: [source]}; done(ProgramResult as JSON)
+  // options: {budgetMs, skills: [source], batch?: {id, size}: start with the batch's other programs}; done(ProgramResult as JSON)
   run (name, source, optionsJson, done) {
-    const { budgetMs, skills = [] } = JSON.parse(optionsJson)
+    const { budgetMs, skills = [], batch = null } = JSON.parse(optionsJson)
     let body
     try {
       body = this.#body(name)
@@ -213,7 +215,8 @@ class LiveWorld {
     body.host.startRun()
     // The runner's budget covers the program, not the sandbox worker's start.
     const timeoutText = `timed out after ${budgetMs} ms`
-    body.runner.run(source, { budgetMs, skills, runId: run.id }).then(result => {
+    const ready = () => this.startLine.ready(batch?.id, batch?.size, name)
+    body.runner.run(source, { budgetMs, skills, runId: run.id, ready }).then(result => {
       const timedOut = !result.success && result.error === timeoutText
       return {
         player: name,
@@ -230,6 +233,7 @@ class LiveWorld {
         limit: result.limit === 'budget' ? 'program_budget' : result.limit
       }
     }, err => this.#failure(name, `the program could not run: ${err.message}`)).then(result => {
+      this.startLine.leave(batch?.id, batch?.size, name) // ended before it was ready: the others go on
       body.run = null
       reply(done, result)
     })

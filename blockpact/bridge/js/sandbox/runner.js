@@ -34,6 +34,7 @@ class Runner {
   #worker = null;
   #starting = null;
   #active = null;
+  #abandoning = null; // a cancelled run whose worker is being tested for reuse (#abandon)
   #closed = false;
 
   constructor(config, host) {
@@ -52,7 +53,7 @@ class Runner {
     return this.#active?.id ?? null;
   }
 
-  // options: { budgetMs, entry, skills: [source], runId }
+  // options: { budgetMs, entry, skills: [source], runId, ready: async () => void, awaited with the worker ready }
   async run(source, options = {}) {
     // A run already ended (cancelled) may still be stopping its body: wait for that, not fail.
     while (this.#active?.done) await this.#active.result;
@@ -92,6 +93,8 @@ class Runner {
       throw err;
     }
     if (run.done) return run.result;
+    if (options.ready) await options.ready(); // e.g. the start line of programs that play together
+    if (run.done) return run.result;
     run.worker = worker;
     run.startedAt = performance.now();
     run.computeMs = computeTimer(worker);
@@ -108,12 +111,15 @@ class Runner {
     return run.result;
   }
 
-  // Stops the run now: the worker is terminated (nothing survives a tight
-  // loop otherwise), the body is stopped, and run() resolves with `reason`.
+  // Stops the run now: the body is stopped, and run() resolves with `reason`. A run out of budget
+  // loses its worker (nothing survives a tight loop otherwise); a cancelled one keeps it if the
+  // program was only waiting, the usual case (an episode ends while it awaits a primitive).
   cancel(runId, reason = 'cancelled', kind = 'cancelled') {
     const run = this.#active;
     if (!run || run.id !== runId || run.done) return false;
-    this.#finish(run, failure(String(reason), kind, kind === 'budget' ? 'budget' : null), { stopBody: true, killWorker: true });
+    const keep = kind === 'cancelled';
+    this.#finish(run, failure(String(reason), kind, kind === 'budget' ? 'budget' : null),
+      { stopBody: true, killWorker: !keep, abandonRun: keep });
     return true;
   }
 
@@ -192,6 +198,11 @@ class Runner {
   }
 
   #onMessage(worker, msg) {
+    // The cancelled program got its last answer before the cancel and ended on its own (an
+    // episode's end both fails the pending primitive and cancels the run): a finished program, as
+    // clean as one that ended before the cancel.
+    const abandoning = this.#abandoning;
+    if (msg.t === 'done' && abandoning?.worker === worker && abandoning.wire === msg.run) return;
     const run = this.#liveRun(worker, msg.run);
     if (!run) return;
     if (msg.t === 'call') this.#onCall(worker, run, msg);
@@ -253,7 +264,7 @@ class Runner {
     lines.push(line.length > max ? `${line.slice(0, max)}…` : line);
   }
 
-  async #finish(run, outcome, { stopBody = false, killWorker = false }) {
+  async #finish(run, outcome, { stopBody = false, killWorker = false, abandonRun = false }) {
     if (run.done) return;
     run.done = true;
     run.stopBudget?.();
@@ -264,8 +275,10 @@ class Runner {
       if (this.#worker === run.worker) this.#worker = null;
       await run.worker.terminate();
     }
+    const abandoned = abandonRun && run.worker ? this.#abandon(run) : null;
     // Un-awaited primitives may still be acting; a cancelled run certainly is.
     if (stopBody) await this.#stopHost(run);
+    await abandoned;
     if (this.#active === run) this.#active = null;
     run.resolve({
       success: outcome.success,
@@ -280,6 +293,20 @@ class Runner {
       durationMs: Math.round(durationMs * 10) / 10,
       computeMs: Math.round(computeMs * 10) / 10,
     });
+  }
+
+  // The worker drops the cancelled run (worker.js `abandon`) and stays if it then answers a ping
+  // with no traffic from the run (a program still computing, or one that had a loop going, does
+  // not answer in time): the same test as before reusing any worker (#readyWorker, the pool).
+  async #abandon(run) {
+    const worker = run.worker;
+    this.#abandoning = run;
+    worker.post({ t: 'abandon', run: run.wire });
+    const answered = await worker.ping(this.#config.pingTimeoutMs);
+    this.#abandoning = null;
+    if (answered && !worker.dirty) return;
+    if (this.#worker === worker) this.#worker = null;
+    await worker.terminate();
   }
 
   // host.stop() gets a deadline: a wedged bridge must not wedge the runner.

@@ -210,9 +210,23 @@ process.on('unhandledRejection', (reason) => {
   if (current) emitLog(current, `[unhandled rejection] ${describeError(reason, getStackString).error}`);
 });
 
+// The main thread cancelled this run and keeps the worker (runner.js #abandon): the program is
+// dropped where it waits. Its pending calls are forgotten, never settled, and its compartment
+// has no timers or events, so nothing can resume it; its continuations become garbage. A program
+// still computing gets here only when it yields, too late for the main thread's ping: that
+// worker is terminated instead.
+function abandon(runId) {
+  const run = current;
+  if (!run || run.id !== runId) return;
+  run.finished = true;
+  current = null;
+  for (const [id, call] of pendingCalls) if (call.run === run) pendingCalls.delete(id);
+}
+
 parentPort.on('message', (message) => {
   if (message.t === 'run') runProgram(message);
   else if (message.t === 'reply') settleCall(message);
+  else if (message.t === 'abandon') abandon(message.run);
   else if (message.t === 'ping') parentPort.postMessage({ t: 'pong' });
 });
 

