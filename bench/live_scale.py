@@ -7,14 +7,18 @@ For each (bots, runtimes, busy): a fresh embedded server builds a yard with one 
 processes spin on the CPU the whole time; the bots are split over `runtimes` shard processes (each a Python
 process with its own JSPyBridge Node runtime, the only way to put bots on several Node main threads from
 Python); every shard logs its bots in at once, all shards start their programs together, and every bot
-chats, walks to its own cell, digs its dirt block, then walks and chats (`--rounds` times). Counted: bots
-joined, programs that succeeded (and why the others failed), bots still connected after the programs, dirt dug,
-wall seconds to join and to act, the load average. Prints one JSON object.
+chats, walks to its own cell, digs its dirt block (a program that mined none fails), then walks and chats (`--rounds` times). Counted: bots
+joined, programs that succeeded (and why the others failed, counted by cause), bots still connected after the
+programs, dirt dug, wall seconds to join and to act, how late each runtime's main thread ran at worst while
+joining and while acting (the bots answer the server's keep-alives there), errors closing a shard's bots, the
+load average. Prints one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import re
 import asyncio
 import json
 import multiprocessing
@@ -31,7 +35,8 @@ COLUMNS = 8  # bots stand on a grid of lanes, 3 blocks apart
 PROGRAM = """async function work(bot) {{
   bot.chat('hello');
   await moveTo(bot, new Vec3({x}, 64, {z}), 1);
-  await mineBlock(bot, 'dirt', 1);
+  const mined = await mineBlock(bot, 'dirt', 1);
+  if (mined !== 1) throw new Error('mined ' + mined + ' dirt');
   for (let i = 0; i < {rounds}; i++) {{
     await moveTo(bot, new Vec3({x}, 64, {z2}), 1);
     await moveTo(bot, new Vec3({x}, 64, {z}), 1);
@@ -75,6 +80,7 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
             started = time.perf_counter()
             joined = await asyncio.gather(*(world.connect(n) for n in lanes), return_exceptions=True)
             join_s = time.perf_counter() - started
+            join_delay = world.loop_delay()
             bodies = [b for b in joined if not isinstance(b, BaseException)]
             join_errors = sorted({f"{type(b).__name__}: {b}"[:200] for b in joined if isinstance(b, BaseException)})
             await asyncio.to_thread(barrier.wait)
@@ -85,19 +91,28 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
             started = time.perf_counter()
             results = await world.run_programs(programs, budget=budget) if programs else {}
             act_s = time.perf_counter() - started
+            act_delay = world.loop_delay()
             connected = sum(world.connection_lost(b.player) is None for b in bodies)
-        finally:
+        except BaseException:
             await world.close()
+            raise
+        try:  # a shard that cannot close its bots has still played: its results stand, and so does that failure
+            await world.close()
+            close_error = None
+        except Exception as exc:  # noqa: BLE001 - reported
+            close_error = f"{type(exc).__name__}: {exc}"[:300]
         return {"joined": len(bodies), "connected": connected, "join_s": join_s, "join_errors": join_errors, "act_s": act_s,
-                "ok": [r.duration for r in results.values() if r.success],
-                "errors": [f"{r.failure}: {r.error}"[:200] for r in results.values() if not r.success]}
+                "ok": [r.duration for r in results.values() if r.success], "close_error": close_error,
+                "loop_delay_max_ms": {"join": join_delay["max"], "act": act_delay["max"]},
+                "errors": [f"{r.failure}: {r.error} (last said: {r.chat[-1] if r.chat else 'nothing'})"[:300]
+                           for r in results.values() if not r.success]}
 
     try:
         out.put(asyncio.run(play()))
     except BaseException as exc:  # noqa: BLE001 - reported, not raised: the driver must hear from every shard
         barrier.abort()
         out.put({"joined": 0, "connected": 0, "join_s": 0, "join_errors": [f"shard failed: {type(exc).__name__}: {exc}"[:300]],
-                 "act_s": 0, "ok": [], "errors": []})
+                 "act_s": 0, "ok": [], "errors": [], "close_error": None, "loop_delay_max_ms": None})
 
 
 def spinners(count: int) -> list[subprocess.Popen]:
@@ -147,6 +162,9 @@ def one_config(bots: int, runtimes: int, busy: int, rounds: int, budget: float) 
         "wall_s": round(wall, 2), "load_avg_1m_before": round(load_before, 2),
         "load_avg_1m_after": round(os.getloadavg()[0], 2),
         "join_errors": sorted({e for r in reports for e in r["join_errors"]})[:3], "errors": sorted(set(errors))[:3],
+        "close_errors": [r["close_error"] for r in reports if r["close_error"]],
+        "loop_delay_max_ms": [r["loop_delay_max_ms"] for r in reports],
+        "error_causes": collections.Counter(re.sub(r"-?\d+", "N", e) for e in errors).most_common(6),
     }
 
 

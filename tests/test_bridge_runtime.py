@@ -105,3 +105,33 @@ def test_starting_the_runtime_leaves_force_color_as_it_was() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "None"
+
+
+LATE_ANSWER = """
+import sys, time
+from pathlib import Path
+from blockpact.bridge.runtime import runtime
+spin = Path(sys.argv[1])
+spin.write_text("exports.spin = (ms, done) => { const end = Date.now() + ms; while (Date.now() < end); done?.(); return ms }")
+node = runtime()
+js = node.require(spin)
+try:
+    js.spin(2000, lambda: None, timeout=0.5)  # Node is busy past the caller's bound; its answers come late
+    print("answered in time")
+except Exception as exc:
+    print("gave up:", exc)
+time.sleep(7)                                 # the late answers arrive; JSPyBridge's barrier waits 5 s for each
+print("answered:", js.spin(0, timeout=5))
+"""
+
+
+def test_an_answer_after_its_caller_gave_up_leaves_the_bridge_working(tmp_path: Path) -> None:
+    """JSPyBridge's reader thread hands an answer over through a barrier the caller must reach; a caller that
+    timed out never does, and the broken barrier ended the reader thread: every later call of the runtime
+    went unanswered (a 32-bot shard wedged so while closing). Now the runtime answers the next call."""
+    script = tmp_path / "late.py"
+    script.write_text(LATE_ANSWER)
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / "spin.js")], capture_output=True, text=True, timeout=90)
+    assert out.returncode == 0, out.stderr
+    assert "gave up: Call to 'spin' timed out" in out.stdout and "answered: 0" in out.stdout, (out.stdout, out.stderr)
+    assert "BrokenBarrierError" not in out.stderr

@@ -18,7 +18,15 @@ machine whose cores are shared by many processes, Node's main thread (path searc
 packets) can be that late without anything being wrong (seen at load 10 on 2 cores: `Timed out get
 drainJournal`, then a hung episode). Requests that wait JSPyBridge's default wait `MIN_REQUEST_SECONDS`
 instead; a call given its own bound (blockpact's bounded calls and liveness pings, which tell a wedged
-runtime from a slow one) keeps it, so its bound must differ from JSPyBridge's 10 s default.
+runtime from a slow one) keeps it, so its bound must differ from JSPyBridge's 10 s default. That holds for
+both waits of a call that passes a Python object (a callback): Node first names the object, then answers
+the call; the first wait was left at 10 s and was what failed a 64-bot runtime with `Execution timed out`.
+
+And an answer that comes after its caller gave up no longer kills the bridge: JSPyBridge's reader thread
+hands every answer over through a `threading.Barrier(2, timeout=5)` that the caller must also reach; a
+caller that timed out never does, the barrier breaks, and the exception ended the reader thread, so every
+later request of that runtime went unanswered (a wedge, seen closing a shard of 32 bots). Here a broken
+barrier costs the reader those 5 s and nothing else.
 """
 
 from __future__ import annotations
@@ -90,11 +98,30 @@ class _PatientRequest:
         return getattr(self._event, name)
 
 
-def _patient(queue_request: Any) -> Any:
-    def patient_queue_request(self: Any, request_id: Any, payload: Any, timeout: Any = None) -> _PatientRequest:
-        return _PatientRequest(queue_request(self, request_id, payload, timeout))
+def _patient(register: Any) -> Any:
+    """EventLoop.queue_request or .await_response, its event made patient."""
+    def patient(self: Any, *args: Any, **kwargs: Any) -> _PatientRequest:
+        return _PatientRequest(register(self, *args, **kwargs))
 
-    return patient_queue_request
+    return patient
+
+
+class _ForgivingBarrier(threading.Barrier):
+    """JSPyBridge's hand-over of one answer; a party that waited in vain goes on instead of raising."""
+
+    def wait(self, timeout: float | None = None) -> int:
+        try:
+            return super().wait(timeout)
+        except threading.BrokenBarrierError:
+            return -1
+
+
+def _threading_with_forgiving_barrier() -> ModuleType:
+    """The `threading` module as JSPyBridge's event loop and proxy see it: the same, but for Barrier."""
+    module = ModuleType("threading")
+    module.__dict__.update(threading.__dict__)
+    module.Barrier = _ForgivingBarrier  # type: ignore[attr-defined]
+    return module
 
 
 def import_bridge() -> ModuleType:
@@ -117,6 +144,8 @@ def import_bridge() -> ModuleType:
         proxy.print = _proxy_print  # type: ignore[attr-defined]
         events = importlib.import_module("javascript.events")
         events.EventLoop.queue_request = _patient(events.EventLoop.queue_request)  # type: ignore[method-assign]
+        events.EventLoop.await_response = _patient(events.EventLoop.await_response)  # type: ignore[method-assign]
+        events.threading = proxy.threading = _threading_with_forgiving_barrier()  # type: ignore[attr-defined]
         os.environ["FORCE_COLOR"] = "0"  # for the Node child, spawned by the package's __init__
         spec.loader.exec_module(package)
     except BaseException:

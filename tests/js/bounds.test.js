@@ -1,7 +1,8 @@
 'use strict'
 // Bounds of live primitives: work past its bound is stopped and fails with Bounded; tick waits count
 // ticks however slowly they come (mineflayer's own waitForTicks rejects after ticks * 50 ms + 5 s),
-// end when physics is silent, and are cancelled by the program's stop.
+// end when physics is silent, and are cancelled by the program's stop. A bound given the bot counts its
+// physics ticks: a late main thread slows the work and the bound alike.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { EventEmitter } = require('node:events')
@@ -26,6 +27,25 @@ test('work past its bound is stopped and rejected; work within it keeps its resu
   assert.equal(await bounded('x', 1, async () => 7, () => stopped++), 7)
   await assert.rejects(bounded('x', 1, async () => { throw new Error('no path') }, () => stopped++), /no path/)
   assert.equal(stopped, 1)
+})
+
+test('a bound given the bot counts its physics ticks: slow ticks stretch it, and it lets go of the bot after', async () => {
+  const bot = new EventEmitter()
+  const ticker = setInterval(() => bot.emit('physicsTick'), 100) // a main thread running at half speed
+  try {
+    let stopped = 0
+    const started = Date.now()
+    // 0.5 s of bound is 10 ticks: 1 s of wall time at this pace; work done after 0.7 s is within it.
+    const done = new Promise(resolve => setTimeout(() => resolve('arrived'), 700))
+    assert.equal(await bounded('the walk', 0.5, () => done, () => stopped++, bot), 'arrived')
+    await assert.rejects(bounded('the walk', 0.5, never, () => stopped++, bot), { name: 'Bounded' })
+    const took = (Date.now() - started) / 1000
+    assert.ok(took > 1.6 && took < 2.5, took)
+    assert.equal(stopped, 1)
+    assert.equal(bot.listenerCount('physicsTick'), 0)
+  } finally {
+    clearInterval(ticker)
+  }
 })
 
 test('a tick wait counts ticks that come slower than mineflayer allows, and no more', async () => {

@@ -1,7 +1,8 @@
 'use strict'
 // The mineflayer body's pieces that need no server: messages from primitives.toml, the signal
 // bus shared by the bots of a world, the checks a LiveWorld makes when it starts, the pathfinder's
-// searches kept apart from the paths they report, and the start line of programs that play together.
+// searches kept apart from the paths they report and timed on their own computing time, and the start
+// line of programs that play together.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { messageTable } = require('../../blockpact/bridge/js/mineflayer/feedback')
@@ -9,6 +10,7 @@ const { signalBus } = require('../../blockpact/bridge/js/mineflayer/primitives/s
 const { LiveWorld } = require('../../blockpact/bridge/js/mineflayer')
 const { primitiveNames } = require('../../blockpact/bridge/js/mineflayer/primitives')
 const { detachPathResults } = require('../../blockpact/bridge/js/mineflayer/path_results')
+const { countSearchTime } = require('../../blockpact/bridge/js/mineflayer/search_time')
 const { startLine } = require('../../blockpact/bridge/js/mineflayer/start_line')
 
 const TOML_LIKE = {
@@ -76,6 +78,40 @@ test('a pathfinder search spread over ticks finds an exact goal though every par
     assert.ok(partials > 10, `${partials} partial results`)
     assert.equal(result.status, 'success')
     assert.deepEqual(result.path.at(-1).toArray(), [9, 64, 9])
+  } finally {
+    performance.now = realNow
+  }
+})
+
+test('a path search is given up after thinkTimeout of its own computing, not of waiting between its ticks', () => {
+  const AStar = require('mineflayer-pathfinder/lib/astar')
+  const { goals } = require('mineflayer-pathfinder')
+  const Move = require('mineflayer-pathfinder/lib/move')
+  const { performance } = require('node:perf_hooks')
+  countSearchTime()
+  const steps = [[1, 0], [-1, 0], [0, 1], [0, -1]]
+  const open = { getNeighbors: (node) => steps.map(([dx, dz]) => new Move(node.x + dx, node.y, node.z + dz, 0, 1)) }
+  const yard = { getNeighbors: (node) => open.getNeighbors(node).filter(m => m.x >= 0 && m.x < 10 && m.z >= 0 && m.z < 10) }
+  // Every reading of the clock is 1 ms of searching; between two ticks the main thread is busy for 1000 ms.
+  const realNow = performance.now
+  let clock = 0
+  performance.now = () => clock++
+  const search = (movements, goal) => {
+    const astar = new AStar(new Move(0, 64, 0, 0, 0), movements, goal, 500, 3)
+    let result = astar.compute()
+    for (let ticks = 0; result.status === 'partial' && ticks < 10000; ticks++) {
+      clock += 1000
+      result = astar.compute()
+    }
+    return result
+  }
+  try {
+    const reachable = search(yard, new goals.GoalNear(9, 64, 9, 0))
+    assert.equal(reachable.status, 'success') // many seconds of waiting, little searching
+    assert.ok(reachable.time < 500, `${reachable.time} ms counted`)
+    const tooFar = search(open, new goals.GoalNear(1000, 64, 1000, 0)) // an endless field: 2000 steps away
+    assert.equal(tooFar.status, 'timeout')
+    assert.ok(tooFar.time >= 500 && tooFar.time < 520, `${tooFar.time} ms counted`)
   } finally {
     performance.now = realNow
   }

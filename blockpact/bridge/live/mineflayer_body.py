@@ -36,7 +36,7 @@ LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime 
 NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain) on an idle machine
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
-                 "connectionLost", "players", "setHarvest")
+                 "connectionLost", "players", "setHarvest", "loopDelay")
 
 
 def join_timeout() -> float:
@@ -286,6 +286,11 @@ class MineflayerWorld:
             return tuple(answer["unloaded"])  # type: ignore[return-value]
         palette = answer["palette"]
         return [palette[i] for i in answer["cells"]]
+
+    def loop_delay(self) -> dict[str, int]:
+        """How late Node's main thread ran since the last call, in ms ({mean, p99, max}): the bots answer the
+        server's keep-alives there, so a long delay is how a busy runtime gets its bots kicked."""
+        return dict(json.loads(str(self._sync("loopDelay"))))
 
     def positions(self) -> dict[str, list[float]]:
         return dict(json.loads(str(self._sync("positions"))))

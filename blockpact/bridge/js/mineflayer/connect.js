@@ -5,8 +5,10 @@ const { pathfinder, Movements } = require('mineflayer-pathfinder')
 const collectBlock = require('mineflayer-collectblock').plugin
 const tool = require('mineflayer-tool').plugin
 const { detachPathResults } = require('./path_results')
+const { countSearchTime } = require('./search_time')
 
 detachPathResults()
+countSearchTime()
 
 // Paths must not change the world on their own: no scaffolding, and no digging except, while
 // mining, the one block being mined (bot.blockpact.digTarget, a Vec3).

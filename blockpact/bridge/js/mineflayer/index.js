@@ -6,6 +6,7 @@
 // Every long operation takes a callback `done(json)` and returns at once: a Python->JS call
 // that waits longer than JSPyBridge's 10 s timeout can wedge the bridge. Results are JSON text,
 // so Python never walks JS proxies.
+const { monitorEventLoopDelay } = require('node:perf_hooks')
 const { Vec3 } = require('vec3')
 const { createRunner } = require('../sandbox')
 const { connectBot, disconnectBot } = require('./connect')
@@ -57,6 +58,18 @@ class LiveWorld {
     this.bodies = new Map() // name -> {bot, host, runner, run: {id, timer, timedOut} | null}
     this.runCount = 0
     this.startLine = startLine() // programs of one batch start together (start_line.js)
+    // How late Node's main thread runs its timers: bots answer the server's keep-alives on that thread.
+    this.delays = monitorEventLoopDelay({ resolution: 20 })
+    this.delays.enable()
+  }
+
+  // The main thread's lateness since the last call, in ms: {mean, p99, max} (a quick synchronous call).
+  loopDelay () {
+    const ms = ns => Math.round(ns / 1e6)
+    const { mean, max } = this.delays
+    const out = { mean: ms(mean), p99: ms(this.delays.percentile(99)), max: ms(max) }
+    this.delays.reset()
+    return JSON.stringify(out)
   }
 
   // A world event in the simulator's kinds, at wall time, kept until Python's world master drains it.
@@ -306,6 +319,7 @@ class LiveWorld {
   }
 
   close (done) {
+    this.delays.disable()
     Promise.all([...this.bodies.keys()].map(name => this.#leave(name)))
       .then(() => reply(done, { ok: true }), err => reply(done, { ok: false, error: err.message }))
   }

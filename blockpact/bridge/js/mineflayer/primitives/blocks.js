@@ -6,6 +6,7 @@ const { asVec3, checkCancelled, goto, countOf } = require('./common')
 const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
 const { canHarvest, toolName, underWorldRule } = require('../harvest')
+const { findBlocksOfType } = require('../find_blocks')
 
 const uses = {
   mineBlock: {
@@ -60,7 +61,7 @@ async function collectOne (ctx, pos, type, name) {
   try {
     await bounded('mining', seconds, () => block?.boundingBox === 'block'
       ? bot.collectBlock.collect(block, { ignoreNoPath: true })
-      : digPlant(ctx, pos), stop)
+      : digPlant(ctx, pos), stop, bot)
   } catch (err) {
     checkCancelled(ctx)
     if (err.name === 'Bounded') outcome = 'timeout'
@@ -91,7 +92,8 @@ async function mineBlock (ctx, name, count = 1) {
   const block = typeof name === 'string' ? bot.registry.blocksByName[name] : undefined
   if (!block) throw ctx.fail('No block named', { name })
   if (!Number.isInteger(count) || count < 1) throw ctx.fail('count for mineBlock')
-  const find = () => bot.findBlocks({ matching: block.id, maxDistance: settings.searchRadius, count: 256 })
+  const find = () => findBlocksOfType(bot, block.id, settings.searchRadius, 256) ??
+    bot.findBlocks({ matching: block.id, maxDistance: settings.searchRadius, count: 256 })
   if (find().length === 0) {
     ctx.say('No {name} nearby', { name })
     return 0

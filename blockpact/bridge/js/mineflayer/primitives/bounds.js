@@ -28,25 +28,39 @@ function boundSeconds (settings, { blocks = 0, seconds = 0 } = {}) {
   return Math.ceil(baseSeconds + slack * (blocks / WALK_BLOCKS_PER_SECOND + seconds))
 }
 
+// Resolves after `seconds`, unless `over` (an AbortSignal) is aborted first.
+function wallClock (seconds, over) {
+  return new Promise(resolve => {
+    const timer = setTimeout(resolve, seconds * 1000)
+    over.addEventListener('abort', () => clearTimeout(timer), { once: true })
+  })
+}
+
 // Runs work() (a promise-returning function); past `seconds` calls stop() and rejects with Bounded.
-function bounded (what, seconds, work, stop = () => {}) {
+// Given the bot, the seconds are counted in its physics ticks (20 a second, see waitTicks): the bot walks,
+// digs and hears the server on Node's main thread, and a main thread that runs late (64 bots on a loaded
+// machine: timers seen 15 s late) slows the work and this clock alike. A wall-clock bound failed walks that
+// were on their way there.
+function bounded (what, seconds, work, stop = () => {}, bot = null) {
+  const over = new AbortController()
+  const clock = bot ? waitTicks(bot, seconds * 20, over.signal, () => null) : wallClock(seconds, over.signal)
   return new Promise((resolve, reject) => {
     let settled = false
-    const timer = setTimeout(() => {
+    clock.then(() => {
       if (settled) return
       settled = true
       try { stop() } catch (err) { /* stopping is best effort */ }
       reject(new Bounded(what, seconds))
-    }, seconds * 1000)
+    }, () => {})
     Promise.resolve().then(work).then(value => {
       if (settled) return
       settled = true
-      clearTimeout(timer)
+      over.abort()
       resolve(value)
     }, err => {
       if (settled) return
       settled = true
-      clearTimeout(timer)
+      over.abort()
       reject(err)
     })
   })

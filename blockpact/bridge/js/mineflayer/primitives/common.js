@@ -30,7 +30,11 @@ function walkError (name, message) {
 // Sets the goal and settles when the walk ends. Unlike pathfinder.goto, a partial result that has no
 // path yet (a search spread over ticks that has not got past the start) is not taken for arrival, and a
 // walk that finds no path leaves the bot standing instead of walking on towards the nearest point.
+// pathfinder.stop() asked while the pathfinder walks no path (collectblock's cancelTask when a dig is
+// stopped: the block was taken, or its bound passed) is kept until the next goal and ends that at once
+// ("PathStopped"): the next moveTo failed without walking. A goal of null first takes that stop.
 function walk (bot, goal) {
+  bot.pathfinder.setGoal(null)
   return new Promise((resolve, reject) => {
     const listeners = {
       goal_reached: () => settle(),
@@ -63,7 +67,8 @@ function goalPosition (bot, goal) {
 }
 
 // Walks to a pathfinder goal; a stopped program stops the walk. A walk that has not arrived within its
-// bound (from the distance, live.toml [bots] bound_*) stops and fails with the name 'Timeout'.
+// bound (from the distance, live.toml [bots] bound_*; in the bot's physics ticks) stops and fails with the
+// name 'Timeout' and the bound's `seconds`.
 async function goto (ctx, goal) {
   checkCancelled(ctx)
   const { bot } = ctx
@@ -72,9 +77,9 @@ async function goto (ctx, goal) {
   const blocks = bot.entity.position.distanceTo(goalPosition(bot, goal))
   const seconds = boundSeconds(ctx.settings, { blocks: blocks * 2 }) // paths wind: twice the straight line
   try {
-    await bounded('the walk', seconds, () => walk(bot, goal), () => { bot.pathfinder.stop(); bot.pathfinder.setGoal(null) })
+    await bounded('the walk', seconds, () => walk(bot, goal), () => { bot.pathfinder.stop(); bot.pathfinder.setGoal(null) }, bot)
   } catch (err) {
-    if (err.name === 'Bounded') throw walkError('Timeout', `I could not get there within ${seconds} s`)
+    if (err.name === 'Bounded') throw Object.assign(walkError('Timeout', `I could not get there within ${seconds} s`), { seconds })
     throw err
   } finally {
     ctx.abort.removeEventListener('abort', stop)

@@ -5,7 +5,7 @@ const { asVec3, goto, sleep } = require('./common')
 const { formatPosition } = require('../feedback')
 
 const uses = {
-  moveTo: { errors: ['No path to the goal!', 'position for moveTo must be a Vec3'] },
+  moveTo: { errors: ['No path to the goal!', 'I could not get to', 'position for moveTo must be a Vec3'] },
   exploreUntil: { feedback: ['I cannot explore further towards'] }
 }
 
@@ -16,6 +16,8 @@ async function moveTo (ctx, position, radius = 1) {
     await goto(ctx, new goals.GoalNear(target.x, target.y, target.z, Number.isFinite(radius) && radius >= 0 ? radius : 1))
   } catch (err) {
     if (err.name === 'Cancelled') throw err
+    // A path that was found but not walked within its bound is not "no path": the program is told which.
+    if (err.seconds !== undefined) throw ctx.fail('I could not get to', { position: formatPosition(target), seconds: err.seconds })
     throw ctx.fail('No path to the goal!')
   }
   return ctx.bot.entity.position.floored()
