@@ -149,10 +149,22 @@ class NodeRuntime:
 
         return not self._closed and config.event_loop is not None and self._js.connection.proc is self._proc and self._proc.poll() is None
 
+    @property
+    def stopped(self) -> bool:
+        """Whether the process is stopped (SIGSTOP, a debugger): alive, and certain to answer nothing until resumed.
+        False where /proc cannot say."""
+        try:
+            state = Path(f"/proc/{self._proc.pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except (OSError, IndexError):
+            return False
+        return state in ("T", "t")
+
     def call(self, what: str, fn: Any, *args: Any) -> Any:
         """`fn(*args)`, a call into Node; any failure of the bridge itself becomes `BridgeBroken`."""
         if not self.alive:
             raise BridgeBroken(f"the Node runtime (pid {self.pid}) is gone ({what})")
+        if self.stopped:  # it would answer nothing, and the caller would block for the call's whole bound
+            raise BridgeBroken(f"the Node runtime (pid {self.pid}) is stopped ({what})")
         try:
             return fn(*args)
         except Exception as exc:  # JSPyBridge raises bare Exceptions for a crashed or timed-out bridge

@@ -20,6 +20,7 @@ from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.machine_load import load_per_core, stretched
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
+from blockpact.bridge.live.watchdog import RuntimeWatchdog
 from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 from blockpact.settings import settings
@@ -104,6 +105,7 @@ class MineflayerWorld:
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
         self._closed = False
         self._batches = 0
+        self._watchdog = RuntimeWatchdog(self._node, lambda: self._sync("players"), node_call_seconds)
 
     async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
         """Call `world.method(*args, done)` and await `done(json)`."""
@@ -138,27 +140,13 @@ class MineflayerWorld:
         return self._node.call(method, lambda: fn(*args, timeout=timeout))
 
     async def watch(self) -> None:
-        """Never returns: raises BridgeBroken within LIVENESS_POLL_SECONDS once the Node runtime is gone, or
-        when it does not answer a ping (asked from a worker thread) within node_call_seconds(), after killing it
-        (a runtime that stopped answering is restarted for whatever comes next)."""
-        node = self._node
-        ping: asyncio.Future[Any] | None = None
-        try:
-            while True:
-                if not node.alive:
-                    raise BridgeBroken(f"the Node runtime (pid {node.pid}) died")
-                if ping is None:
-                    ping = asyncio.ensure_future(asyncio.to_thread(self._sync, "players"))
-                await asyncio.wait([ping], timeout=LIVENESS_POLL_SECONDS)
-                if ping.done():
-                    if ping.exception() is not None and node.alive:
-                        await asyncio.to_thread(node.kill)
-                        raise BridgeBroken(f"the Node runtime (pid {node.pid}) did not answer within "
-                                           f"{node_call_seconds():.0f} s ({ping.exception()}); it was killed") from None
-                    ping = None
-        finally:
-            if ping is not None:
-                ping.cancel()
+        """Never returns: raises BridgeBroken once the Node runtime is gone, stopped or wedged (watchdog.py)."""
+        await self._watchdog.watch()
+
+    @property
+    def answering(self) -> bool:
+        """Whether a call into Node now is safe for the event loop's thread (watchdog.py)."""
+        return self._watchdog.answering
 
     def connection_lost(self, player: str) -> str | None:
         """None while `player`'s bot is connected, else why it is not."""
@@ -267,7 +255,10 @@ class MineflayerWorld:
         return str(answer["reply"])
 
     def drain_journal(self) -> list[dict[str, Any]]:
-        """World events only the bots saw (signals; everything, once `witness` is on), oldest first."""
+        """World events only the bots saw (signals; everything, once `witness` is on), oldest first. Nothing while
+        Node does not answer the watchdog: the entries wait there (the event loop's thread must not block on it)."""
+        if not self.answering:
+            return []
         return list(json.loads(str(self._sync("drainJournal"))))
 
     def witness(self, operator: str) -> None:
@@ -293,6 +284,9 @@ class MineflayerWorld:
         return dict(json.loads(str(self._sync("loopDelay"))))
 
     def positions(self) -> dict[str, list[float]]:
+        """Where the bots are; none while Node does not answer the watchdog (see drain_journal)."""
+        if not self.answering:
+            return {}
         return dict(json.loads(str(self._sync("positions"))))
 
     def freeze(self, player: str) -> None:

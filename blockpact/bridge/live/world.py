@@ -148,7 +148,8 @@ class LiveWorld:
     async def _tick_forever(self) -> None:
         while True:
             await asyncio.sleep(self.tick_interval)
-            self.master.tick()
+            if self.bots is None or self.bots.answering:  # else the journals wait in Node for the next tick
+                self.master.tick()
 
     async def observe(self, player: str) -> dict[str, Any]:
         """What `player` sees now; SimWorld.observe gives the same keys. Before the bots join, the world as
