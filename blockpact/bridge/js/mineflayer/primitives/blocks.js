@@ -1,5 +1,6 @@
 'use strict'
-// mineBlock (mineflayer-collectblock, tools chosen by mineflayer-tool) and placeItem.
+// mineBlock (mineflayer-collectblock where drops are item entities to pick up, tools chosen by
+// mineflayer-tool) and placeItem.
 const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
 const { asVec3, checkCancelled, goto, countOf } = require('./common')
@@ -59,9 +60,11 @@ async function collectOne (ctx, pos, type, name) {
   const seconds = boundSeconds(ctx.settings, { blocks: 2 * bot.entity.position.distanceTo(pos), seconds: digSeconds + 1 })
   let outcome = null
   try {
-    await bounded('mining', seconds, () => block?.boundingBox === 'block'
-      ? bot.collectBlock.collect(block, { ignoreNoPath: true })
-      : digPlant(ctx, pos), stop, bot)
+    await bounded('mining', seconds, () => block?.boundingBox !== 'block'
+      ? digPlant(ctx, pos)
+      : ctx.world.witness === null
+        ? digInReach(ctx, block)
+        : bot.collectBlock.collect(block, { ignoreNoPath: true }), stop, bot)
   } catch (err) {
     checkCancelled(ctx)
     if (err.name === 'Bounded') outcome = 'timeout'
@@ -77,6 +80,17 @@ async function collectOne (ctx, pos, type, name) {
   if (dugHere) return 'mined'
   if (bot.blockAt(pos)?.type === type) return outcome ?? 'failed'
   return 'gone'
+}
+
+// On the embedded server blockpact's plugin puts a dig's drops straight into the digger's inventory
+// (js/server/plugin/drops.js): there is nothing to pick up, and collectblock's wait of 10 physics ticks after
+// every dig for item entities to appear only slowed each block by 0.5 s (the simulator charges no such wait).
+async function digInReach (ctx, block) {
+  const { bot } = ctx
+  await goto(ctx, new goals.GoalLookAtBlock(block.position, bot.world))
+  await bot.tool.equipForBlock(block, { requireHarvest: true })
+  if (bot.heldItem !== null && !block.canHarvest(bot.heldItem.type)) return // as collectblock: not dug, reported as failed
+  await bot.dig(block)
 }
 
 // A block without a collision box (a plant, a bush): collectblock walks until it can see the block's faces,
