@@ -24,6 +24,7 @@ from blockpact.cli import main
 from blockpact.experiments.scenario import ScenarioError
 from blockpact.experiments.study import load_study
 from blockpact.worlds.world_files import load_world
+from harness.pace import scaled
 
 KEY = "sk-test-sweep-9e8d"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
@@ -192,9 +193,12 @@ def llm_env() -> Iterator[None]:
 
 @pytest.mark.parametrize("bound", [pytest.param(1, marks=pytest.mark.slow), 3])
 def test_llm_requests_are_bounded_per_endpoint_across_workers(tmp_path, llm_env, bound) -> None:
-    """Models fill `llm:{model}` slots; 3 workers share the endpoint, never more than `bound` requests at once."""
+    """Models fill `llm:{model}` slots; 3 workers share the endpoint, never more than `bound` requests at once.
+    The stub's latency grows with the machine's load: workers that start seconds apart on a busy machine must
+    still overlap (at load 30, 0.2 s answers left at most 2 requests in flight)."""
     world = load_world("double_vein")
-    with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY, models=["m-a", "m-b"], quirks=ServerQuirks(latency_s=0.2)) as stub:
+    quirks = ServerQuirks(latency_s=scaled(0.2))
+    with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY, models=["m-a", "m-b"], quirks=quirks) as stub:
         (tmp_path / "focal.toml").write_text(
             '[scenario]\nworld = "double_vein"\nseeds = 3\n[[conditions]]\ncontract = "negotiate"\n'
             f'[players]\nGizmo = "llm:{{model}}"\nGlitch = "llm:{{model}}"\n[llm]\nbase_url = "{stub.base_url}"\n')
