@@ -183,7 +183,10 @@ def test_a_failing_seed_is_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
     assert "Seed failed (cause internal): RuntimeError: body lost its connection" in run_dir.report.read_text()
 
 
+@pytest.mark.slow  # test_run_resume.py::test_ctrl_c_then_resume_equals_the_uninterrupted_run checks the same in the fast suite
 def test_ctrl_c_leaves_a_valid_log_and_a_report(tmp_path: Path) -> None:
+    """Slow (`make test-all`): the same checks on a cleanup run are made in the fast suite by
+    test_run_resume.py::test_ctrl_c_then_resume_equals_the_uninterrupted_run (double_vein, then resumed)."""
     out = tmp_path / "interrupted"
     env = {**shell_env(), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "blockpact.cli", "run", "cleanup", "--seeds", "200", "--out", str(out)],
