@@ -1,22 +1,18 @@
-"""PNG figures of a run: welfare per condition (mean and min–max band over seeds), per-player rewards
-with the gap between players filled, items each player holds, and region stocks when the world has
-dynamics. All curves are replayed from the world events of each completed seed's last finished episode."""
+"""The figures of a run, as SVG (svg_figure.py): welfare per condition (mean and min–max band over seeds),
+per-player rewards with the gap between players filled, items each player holds, and region stocks when the
+world has dynamics. All curves are replayed from the world events of each completed seed's last finished episode."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from blockpact.experiments.records import EpisodeRecord, RunRecord
 from blockpact.experiments.settings import run_settings
+from blockpact.experiments.svg_figure import Axes, Figure
 from blockpact.judge.metrics import Curve, item_curves, resource_curves, reward_curves, welfare_curve
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
 
 
 def clock_label(run: RunRecord) -> str:
@@ -51,7 +47,8 @@ def _end(episodes: Sequence[EpisodeRecord]) -> float:
 
 
 def _pyplot():  # noqa: ANN202
-    """matplotlib on the Agg backend, imported when a figure is drawn (it costs ~0.3 s at every CLI start otherwise)."""
+    """matplotlib on the Agg backend, for the organizations' figures (experiments/org/plots.py), imported when one
+    is drawn (it costs ~0.3 s at every CLI start otherwise)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -60,28 +57,14 @@ def _pyplot():  # noqa: ANN202
     return matplotlib.pyplot
 
 
-# Margins and gaps around the panels, in inches (fixed instead of tight_layout, which draws every figure once
-# more to measure its labels: a third of a figure's cost). They fit the tick labels, axis labels and titles.
-_LEFT, _RIGHT, _BOTTOM, _TOP, _WGAP, _HGAP = 0.8, 0.2, 0.55, 0.35, 0.45, 0.95
-
-
 def _figure(panels: int, rows: int = 1) -> tuple[Figure, np.ndarray]:
-    """A figure of rows x panels axes on matplotlib's Agg canvas (no pyplot: nothing is shown or kept)."""
-    from matplotlib.figure import Figure
-
     s = run_settings().plots
-    width, height = s.width * panels, s.height * rows
-    fig = Figure(figsize=(width, height))
-    axes = fig.subplots(rows, panels, squeeze=False, sharey="row")
-    axis_w = (width - _LEFT - _RIGHT - (panels - 1) * _WGAP) / panels
-    axis_h = (height - _BOTTOM - _TOP - (rows - 1) * _HGAP) / rows
-    fig.subplots_adjust(left=_LEFT / width, right=1 - _RIGHT / width, bottom=_BOTTOM / height, top=1 - _TOP / height,
-                        wspace=_WGAP / axis_w, hspace=_HGAP / axis_h)
-    return fig, axes
+    fig = Figure(rows, panels, s.width, s.height)
+    return fig, fig.axes
 
 
 def _save(fig: Figure, path: Path) -> None:
-    fig.savefig(path, dpi=run_settings().plots.dpi, metadata={"Software": None})
+    path.write_text(fig.svg(), encoding="utf-8")
 
 
 def _band(ax: Axes, times: np.ndarray, rows: np.ndarray, label: str, color: str) -> None:
