@@ -77,12 +77,17 @@ class Axes:
         self.legend_at, self.legend_size = loc, SMALL if fontsize == "small" else FONT
 
     def x_range(self) -> tuple[float, float] | None:
-        xs = [m.x for m in self.marks if m.x.size]
-        return (min(float(x.min()) for x in xs), max(float(x.max()) for x in xs)) if xs else None
+        return _finite_range([m.x for m in self.marks])
 
     def y_range(self) -> tuple[float, float] | None:
-        ys = [a for m in self.marks if m.y.size for a in (m.y, m.y2) if a is not None]
-        return (min(float(y.min()) for y in ys), max(float(y.max()) for y in ys)) if ys else None
+        return _finite_range([a for m in self.marks for a in (m.y, m.y2) if a is not None])
+
+
+def _finite_range(arrays: list[np.ndarray]) -> tuple[float, float] | None:
+    """The range of the finite values (a mean over no seeds is NaN, and is not drawn)."""
+    values = np.concatenate([np.ravel(a) for a in arrays] or [np.empty(0)])
+    values = values[np.isfinite(values)]
+    return (float(values.min()), float(values.max())) if values.size else None
 
 
 def _padded(r: tuple[float, float] | None) -> tuple[float, float]:
@@ -189,7 +194,7 @@ class _Panel:
             d = "M" + " L".join(f"{x:g} {y:g}" for x, y in [*upper, *lower]) + "Z"
             return f'<path d="{d}" fill="{fill}" fill-opacity="{m.alpha:g}" stroke="none"/>'
         if m.kind == "points":
-            return "".join(_diamond(x, y, fill) for x, y in zip(self.px(m.x), self.py(m.y)))
+            return "".join(_diamond(x, y, fill) for x, y in zip(self.px(m.x), self.py(m.y)) if math.isfinite(x + y))
         y = float(self.py(m.y)[0])
         dash = _DASHES[m.dash]
         return (f'<path d="M{self.x0:.2f} {y:.2f}h{self.w:.2f}" stroke="{fill}" stroke-width="1.5"'
