@@ -51,11 +51,18 @@ def test_world_new_writes_a_template_that_validates(tmp_path: Path, capsys) -> N
     assert main(["world", "new", "fishery", "--out", str(out)]) == 1  # never overwrites
 
 
-def test_console_script_runs_the_main_job(tmp_path: Path) -> None:
+def test_console_script_runs_the_main_job(tmp_path: Path, monkeypatch) -> None:
+    """The main job through the installed script, its output a pipe: no progress bar, colours or stray
+    stderr (test_report.py's progress test relies on this run)."""
+    # JSPyBridge sets FORCE_COLOR in os.environ when the Node runtime starts (an earlier test's run
+    # started it in this process), and rich takes any FORCE_COLOR for a terminal.
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
     exe = Path(sys.executable).parent / "blockpact"
-    done = subprocess.run([str(exe), "run", "--seeds", "1"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = subprocess.run([str(exe), "run", "--seeds", "1"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "scripted" in done.stdout and "negotiate" in done.stdout
+    assert "\x1b[" not in done.stdout and "\r" not in done.stdout and "episodes" not in done.stdout
+    assert done.stderr == ""
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert run_dir.name.startswith("double_vein-")
     assert f"report: {Path('runs') / run_dir.name / 'report.html'}" in done.stdout

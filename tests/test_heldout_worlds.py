@@ -18,9 +18,19 @@ from blockpact.worlds.world_files import load_world
 WORLDS = Path(__file__).parent / "worlds"
 
 
-def run(world: str, tmp_path: Path, seeds: int = 1) -> tuple[dict, dict]:
-    out = tmp_path / Path(world).stem
-    assert main(["run", world, "--seeds", str(seeds), "--out", str(out)]) == 0
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Path]:
+    """Run directories by world, each world run once for every test of the module that reads it."""
+    return {}
+
+
+def run(world: str, runs: dict[str, Path], tmp_path_factory) -> tuple[dict, dict]:
+    """`blockpact run WORLD --seeds 1` (once per module): its metrics and report."""
+    if world not in runs:
+        out = tmp_path_factory.mktemp("heldout") / Path(world).stem
+        assert main(["run", world, "--seeds", "1", "--out", str(out)]) == 0
+        runs[world] = out
+    out = runs[world]
     metrics = json.loads((out / "metrics.json").read_text())
     return metrics, {"report": (out / "report.html").read_text()}
 
@@ -36,17 +46,17 @@ def assert_fair_and_better(metrics: dict, world: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["pasture", "stag_hunt", "gold_key"])
-def test_a_heldout_world_reaches_its_reference_optimum_fairly(name: str, tmp_path: Path) -> None:
+def test_a_heldout_world_reaches_its_reference_optimum_fairly(name: str, runs, tmp_path_factory) -> None:
     world = str(WORLDS / f"{name}.toml")
-    metrics, out = run(world, tmp_path)
+    metrics, out = run(world, runs, tmp_path_factory)
     assert_fair_and_better(metrics, world)
     reference = load_world(world).extra["reference"]["welfare"]
     assert metrics["conditions"]["negotiate"]["welfare"]["mean"] >= 0.9 * reference
     assert "searched" in out["report"] and "each played on the simulator" in out["report"]
 
 
-def test_the_heldout_commons_collapses_without_a_contract(tmp_path: Path) -> None:
-    metrics, out = run(str(WORLDS / "pasture.toml"), tmp_path)
+def test_the_heldout_commons_collapses_without_a_contract(runs, tmp_path_factory) -> None:
+    metrics, out = run(str(WORLDS / "pasture.toml"), runs, tmp_path_factory)
     commons = metrics["commons"]["conditions"]
     greedy = commons["none"]["seeds"][0]["resources"]["pumpkin@pasture"]
     assert greedy["collapsed"] and greedy["survival_time"] < 600
@@ -55,16 +65,17 @@ def test_the_heldout_commons_collapses_without_a_contract(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("name", ["commons", "cleanup_mp"])
-def test_builtin_commons_contracts_are_fair_and_no_worse(name: str, tmp_path: Path) -> None:
-    metrics, _ = run(name, tmp_path)
+def test_builtin_commons_contracts_are_fair_and_no_worse(name: str, runs, tmp_path_factory) -> None:
+    metrics, _ = run(name, runs, tmp_path_factory)
     assert_fair_and_better(metrics, name)
 
 
-def test_the_report_shows_the_formal_judges_score_of_every_clause(tmp_path: Path) -> None:
-    metrics, out = run(str(WORLDS / "stag_hunt.toml"), tmp_path)
+def test_the_report_shows_the_formal_judges_score_of_every_clause(runs, tmp_path_factory) -> None:
+    world = str(WORLDS / "stag_hunt.toml")
+    metrics, out = run(world, runs, tmp_path_factory)
     from blockpact.experiments.records import read_run
 
-    [seed] = read_run(tmp_path / "stag_hunt" / "events.jsonl").of_condition("negotiate")
+    [seed] = read_run(runs[world] / "events.jsonl").of_condition("negotiate")
     [formal] = [j for j in seed.final.judgments if j.source == "formal"]
     assert [c["status"] for c in formal.clauses] == ["kept", "kept", "kept", "kept", "settled"], formal.clauses
     assert "<th>broken by</th>" in out["report"] and "waiting for a signal" in out["report"]

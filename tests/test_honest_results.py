@@ -183,8 +183,11 @@ def test_sigterm_leaves_a_valid_log_metrics_and_a_report_and_names_resume(tmp_pa
     assert (out / "report.html").is_file() and f"report: {out / 'report.html'}" in stdout
 
 
+@pytest.mark.slow  # the SIGTERM it sends is handled as in test_sigterm_leaves_a_valid_log_metrics_and_a_report_and_names_resume
 @pytest.mark.skipif(not Path("/usr/bin/timeout").exists(), reason="coreutils timeout")
 def test_timeout_dash_s_term_leaves_the_outputs(tmp_path: Path) -> None:
+    """Slow (`make test-all`): `timeout -s TERM` sends the SIGTERM whose handling
+    test_sigterm_leaves_a_valid_log_metrics_and_a_report_and_names_resume checks in the fast suite."""
     out = tmp_path / "timed"
     done = subprocess.run(["timeout", "--preserve-status", "-s", "TERM", "6", sys.executable, "-m", "blockpact.cli",
                            "run", "cleanup", "--seeds", "500", "--out", str(out)],

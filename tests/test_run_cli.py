@@ -10,9 +10,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
-from PIL import Image
 
 from blockpact.cli import main
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan
@@ -67,13 +67,15 @@ def test_run_writes_the_run_directory(double_vein_run) -> None:
     check_metrics_schema(metrics)
     assert metrics["world"] == "double_vein" and metrics["agents"] == "scripted" and metrics["status"] == "complete"
     assert list(metrics["conditions"]) == ["none", "negotiate"]
-    for name in ("welfare", "rewards", "items"):
-        png = out / "plots" / f"{name}.png"
-        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        with Image.open(png) as image:
-            image.verify()
+    for name, title in (("welfare", "double_vein: social welfare"), ("rewards", "reward per player"),
+                        ("items", "items Gizmo holds")):
+        svg = ElementTree.parse(out / "plots" / f"{name}.svg").getroot()
+        assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+        texts = [t.text or "" for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+        assert any(title in t for t in texts), texts
+        assert any(p.get("stroke") == "#1f77b4" for p in svg.iter("{http://www.w3.org/2000/svg}path"))  # a curve
     # double_vein has no dynamics rules, so no resource-stock figure
-    assert not (out / "plots" / "regions.png").exists()
+    assert not (out / "plots" / "regions.svg").exists()
     # Table-1 summary and the report's path on stdout
     assert "agents: scripted (deterministic baseline, no LLM)" in stdout
     assert re.search(r"negotiate\s+│\s+0\.000 ± 0\.000\s+│\s+78\.00 ± 0\.00", stdout), stdout
@@ -85,7 +87,7 @@ def test_report_is_self_contained(double_vein_run) -> None:
     html = (out / "report.html").read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
     assert "<script" not in html.lower() and "<link" not in html.lower()
-    assert html.count('src="data:image/png;base64,') == 3
+    assert html.count('src="data:image/svg+xml;base64,') == 3
     assert "agents: scripted (deterministic baseline, no LLM)" in html
     assert "Gizmo and Glitch share their rewards equally." in html
     assert "I searched 4 candidate contracts, each played on the simulator" in html  # what it optimised
@@ -113,7 +115,7 @@ def test_report_rebuilds_everything_from_events_alone(double_vein_run, tmp_path:
     (copy / "events.jsonl").write_bytes((out / "events.jsonl").read_bytes())
     assert main(["report", str(copy)]) == 0
     assert (copy / "metrics.json").read_bytes() == (out / "metrics.json").read_bytes()
-    assert {p.name for p in (copy / "plots").iterdir()} == {"welfare.png", "rewards.png", "items.png"}
+    assert {p.name for p in (copy / "plots").iterdir()} == {"welfare.svg", "rewards.svg", "items.svg"}
     assert (copy / "report.html").is_file()
     assert f"report: {copy / 'report.html'}" in capsys.readouterr().out
 
@@ -183,7 +185,10 @@ def test_a_failing_seed_is_recorded_and_the_run_goes_on(tmp_path: Path) -> None:
     assert "Seed failed (cause internal): RuntimeError: body lost its connection" in run_dir.report.read_text()
 
 
+@pytest.mark.slow  # test_run_resume.py::test_ctrl_c_then_resume_equals_the_uninterrupted_run checks the same in the fast suite
 def test_ctrl_c_leaves_a_valid_log_and_a_report(tmp_path: Path) -> None:
+    """Slow (`make test-all`): the same checks on a cleanup run are made in the fast suite by
+    test_run_resume.py::test_ctrl_c_then_resume_equals_the_uninterrupted_run (double_vein, then resumed)."""
     out = tmp_path / "interrupted"
     env = {**shell_env(), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "blockpact.cli", "run", "cleanup", "--seeds", "200", "--out", str(out)],

@@ -34,8 +34,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("resume") / "full"
-    done = run_cli("run", "double_vein", "--seeds", "3", "--out", str(out))
-    assert done.returncode == 0, done.stderr
+    assert main(["run", "double_vein", "--seeds", "3", "--out", str(out)]) == 0  # in this process: no second start-up
     return out
 
 
@@ -122,6 +121,8 @@ def test_resume_after_a_cut_equals_the_uninterrupted_run(uninterrupted: Path, tm
 
 
 def test_ctrl_c_then_resume_equals_the_uninterrupted_run(uninterrupted: Path, tmp_path: Path) -> None:
+    """Ctrl-C leaves a valid log, metrics and a report of what finished (rebuilt alike by `blockpact report`),
+    and `blockpact resume` finishes the run with the uninterrupted run's metrics."""
     out = tmp_path / "interrupted"
     log = out / "events.jsonl"
     command = [sys.executable, "-m", "blockpact.cli", "run", "double_vein", "--seeds", "3", "--out", str(out)]
@@ -132,15 +133,22 @@ def test_ctrl_c_then_resume_equals_the_uninterrupted_run(uninterrupted: Path, tm
         while time.monotonic() < deadline and not (log.exists() and '"kind": "seed_end"' in log.read_text()):
             time.sleep(0.01)
         proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=120)
+        stdout, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, stderr
-    assert f"blockpact resume {out}" in stderr
+    assert f"blockpact resume {out}" in stderr and "interrupted" in stderr and "Traceback" not in stderr
+    assert f"report: {out / 'report.html'}" in stdout
+    run = read_run(log)
+    assert run.status == "interrupted" and not run.warnings  # a valid log
     interrupted = metrics(out)
     assert interrupted["status"] == "interrupted" and interrupted["conditions"]["negotiate"]["seeds_finished"] < 3
+    assert sum(c["seeds_finished"] for c in interrupted["conditions"].values()) >= 1
+    (out / "metrics.json").unlink()  # the outputs of what finished are rebuilt from the log alone
+    assert main(["report", str(out)]) == 0
+    assert metrics(out) == interrupted
 
     done = run_cli("resume", str(out))
     assert done.returncode == 0, done.stderr

@@ -24,6 +24,7 @@ from blockpact.cli import main
 from blockpact.experiments.scenario import ScenarioError
 from blockpact.experiments.study import load_study
 from blockpact.worlds.world_files import load_world
+from harness.pace import scaled
 
 KEY = "sk-test-sweep-9e8d"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
@@ -52,7 +53,7 @@ def seed_metrics(root: Path) -> dict[tuple[str, str, int], tuple[float, float | 
 @pytest.fixture(scope="module")
 def two_workers(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("sweep")
-    study = write_study(base / "study")
+    study = write_study(base / "study", seeds=1)  # one unit per worker: both run at once
     assert main(["sweep", str(study), "--workers", "2", "--out", str(base / "w2")]) == 0
     return base
 
@@ -60,14 +61,14 @@ def two_workers(tmp_path_factory) -> Path:
 def test_units_index_and_comparison(two_workers) -> None:
     root = two_workers / "w2"
     index = json.loads((root / "index.json").read_text())
-    assert sorted(index["units"]) == ["cu/seed-0", "cu/seed-1", "dv/seed-0", "dv/seed-1"]
+    assert sorted(index["units"]) == ["cu/seed-0", "dv/seed-0"]
     for unit in index["units"].values():
         assert unit["status"] == "complete" and set(unit["welfare"]) == {"none", "negotiate"}
         assert unit["cpu_s"] > 0  # its worker's Python and Node runtime (bench/sweep_scaling.py reads it)
         run = root / unit["dir"]
         assert (run / "events.jsonl").is_file() and (run / "report.html").is_file()
-        assert not list(run.glob("plots/*.png"))  # per-unit plots only with --plots
-    assert len(seed_metrics(root)) == 8
+        assert not list(run.glob("plots/*"))  # per-unit plots only with --plots
+    assert len(seed_metrics(root)) == 4
     assert (root / "comparison" / "compare.csv").is_file()
 
 
@@ -75,8 +76,8 @@ def test_the_costliest_units_start_first(two_workers) -> None:
     from blockpact.experiments.sweep_backends import longest_first
 
     units = load_study(two_workers / "study" / "study.toml").units(lambda scenario: None)
-    assert [u.id for u in units] == ["dv/seed-0", "dv/seed-1", "cu/seed-0", "cu/seed-1"]  # the study's order
-    assert [u.id for u in longest_first(units)] == ["cu/seed-0", "cu/seed-1", "dv/seed-0", "dv/seed-1"]  # 600 s > 300 s
+    assert [u.id for u in units] == ["dv/seed-0", "cu/seed-0"]  # the study's order
+    assert [u.id for u in longest_first(units)] == ["cu/seed-0", "dv/seed-0"]  # 600 s > 300 s
 
 
 def failed_programs(root: Path) -> list[str]:
@@ -102,12 +103,12 @@ def test_a_unit_cut_short_is_redone_and_finished_ones_are_skipped(two_workers, t
 
     root = tmp_path / "copy"
     shutil.copytree(two_workers / "w2", root)
-    unit = root / "units" / "dv" / "seed-1"
+    unit = root / "units" / "dv" / "seed-0"
     (unit / "metrics.json").unlink()  # as if killed before its end
     lines = (unit / "events.jsonl").read_text().splitlines(keepends=True)
     (unit / "events.jsonl").write_text("".join(lines[: len(lines) // 2]))
     assert main(["sweep", str(two_workers / "study" / "study.toml"), "--workers", "1", "--out", str(root)]) == 0
-    assert "4 units, 3 already finished, 1 to run" in capsys.readouterr().err
+    assert "2 units, 1 already finished, 1 to run" in capsys.readouterr().err
     assert seed_metrics(root) == seed_metrics(two_workers / "w2")
 
 
@@ -192,9 +193,12 @@ def llm_env() -> Iterator[None]:
 
 @pytest.mark.parametrize("bound", [pytest.param(1, marks=pytest.mark.slow), 3])
 def test_llm_requests_are_bounded_per_endpoint_across_workers(tmp_path, llm_env, bound) -> None:
-    """Models fill `llm:{model}` slots; 3 workers share the endpoint, never more than `bound` requests at once."""
+    """Models fill `llm:{model}` slots; 3 workers share the endpoint, never more than `bound` requests at once.
+    The stub's latency grows with the machine's load: workers that start seconds apart on a busy machine must
+    still overlap (at load 30, 0.2 s answers left at most 2 requests in flight)."""
     world = load_world("double_vein")
-    with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY, models=["m-a", "m-b"], quirks=ServerQuirks(latency_s=0.2)) as stub:
+    quirks = ServerQuirks(latency_s=scaled(0.2))
+    with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY, models=["m-a", "m-b"], quirks=quirks) as stub:
         (tmp_path / "focal.toml").write_text(
             '[scenario]\nworld = "double_vein"\nseeds = 3\n[[conditions]]\ncontract = "negotiate"\n'
             f'[players]\nGizmo = "llm:{{model}}"\nGlitch = "llm:{{model}}"\n[llm]\nbase_url = "{stub.base_url}"\n')

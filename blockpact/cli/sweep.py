@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="run on Ray: a cluster's address, or a local Ray instance when none is given "
                         "(pip install 'blockpact[ray]')")
     p.add_argument("--retry-errors", action="store_true", help="also redo units whose run recorded a failed seed")
-    p.add_argument("--plots", action="store_true", help="also draw each unit's PNG plots (default: metrics.json and "
+    p.add_argument("--plots", action="store_true", help="also draw each unit's SVG plots (default: metrics.json and "
                    "report.html only; `blockpact report UNIT_DIR` draws them later)")
     add_llm_arguments(p)
     p.set_defaults(handler=cmd_sweep)

@@ -1,22 +1,18 @@
-"""PNG figures of a run: welfare per condition (mean and min–max band over seeds), per-player rewards
-with the gap between players filled, items each player holds, and region stocks when the world has
-dynamics. All curves are replayed from the world events of each completed seed's last finished episode."""
+"""The figures of a run, as SVG (svg_figure.py): welfare per condition (mean and min–max band over seeds),
+per-player rewards with the gap between players filled, items each player holds, and region stocks when the
+world has dynamics. All curves are replayed from the world events of each completed seed's last finished episode."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from blockpact.experiments.records import EpisodeRecord, RunRecord
 from blockpact.experiments.settings import run_settings
+from blockpact.experiments.svg_figure import Axes, Figure
 from blockpact.judge.metrics import Curve, item_curves, resource_curves, reward_curves, welfare_curve
-
-if TYPE_CHECKING:
-    import matplotlib.pyplot as plt
 
 
 def clock_label(run: RunRecord) -> str:
@@ -25,11 +21,12 @@ def clock_label(run: RunRecord) -> str:
     return "wall-clock time (s)" if run.config.backend == "minecraft" else "simulated time (s)"
 
 def _sample(curve: Curve, times: np.ndarray) -> np.ndarray:
-    out = np.empty(len(times))
-    for i, t in enumerate(times):
-        k = bisect_right(curve.times, t) - 1
-        out[i] = curve.values[max(k, 0)] if curve.values else 0.0
-    return out
+    """The curve's value at each of `times` (its first value before it starts): one binary search per time,
+    done by numpy for the whole grid (a grid has thousands of times in a long episode)."""
+    if not curve.values:
+        return np.zeros(len(times))
+    k = np.searchsorted(np.asarray(curve.times, dtype=float), times, side="right") - 1
+    return np.asarray(curve.values, dtype=float)[np.maximum(k, 0)]
 
 
 def _grid(curves: Sequence[Curve], end: float) -> np.ndarray:
@@ -50,7 +47,8 @@ def _end(episodes: Sequence[EpisodeRecord]) -> float:
 
 
 def _pyplot():  # noqa: ANN202
-    """matplotlib on the Agg backend, imported when a figure is drawn (it costs ~0.3 s at every CLI start otherwise)."""
+    """matplotlib on the Agg backend, for the organizations' figures (experiments/org/plots.py), imported when one
+    is drawn (it costs ~0.3 s at every CLI start otherwise)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -59,21 +57,17 @@ def _pyplot():  # noqa: ANN202
     return matplotlib.pyplot
 
 
-def _figure(panels: int, rows: int = 1) -> tuple[plt.Figure, np.ndarray]:
+def _figure(panels: int, rows: int = 1) -> tuple[Figure, np.ndarray]:
     s = run_settings().plots
-    plt = _pyplot()
-    fig, axes = plt.subplots(rows, panels, figsize=(s.width * panels, s.height * rows), squeeze=False,
-                             sharey="row")
-    return fig, axes
+    fig = Figure(rows, panels, s.width, s.height)
+    return fig, fig.axes
 
 
-def _save(fig: plt.Figure, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, dpi=run_settings().plots.dpi, metadata={"Software": None})
-    _pyplot().close(fig)
+def _save(fig: Figure, path: Path) -> None:
+    path.write_text(fig.svg(), encoding="utf-8")
 
 
-def _band(ax: plt.Axes, times: np.ndarray, rows: np.ndarray, label: str, color: str) -> None:
+def _band(ax: Axes, times: np.ndarray, rows: np.ndarray, label: str, color: str) -> None:
     alpha = run_settings().plots.band_alpha
     ax.fill_between(times, rows.min(axis=0), rows.max(axis=0), step="post", alpha=alpha, color=color, linewidth=0)
     ax.step(times, rows.mean(axis=0), where="post", color=color, label=label)

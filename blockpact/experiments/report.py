@@ -1,4 +1,4 @@
-"""report.html: one self-contained page (inline CSS, PNGs as base64, no scripts, no external URLs).
+"""report.html: one self-contained page (inline CSS, SVG figures as base64, no scripts, no external URLs).
 
 Everything agents wrote (chat, negotiation, contracts, critiques, errors) is untrusted text and goes
 through the template's autoescaping; the template holds no <script> at all.

@@ -37,7 +37,7 @@ class RunOptions:
 
     parallel: int = 1  # (condition, seed) units in progress at once
     live: LiveOptions = LiveOptions()  # where live episodes play (--backend minecraft)
-    plots: bool = True  # PNG plots beside metrics.json and report.html (matplotlib: costs CPU)
+    plots: bool = True  # SVG plots beside metrics.json and report.html
     progress: Console | None = None  # a terminal to show progress on; None: silent
     signals: bool = True  # SIGTERM stops the run like Ctrl-C (main thread only); off in pool workers
     participants: Participants | None = None  # who plays; None: from the plan (agents, population, backend)
@@ -122,7 +122,7 @@ def exit_status(metrics: dict[str, Any]) -> int:
 
 
 def write_outputs(run_dir: RunDir, plots: bool = True) -> Outputs:
-    """metrics.json and report.html from the log; the PNG plots only when asked."""
+    """metrics.json and report.html from the log; the SVG plots only when asked."""
     if plots:
         from blockpact.experiments.outputs import build_outputs
 

@@ -41,7 +41,7 @@ class Unit:
     world_name: str
     world_text: str  # the world file, carried along to wherever the unit runs
     llm: dict[str, Any] | None  # llm_record.settings_record (no key): the worker reads the key from its environment
-    plots: bool = False  # per-unit PNG plots (the comparison has its own; `blockpact report DIR` adds them later)
+    plots: bool = False  # per-unit SVG plots (the comparison has its own; `blockpact report DIR` adds them later)
     cost: float = 0.0  # a rough guess of its work (episode seconds × players × conditions × episodes): the
     #                    pool starts the longest units first, so no long one is left running alone at the end
 

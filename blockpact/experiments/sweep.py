@@ -99,7 +99,7 @@ def play_unit(unit: Unit, run_root: Path) -> UnitResult:
             spec = load_world(world_file)
             llm = settings_from_record(unit.llm) if unit.llm is not None else None
             plan = scenario_plan(scenario, spec, llm)
-            # PNG plots only when the study asks: they cost more CPU than a scripted unit's play
+            # SVG plots only when the study asks
             outcome = Runner.create(plan, run_root, RunOptions(plots=unit.plots, signals=False)).run()
         if outcome.stop is not None:
             raise KeyboardInterrupt

@@ -3,11 +3,12 @@
 // as mineBlock does (collectblock, which equips through mineflayer-tool). Prints the outcome as a JSON line.
 const { startServer, command, eventually } = require('./squid_harness')
 const { connectBot, disconnectBot } = require('../../blockpact/bridge/js/mineflayer/connect')
+const { scaled } = require('./pace')
 
 async function main () {
   const server = await startServer({ args: ['--op', 'Digger'] })
   try {
-    const bot = await connectBot({ username: 'Digger', port: server.port, version: server.version, spawnTimeoutMs: 20000 })
+    const bot = await connectBot({ username: 'Digger', port: server.port, version: server.version, spawnTimeoutMs: scaled(20) * 1000 })
     const at = bot.entity.position.floored().offset(2, 0, 0)
     await command(bot, `setblock ${at.x} ${at.y} ${at.z} iron_ore`)
     await eventually(() => bot.blockAt(at)?.name === 'iron_ore', 'the ore in view')

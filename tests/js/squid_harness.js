@@ -6,16 +6,20 @@ const path = require('path')
 const readline = require('readline')
 const { once } = require('events')
 const mineflayer = require('mineflayer')
+const { scaled } = require('./pace')
 
 const ROOT = path.join(__dirname, '..', '..')
 const SERVER = path.join(ROOT, 'blockpact', 'bridge', 'js', 'server', 'server.js')
 const VERSION = process.env.BLOCKPACT_MC_VERSION ?? '1.20.4'
 
+// Gives up on `promise` after `ms`, a bound chosen on an idle machine and stretched by how busy the
+// machine is now (pace.js): a server starts, and bots spawn, several times slower on a loaded machine.
 function withTimeout (promise, ms, what) {
   let timer
+  const bound = scaled(ms / 1000) * 1000
   return Promise.race([
     promise,
-    new Promise((resolve, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms) })
+    new Promise((resolve, reject) => { timer = setTimeout(() => reject(new Error(`timed out: ${what} (${Math.round(bound)} ms)`)), bound) })
   ]).finally(() => clearTimeout(timer))
 }
 
@@ -104,7 +108,7 @@ const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms))
 
 // Polls check() until it returns a truthy value.
 async function eventually (check, what, ms = 5000) {
-  const end = Date.now() + ms
+  const end = Date.now() + scaled(ms / 1000) * 1000
   for (;;) {
     const value = await check()
     if (value) return value

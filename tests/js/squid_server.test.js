@@ -1,6 +1,7 @@
 'use strict'
 // The server launcher: readiness line, operators, and that the server never outlives its parent.
 const test = require('node:test')
+const { describe, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const { spawn } = require('child_process')
 const { once } = require('events')
@@ -18,25 +19,27 @@ function alive (pid) {
   }
 }
 
-test('prints a ready line and accepts connections on 127.0.0.1', async (t) => {
-  const server = await startServer()
-  t.after(() => server.close())
-  assert.equal(server.version, VERSION)
-  assert.ok(server.port > 0)
-  const socket = net.connect(server.port, '127.0.0.1')
-  await withTimeout(once(socket, 'connect'), 2000, 'tcp connect')
-  socket.destroy()
-})
+describe('one server started with an operator (its start is the costly part)', () => {
+  let server
+  before(async () => { server = await startServer({ args: ['--op', 'boss'] }) })
+  after(() => server.close())
 
-test('only operators may run operator commands', async (t) => {
-  const server = await startServer({ args: ['--op', 'boss'] })
-  t.after(() => server.close())
-  const boss = await connectBot(server, 'boss')
-  t.after(() => quitBot(boss))
-  const guest = await connectBot(server, 'guest')
-  t.after(() => quitBot(guest))
-  assert.match(await command(guest, 'fill 5 5 5 5 5 5 stone'), /permission/)
-  assert.equal(await command(boss, 'fill 5 5 5 5 5 5 stone'), 'Successfully filled 1 block(s)')
+  test('prints a ready line and accepts connections on 127.0.0.1', async () => {
+    assert.equal(server.version, VERSION)
+    assert.ok(server.port > 0)
+    const socket = net.connect(server.port, '127.0.0.1')
+    await withTimeout(once(socket, 'connect'), 2000, 'tcp connect')
+    socket.destroy()
+  })
+
+  test('only operators may run operator commands', async (t) => {
+    const boss = await connectBot(server, 'boss')
+    t.after(() => quitBot(boss))
+    const guest = await connectBot(server, 'guest')
+    t.after(() => quitBot(guest))
+    assert.match(await command(guest, 'fill 5 5 5 5 5 5 stone'), /permission/)
+    assert.equal(await command(boss, 'fill 5 5 5 5 5 5 stone'), 'Successfully filled 1 block(s)')
+  })
 })
 
 test('stops when its stdin closes, kicking connected bots', async (t) => {

@@ -10,7 +10,6 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from blockpact.worlds.rules.rng import DROPS, stream_unit
 from blockpact.worlds.spec.mcdata import Recipe, smelting_table
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.spec.schema import Vec
@@ -67,6 +66,10 @@ def roll_drops(state: WorldState, block: str) -> dict[str, int]:
     the draw the live server's plugin makes for the same dig of an episode with the same seed."""
     drop = state.spec.drops.get(block)
     if drop is not None:
+        # Imported here: rng.py loads numba (~0.4 s of CPU), which every process importing the game rules
+        # (reports, comparisons, the negotiators' world facts) would pay without ever drawing.
+        from blockpact.worlds.rules.rng import DROPS, stream_unit
+
         n = drop.count_at(stream_unit(state.seed, DROPS, state.drop_draws))
         state.drop_draws += 1
         return {drop.item: n} if n else {}
