@@ -98,7 +98,7 @@ async function collectOne (ctx, pos, type, name) {
     ctx.abort.removeEventListener('abort', stop)
   }
   try {
-    if (finished && serverJudges && !verdict) { // its answer is on its way: the dig's own bound again
+    if (finished && serverJudges && !verdict) { // its answer is on its way: bounded as a round trip to the server
       await bounded('hearing whose dig broke it', boundSeconds(ctx.settings), () => new Promise(resolve => {
         hearVerdict = resolve
         ctx.abort.addEventListener('abort', resolve, { once: true })
