@@ -6,6 +6,7 @@ const collectBlock = require('mineflayer-collectblock').plugin
 const tool = require('mineflayer-tool').plugin
 const { detachPathResults } = require('./path_results')
 const { countSearchTime } = require('./search_time')
+const { listenForVerdicts } = require('./dig_verdicts')
 
 detachPathResults()
 countSearchTime()
@@ -56,6 +57,7 @@ function connectBot (options) {
   })
   bot.blockpact = { lastError: null, endReason: null, digTarget: null }
   announceOwnDigs(bot)
+  listenForVerdicts(bot)
   bot.on('error', err => { bot.blockpact.lastError = err.message })
   bot.on('kicked', reason => { bot.blockpact.endReason = `kicked: ${typeof reason === 'string' ? reason : JSON.stringify(reason)}` })
   bot.on('end', reason => { bot.blockpact.endReason ??= `disconnected: ${reason}` })

@@ -24,33 +24,57 @@ const FACES = [new Vec3(0, 1, 0), new Vec3(0, -1, 0), new Vec3(1, 0, 0), new Vec
 const keyOf = (p) => `${p.x},${p.y},${p.z}`
 const CLAIM_MS = 2000
 
-// Digs the block at pos (walking there first): 'mined', 'gone' (someone else got it), 'failed' (no
-// path), 'notool' (no tool that harvests it when the dig began) or 'timeout' (past its bound: the walk,
-// the dig and the pick-up, from the distance and the block's dig time). A block that someone else breaks
-// meanwhile ends the attempt at once.
+// Whether this bot's finished dig of pos broke the block, on a server without blockpact's plugin: the first
+// bot of this runtime to finish it claims it (the server ignores a later finish of a block already broken);
+// a bot finishing within CLAIM_MS of another's claim lost it. A limit: bots of other runtimes, and people,
+// are not in the map, and a finish that raced theirs counts for both.
+function claim (ctx, pos) {
+  const held = ctx.world.dugBy.get(keyOf(pos))
+  if (held && held.player !== ctx.bot.username && Date.now() - held.at < CLAIM_MS) return false
+  ctx.world.dugBy.set(keyOf(pos), { player: ctx.bot.username, at: Date.now() }) // at once: a bot that lost it names who got it
+  return true
+}
+
+// Digs the block at pos (walking there first): {outcome, by}. outcome: 'mined', 'gone' (`by`, or someone
+// else, got it), 'failed' (no path), 'notool' (no tool that harvests it when the dig began), 'timeout' (past
+// its bound: the walk, the dig and the pick-up, from the distance and the block's dig time) or 'unjudged'
+// (the server never said whose dig broke it). A block that someone else breaks meanwhile ends the attempt
+// at once. On the embedded server the server says whose dig broke the block (js/server/plugin/dig_verdicts.js)
+// and that is the outcome; elsewhere this runtime's claim() decides.
 async function collectOne (ctx, pos, type, name) {
   const { bot } = ctx
-  let dugHere = false
-  let takenAway = null
-  // The first bot of this world to finish digging the block gets it (the server cancels a later finish of
-  // the same block: see js/server/plugin/drops.js); a bot finishing within CLAIM_MS of another lost it.
-  const onDug = (position) => {
-    if (!position || !pos.equals(position)) return
-    const claim = ctx.world.dugBy.get(keyOf(pos))
-    if (claim && claim.player !== bot.username && Date.now() - claim.at < CLAIM_MS) return
-    dugHere = true
-    ctx.world.dugBy.set(keyOf(pos), { player: bot.username, at: Date.now() }) // at once: a bot that lost it names who got it
-  }
+  const serverJudges = bot.blockpact.digVerdicts
+  let finished = false // this bot sent "finish digging" for the block
+  let claimed = false
+  let verdict = null // the server's: {won, by}
+  let hearVerdict = null
+  let takenAway = false
   const stop = () => { bot.collectBlock.cancelTask().catch(() => {}); if (bot.targetDigBlock) bot.stopDigging() }
-  const onUpdate = (oldBlock, newBlock) => {
-    if (!newBlock || !newBlock.position.equals(pos) || newBlock.type === type) return
-    // Broken, and not by this bot's own dig (it sends "finish digging" before the block changes): contention.
-    if (!dugHere) {
-      takenAway ??= true
+  const onFinish = (position) => {
+    if (!position || !pos.equals(position)) return
+    finished = true
+    if (!serverJudges) claimed = claim(ctx, pos)
+  }
+  const onVerdict = (said) => {
+    if (!said.pos.equals(pos) || (verdict && (verdict.won || verdict.by))) return
+    verdict = said
+    hearVerdict?.()
+    if (said.won) ctx.world.dugBy.set(keyOf(pos), { player: bot.username, at: Date.now() })
+    else if (!finished) { // another player broke it while this bot was digging it
+      takenAway = true
       stop()
     }
   }
-  bot.on('blockpact:digFinished', onDug)
+  const onUpdate = (oldBlock, newBlock) => {
+    if (!newBlock || !newBlock.position.equals(pos) || newBlock.type === type) return
+    // Broken, and not by this bot's own dig (it sends "finish digging" before the block changes): contention.
+    if (!finished) {
+      takenAway = true
+      stop()
+    }
+  }
+  bot.on('blockpact:digFinished', onFinish)
+  bot.on('blockpact:digVerdict', onVerdict)
   bot.on('blockUpdate', onUpdate)
   ctx.abort.addEventListener('abort', stop, { once: true })
   bot.blockpact.digTarget = pos
@@ -72,14 +96,30 @@ async function collectOne (ctx, pos, type, name) {
     else if (!['NoPath', 'GoalChanged', 'Timeout', 'PathStopped', 'Cancelled'].includes(err.name) && !takenAway) throw err
   } finally {
     bot.blockpact.digTarget = null
-    bot.off('blockpact:digFinished', onDug)
+    bot.off('blockpact:digFinished', onFinish)
     bot.off('blockUpdate', onUpdate)
     ctx.abort.removeEventListener('abort', stop)
   }
+  try {
+    if (finished && serverJudges && !verdict) { // its answer is on its way: bounded as a round trip to the server
+      await bounded('hearing whose dig broke it', boundSeconds(ctx.settings), () => new Promise(resolve => {
+        hearVerdict = resolve
+        ctx.abort.addEventListener('abort', resolve, { once: true })
+      }), () => {}, bot)
+        .catch(err => { if (err.name !== 'Bounded') throw err })
+    }
+  } finally {
+    bot.off('blockpact:digVerdict', onVerdict)
+  }
   checkCancelled(ctx)
-  if (dugHere) return 'mined'
-  if (bot.blockAt(pos)?.type === type) return outcome ?? 'failed'
-  return 'gone'
+  if (finished && serverJudges) {
+    if (verdict?.won) return { outcome: 'mined' }
+    if (!verdict) return { outcome: 'unjudged' }
+  } else if (claimed) return { outcome: 'mined' }
+  // told it lost before the block's change arrives
+  if (verdict?.by) return { outcome: 'gone', by: verdict.by }
+  if (bot.blockAt(pos)?.type === type) return { outcome: outcome ?? 'failed' }
+  return { outcome: 'gone', by: bot.blockpact.brokeBy?.get(keyOf(pos)) ?? ctx.world.dugBy.get(keyOf(pos))?.player ?? null }
 }
 
 // On the embedded server blockpact's plugin puts a dig's drops straight into the digger's inventory
@@ -126,13 +166,13 @@ async function mineBlock (ctx, name, count = 1) {
     const target = find().find(p => !skipped.has(keyOf(p)))
     if (!target) break
     // checked again before each block: the tool the bot had when it began may be gone
-    const outcome = canHarvest(ctx, block) ? await collectOne(ctx, target, block.id, name) : 'notool'
+    const { outcome, by } = canHarvest(ctx, block) ? await collectOne(ctx, target, block.id, name) : { outcome: 'notool' }
     if (outcome === 'notool') {
       noTool = true
       break
     }
     if (outcome === 'mined') mined++
-    else if (outcome === 'gone') lostTo = target
+    else if (outcome === 'gone') lostTo = { target, by }
     else {
       skipped.add(keyOf(target))
       if (outcome === 'timeout' || !gaveUpOn) gaveUpOn = { target, outcome }
@@ -141,12 +181,14 @@ async function mineBlock (ctx, name, count = 1) {
   if (noTool) ctx.say('I cannot mine', { name, tool: toolName(ctx, block) })
   const rest = mined === 0 ? `no other ${name} nearby` : `I mined ${mined} of ${count}`
   if (mined < count && gaveUpOn) { // never a silent shortfall
-    const reason = gaveUpOn.outcome === 'timeout' ? 'it took longer than it should' : 'I could not reach it, or it did not break'
+    const reason = {
+      timeout: 'it took longer than it should',
+      unjudged: 'the server did not say whether my dig broke it'
+    }[gaveUpOn.outcome] ?? 'I could not reach it, or it did not break'
     ctx.say('I could not mine', { name, position: formatPosition(gaveUpOn.target), reason, rest })
   }
   if (mined < count && lostTo) {
-    const player = ctx.world.dugBy.get(keyOf(lostTo))?.player ?? 'someone'
-    ctx.say('{name} at {position} was mined', { name, position: formatPosition(lostTo), player, rest })
+    ctx.say('{name} at {position} was mined', { name, position: formatPosition(lostTo.target), player: lostTo.by ?? 'someone', rest })
   }
   return mined
 }

@@ -101,26 +101,28 @@ function dropRules (serv, tools, seed, dropsFile = DROPS_FILE) {
   return { dropsFor, setDrops, setHarvest, reset, canHarvest }
 }
 
-// Blocks whose dig is being completed right now, "x,y,z" (shared by every player of the server).
-const completing = new Set()
+// Blocks whose dig is being completed right now: "x,y,z" -> the player completing it (shared by every player of the server).
+const completing = new Map()
 
 // Gives survival diggers their drops (and a broken chest's contents) instead of item entities,
 // and journals the dig and what it yielded. flying-squid completes a dig with the block it saw when the
 // dig started: two players finishing the same block would both get its drops. Only the first does; the
-// other's dig is cancelled (its client is told the block is gone).
-function attachDigging (player, serv, tools, drops, chests, log) {
+// other's dig is cancelled (its client is told the block is gone), and each hears which it was (`verdicts`:
+// dig_verdicts.js).
+function attachDigging (player, serv, tools, drops, chests, log, verdicts) {
   const itemEntity = serv.registry.entitiesByName.item.id
   const keyOf = (p) => `${p.x},${p.y},${p.z}`
   player.on('dug_cancel', async (data, cancel) => {
     const key = keyOf(data.position)
     // Cancelled without flying-squid's own cancel behaviour, which would show the digger the old block again.
-    const refuse = async () => {
+    const refuse = async (lostTo) => {
+      data.blockpactLostTo = lostTo
       cancel(false)
       const now = await player.world.getBlock(data.position)
       player.sendBlock(data.position, now?.stateId ?? 0)
     }
-    if (completing.has(key)) return refuse()
-    completing.add(key)
+    if (completing.has(key)) return refuse(completing.get(key))
+    completing.set(key, player.username)
     data.blockpactCompleting = key
     const now = await player.world.getBlock(data.position)
     if (now?.type !== data.block.type) return refuse()
@@ -129,6 +131,7 @@ function attachDigging (player, serv, tools, drops, chests, log) {
     if (data.blockpactCompleting) completing.delete(data.blockpactCompleting)
   })
   player.on('dug', (data, cancelled) => {
+    verdicts.judged(player, data.position, cancelled, data.blockpactLostTo)
     if (cancelled) return
     if (player.world === serv.overworld) log.block(data.position, data.block.name, 'air', player.username, 'dig')
     if (player.gameMode !== 0 || !data.dropBlock) return

@@ -9,6 +9,7 @@ const { crafter } = require('./crafting')
 const { windowSystem } = require('./windows')
 const { chestStore } = require('./chests')
 const { dropRules, attachDigging } = require('./drops')
+const { digVerdicts } = require('./dig_verdicts')
 const { regionTools } = require('./region')
 const { registerCommands } = require('./commands')
 const { applyWorldSettings } = require('./world')
@@ -26,7 +27,8 @@ module.exports.server = function (serv, settings) {
   const drops = dropRules(serv, tools, options.seed ?? 0, options.dropsFile)
   const region = regionTools(serv)
   const store = playerStore(serv, tools)
-  parts.set(serv, { tools, windows, chests, drops, log, store, ops: new Set(options.ops ?? []) })
+  const verdicts = digVerdicts(serv)
+  parts.set(serv, { tools, windows, chests, drops, verdicts, log, store, ops: new Set(options.ops ?? []) })
 
   serv.blockpact = {
     getChest: chests.getChest,
@@ -75,7 +77,7 @@ module.exports.server = function (serv, settings) {
 }
 
 module.exports.player = function (player, serv) {
-  const { tools, windows, chests, drops, log, store, ops } = parts.get(serv)
+  const { tools, windows, chests, drops, verdicts, log, store, ops } = parts.get(serv)
   // 'asap' follows every plugin's player setup, so flying-squid's inventory exists by then.
   player.once('asap', () => {
     // flying-squid's login ends by sending the player back to where it logged in; after a teleport
@@ -83,7 +85,8 @@ module.exports.player = function (player, serv) {
     const sendSelfPosition = player.sendSelfPosition
     player.sendSelfPosition = (position) => sendSelfPosition(player.blockpactTeleported ? undefined : position)
     windows.attach(player)
-    attachDigging(player, serv, tools, drops, chests, log)
+    verdicts.attach(player)
+    attachDigging(player, serv, tools, drops, chests, log, verdicts)
     // Placements (and the plant above a dug block) go through player.setBlock.
     player.setBlock = (position, stateId) => {
       const cause = stateId === 0 ? 'dig' : 'place'
