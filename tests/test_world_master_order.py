@@ -39,3 +39,32 @@ def test_an_entry_drained_after_a_later_event_is_logged_in_order_and_marked_late
     assert "late_s" not in chats[0].data and chats[1].data["late_s"] == 6.12
     times = [e.time for e in master.state.log.events]
     assert times == sorted(times)
+
+
+class _Server(_Journal):
+    """Also reads blocks back: as the mirror holds them, except the cells in `changed`."""
+
+    def __init__(self, state: WorldState) -> None:
+        super().__init__()
+        self.state, self.changed = state, {}
+
+    def read_blocks(self, lo, hi) -> list[str]:  # noqa: ANN001
+        region = next(r for r in self.state.spec.regions.values() if (r.lo, r.hi) == (lo, hi))
+        return [self.changed.get(pos, self.state.block_at(pos)) for pos in region.cells()]
+
+
+def test_a_dig_the_read_back_saw_before_its_journal_entry_is_the_dig_not_a_reconcile() -> None:
+    spec = load_world("cleanup")
+    state = WorldState(spec)
+    access = _Server(state)
+    master = WorldMaster(access, spec, state)  # type: ignore[arg-type]
+    master.start()
+    dug, lost = (4, 65, 10), (10, 65, 10)  # two mushroom cap cells
+    access.changed = {dug: "air", lost: "air"}  # the server has both broken; the journal reports only the first
+    access.entries = [{"time": master.started_at * 1000 + 500, "agent": "Gizmo", "kind": "block",
+                       "data": {"pos": list(dug), "old": "red_mushroom_block", "new": "air", "cause": "dig"}}]
+    master.reconcile_regions()
+
+    blocks = [(tuple(e.data["pos"]), e.data["cause"]) for e in state.log.events if e.kind == "block"]
+    assert blocks == [(dug, "dig"), (lost, "reconcile")]
+    assert state.block_at(dug) == state.block_at(lost) == "air"

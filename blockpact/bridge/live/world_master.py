@@ -68,6 +68,7 @@ class WorldMaster:
         self.started_at: float | None = None  # wall time of episode time 0
         self.dynamics_time = 0.0  # episode second up to which the dynamics have been applied
         self.stats = TickStats()
+        self._touched: set[Vec] | None = None  # cells the journals changed while reconcile_regions drained them
         self._regions = sorted({name for rule in spec.rules
                                 for name in [rule.region, *(c.region for c in rule.when)]})
 
@@ -165,6 +166,8 @@ class WorldMaster:
         self.stats.events += 1
 
     def _set_cell(self, pos: Vec, block: str) -> None:
+        if self._touched is not None:
+            self._touched.add(pos)
         state = self.state
         state.grid.set(pos, state.block_id(block))
         if block != "chest":
@@ -174,12 +177,21 @@ class WorldMaster:
 
     def reconcile_regions(self) -> None:
         """Read the rules' regions back; a cell the journals did not report changing is corrected in the mirror
-        and recorded as a block event with cause "reconcile" (e.g. a server's own block updates)."""
-        for name in self._regions:
-            region = self.spec.regions[name]
-            for pos, block in zip(region.cells(), self.access.read_blocks(region.lo, region.hi)):
+        and recorded as a block event with cause "reconcile" (e.g. a server's own block updates).
+
+        The journals are drained after the read-back, so a change the read saw (a dig a moment ago) is the
+        journal's event, not a reconcile; a cell the journals changed meanwhile is compared at the next tick."""
+        seen = {name: self.access.read_blocks(self.spec.regions[name].lo, self.spec.regions[name].hi) for name in self._regions}
+        self._touched = set()
+        try:
+            self.record()
+            touched = self._touched
+        finally:
+            self._touched = None
+        for name, blocks in seen.items():
+            for pos, block in zip(self.spec.regions[name].cells(), blocks):
                 old = self.state.block_at(pos)
-                if old != block:
+                if old != block and pos not in touched:
                     self._set_cell(pos, block)
                     self._emit(None, "block", {"pos": list(pos), "old": old, "new": block, "cause": RECONCILE_CAUSE})
 
