@@ -7,20 +7,22 @@
 //   (on the simulator: while other programs take their turns, or the machine is loaded). Any loop,
 //   synchronous or async (`for (;;) await null`), keeps the loop active and is cut off as before,
 //   even with a primitive pending. A synchronous query blocks the worker in Atomics.wait, which is
-//   active time too: a program that reads the bot in a loop is computing, and a query the host
-//   never answers is still cut off.
+//   active time too, but the time it waited for an answer is the host's and is taken off
+//   (sync-channel.js): a Cleanup program spent 0.5-2.4 s of its 5 s budget waiting for Python's
+//   answers on a loaded machine. The waiting of a query not yet answered still counts, so a query
+//   the host never answers is still cut off.
 // Nothing announces that a worker's active time reached the budget, so a timer checks it and
 // re-arms for the budget still left (active time never runs faster than wall time).
 
 const BUDGET_CLOCKS = Object.freeze(['wall', 'compute']);
 
-// () -> milliseconds the worker's event loop has been active since this call. Never decreases
-// (the reading of an exited worker is 0).
+// () -> milliseconds the worker has computed since this call. Never decreases (an exited worker's
+// reading, and one taken while a query's wait is being taken off, may be lower than the last).
 function computeTimer(worker) {
-  const start = worker.activeMs;
+  const start = worker.computingMs;
   let used = 0;
   return () => {
-    used = Math.max(used, worker.activeMs - start);
+    used = Math.max(used, worker.computingMs - start);
     return used;
   };
 }

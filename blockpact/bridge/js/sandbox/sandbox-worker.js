@@ -107,10 +107,11 @@ class SandboxWorker {
     this.#sync.ref();
   }
 
-  // Milliseconds the worker's event loop has been busy (running JS, or blocked in a synchronous
-  // query) since it started; 0 once it has exited. See budget.js.
-  get activeMs() {
-    return this.#worker.performance.eventLoopUtilization().active;
+  // Milliseconds the worker has computed since it started: its event loop's busy time (running JS,
+  // or blocked in a synchronous query) less the time it waited for answered queries (the host's time,
+  // which grows with the machine's load). Not meaningful once it has exited. See budget.js.
+  get computingMs() {
+    return this.#worker.performance.eventLoopUtilization().active - this.#sync.waitedMs();
   }
 
   // Whether a program runs in it now (the process memory watch only ends running workers).

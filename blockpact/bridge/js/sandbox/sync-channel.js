@@ -4,17 +4,23 @@
 // may need to await to answer (e.g. ask Python). The worker posts a request on
 // a dedicated port, blocks in Atomics.wait, then takes the answer off the port
 // with receiveMessageOnPort (any size, no fixed buffer to overflow).
+//
+// The worker also adds up, in shared memory, how long it was blocked for answers: that time is the
+// host's, not the program's (budget.js, the "compute" clock). Only answered queries are added, so a
+// query the host never answers still counts as computing and is cut off by the budget.
 
 const { MessageChannel, receiveMessageOnPort } = require('node:worker_threads');
 
 const PENDING = 0;
 const ANSWERED = 1;
+const WAITED_OFFSET = 8; // bytes: the Int32 signal, padding, then one Float64 (milliseconds waited)
 
 // Main side. `answer(request)` may be async; its rejection becomes an error reply.
 function openSyncChannel(answer) {
   const { port1, port2 } = new MessageChannel();
-  const signalBuffer = new SharedArrayBuffer(4);
-  const signal = new Int32Array(signalBuffer);
+  const signalBuffer = new SharedArrayBuffer(WAITED_OFFSET + Float64Array.BYTES_PER_ELEMENT);
+  const signal = new Int32Array(signalBuffer, 0, 1);
+  const waited = new Float64Array(signalBuffer, WAITED_OFFSET, 1);
   port1.on('message', async (request) => {
     let reply;
     try {
@@ -33,6 +39,7 @@ function openSyncChannel(answer) {
   // unref: a parked worker's channel must not keep the process alive (worker-pool.js).
   return {
     workerEnd: { port: port2, signalBuffer },
+    waitedMs: () => waited[0], // milliseconds the worker has waited for answered queries, since it started
     close: () => port1.close(),
     ref: () => port1.ref(),
     unref: () => port1.unref(),
@@ -41,11 +48,14 @@ function openSyncChannel(answer) {
 
 // Worker side: returns request(message) -> reply, blocking until answered.
 function syncRequester({ port, signalBuffer }) {
-  const signal = new Int32Array(signalBuffer);
+  const signal = new Int32Array(signalBuffer, 0, 1);
+  const waited = new Float64Array(signalBuffer, WAITED_OFFSET, 1);
   return (request) => {
     Atomics.store(signal, 0, PENDING);
+    const asked = performance.now();
     port.postMessage(request);
     Atomics.wait(signal, 0, PENDING);
+    waited[0] += performance.now() - asked;
     return receiveMessageOnPort(port).message;
   };
 }
