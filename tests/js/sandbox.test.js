@@ -327,6 +327,12 @@ test('on the compute clock, a query the host never answers is still cut by the b
   await assertStillWorks(runner);
 });
 
+test('a worker that does not start in time is a named failure, not "exited during start"', async () => {
+  const runner = makeRunner(recordingHost(), { startTimeoutMs: 1 });
+  await assert.rejects(runner.run(OK_PROGRAM), /sandbox worker did not start within 1 ms \(limit startTimeoutMs\)/);
+  await runner.close();
+});
+
 test('a primitive left running when the program returns is stopped and its result dropped', async () => {
   let release;
   const host = recordingHost({ mineBlock: () => new Promise((resolve) => { release = resolve; }) });

@@ -385,6 +385,7 @@ class SimBody:
                 "budgetClock": "compute",  # see the module docstring: budgets independent of load
                 "prelude": SIM_PRELUDE_JS.read_text(),
                 **sandbox_limits(),
+                "startTimeoutMs": 40_000,  # a worker start took over 15 s (config.js) at load 14; Python waits 44+ s
                 "defaultBudgetMs": int(round(self.world.compute_budget * 1000)),
                 "stallCheck": True,  # nothing but a primitive can wake a program here: none pending = stalled
             }

@@ -31,10 +31,11 @@ class SandboxWorker {
     return new Promise((resolve, reject) => {
       const fail = (error) => {
         clearTimeout(timer);
+        worker.off('exit', onExit); // terminating it here is no second failure that would hide this one
         handle.terminate().finally(() => reject(error));
       };
       const timer = setTimeout(
-        () => fail(new Error(`sandbox worker did not start within ${config.startTimeoutMs} ms`)),
+        () => fail(new Error(`sandbox worker did not start within ${config.startTimeoutMs} ms (limit startTimeoutMs)`)),
         config.startTimeoutMs);
       const onExit = (code) => fail(new Error(`sandbox worker exited during start (code ${code})`));
       worker.once('exit', onExit);
