@@ -183,7 +183,9 @@ test('a cancelled program still computing, or with a loop going, loses its worke
     'async function f(bot) { (async () => { for (;;) await null; })(); await moveTo(bot, 1, 2, 3); }',
   ]) {
     const runner = createRunner({ mcVersion: MC_VERSION, pingTimeoutMs: 200 }, host('alice'));
-    const running = runner.run(source, { ...BUDGET, runId: 'r' });
+    let ready = false; // a loaded machine may take longer than the wait below to start the worker
+    const running = runner.run(source, { ...BUDGET, runId: 'r', ready: async () => { ready = true; } });
+    while (!ready) await new Promise((r) => setTimeout(r, 10));
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(runner.cancel('r', 'stop'), true);
     const started = performance.now();
