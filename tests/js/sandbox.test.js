@@ -303,12 +303,34 @@ test('on the compute clock, a spin after a slow call is still stopped, by its ow
   await assertStillWorks(runner);
 });
 
+test('on the compute clock, waiting for a slow query answer does not count, the computing around it does', async () => {
+  // A host answering each synchronous query after 100 ms: Python on a loaded machine. The worker is
+  // blocked (busy) for those 500 ms, but they are the host's time, not the program's.
+  const slowAnswer = () => new Promise((resolve) => setTimeout(resolve, 100, ['Gizmo']));
+  const runner = makeRunner(recordingHost({ players: slowAnswer }), { budgetClock: 'compute' });
+  const reads = 'async function main(bot) {\n  let n = 0;\n  for (let i = 0; i < 5; i++) n += bot.players.length;\n  return n;\n}';
+  const result = await runner.run(reads, { budgetMs: 250 });
+  assert.equal(result.success, true, result.error);
+  assert.equal(result.returnValue, 5);
+  assert.ok(result.durationMs >= 490, `durationMs ${result.durationMs}`);
+  assert.ok(result.computeMs < 250, `computeMs ${result.computeMs}`);
+  const spin = await makeRunner(recordingHost({ players: slowAnswer }), { budgetClock: 'compute' }).run(
+    'async function main(bot) {\n  bot.players;\n  for (;;) {}\n}', { budgetMs: 250 });
+  assert.equal(spin.error, 'timed out after 250 ms of computing time');
+});
+
 test('on the compute clock, a query the host never answers is still cut by the budget', async () => {
   const host = recordingHost({ players: () => new Promise(() => {}) });
   const runner = makeRunner(host, { budgetClock: 'compute' });
   const result = await runner.run('async function main(bot) { return bot.players; }', { budgetMs: 300 });
   assert.equal(result.error, 'timed out after 300 ms of computing time');
   await assertStillWorks(runner);
+});
+
+test('a worker that does not start in time is a named failure, not "exited during start"', async () => {
+  const runner = makeRunner(recordingHost(), { startTimeoutMs: 1 });
+  await assert.rejects(runner.run(OK_PROGRAM), /sandbox worker did not start within 1 ms \(limit startTimeoutMs\)/);
+  await runner.close();
 });
 
 test('a primitive left running when the program returns is stopped and its result dropped', async () => {

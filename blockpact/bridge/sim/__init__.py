@@ -2,7 +2,7 @@
 
 Each program runs in the SES sandbox (one runner per player, all in the process's Node runtime);
 its primitive calls come back to Python, where `AgentAPI` (the one implementation of the rules)
-runs them on the simulated clock. Determinism rests on three rules:
+runs them on the simulated clock. Determinism rests on four rules:
 
 - JSPyBridge delivers requests on its callback thread; they are handed to the asyncio loop and
   nothing else happens there.
@@ -10,15 +10,20 @@ runs them on the simulated clock. Determinism rests on three rules:
   every program is blocked, in (time, player) order: nothing changes the world while any program
   computes, and synchronous bot queries (answered on the loop thread) always see a settled state.
 - A player's calls run one at a time, in the order the program made them.
+- A run Python stops (the episode's end, a budget) is cancelled in Node before its pending primitive
+  is failed, so the program never sees that answer, and the programs the end stopped are recorded
+  (`program_end`) in player order: not in the order Node happens to report them.
 
 Organizations run each agent as its own controller (`SimWorld.run_agents`): a coroutine that plans
 (possibly awaiting an LLM: the clock then stands still), runs programs on its body, sleeps or waits
 for messages in simulated time, and runs the next program, all on the one clock.
 
 Budgets: a simulated-time budget (an alarm on the clock cancels the run) and a compute budget on the
-runner's "compute" clock: only the time the program itself computes counts, not the time it awaits a
-primitive (which includes waiting for its turn while other programs compute, or for an agent's LLM),
-so whether a program is cut off does not depend on the machine's load or the other programs. It stops
+runner's "compute" clock: only the time the program itself computes counts (its sandbox worker's CPU
+time), not the time it awaits a primitive or a query's answer (which includes waiting for its turn
+while other programs compute, or for an agent's LLM), so whether a program is cut off does not depend
+on the machine's load or the other programs. A sandbox worker that does not start in time fails the
+run as a `sandbox` failure (the unit fails with that cause), never as the program's. It stops
 programs that never yield, e.g. `while (true) {}`. A program that awaits something that can never
 happen (no primitive pending) is ended at once as stalled (the runner's stall check).
 

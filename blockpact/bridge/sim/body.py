@@ -207,8 +207,8 @@ class SimBody:
         error, timed_out = raw.get("error"), False
         line = raw.get("errorLine")
         failure, limit = (None, None) if raw.get("success") else (raw.get("kind") or "program", raw.get("limit"))
-        if run.cancel_reason is not None:
-            error, timed_out, line = run.cancel_reason, True, None
+        if run.cancel_reason is not None:  # no stack: the program's own last error is not the reported one
+            error, timed_out, line, raw["stack"] = run.cancel_reason, True, None, None
             failure, limit = run.cancel_kind, run.cancel_limit
         elif error == f"timed out after {run.compute_budget_ms} ms of computing time":
             error, timed_out = f"timed out after {self.world.compute_budget:g} s of computing time (does the program loop without awaiting a primitive?)", True
@@ -241,10 +241,11 @@ class SimBody:
     def _cancel(self, run: _Run, reason: str, kind: str = "cancelled", limit: str | None = None) -> None:
         if run.cancel_reason is None and not run.finished:
             run.cancel_reason, run.cancel_kind, run.cancel_limit = reason, kind, limit
-            # Stop acting now, not when Node's stop request arrives: until then a primitive left
-            # waiting on the clock would let simulated time run on (how far depends on Node's speed).
-            self._stop_actions(reason)
+            # Node first: the run ends there before any failed primitive's answer is sent, so the program
+            # never sees one (whether it would depended on Node's speed). Then stop acting now, not when
+            # Node's stop request arrives: a primitive left waiting would let simulated time run on.
             self._cancel_in_node(run, reason)
+            self._stop_actions(reason)
 
     # -- requests from the sandbox (JSPyBridge callback thread) -------------------------------------
     def _request(self, call_id: int, kind: str, name: str, args_json: str) -> str | None:
@@ -304,10 +305,10 @@ class SimBody:
             value = await self._dispatch(request)
         except PrimitiveError as exc:
             self._settle(request.call_id, False, str(exc))
-        except EpisodeOver:
-            self._settle(request.call_id, False, "the episode has ended")
+        except EpisodeOver:  # the run is cancelled first, so the program never gets this answer (see _cancel)
             if self._run is not None:
                 self._cancel(self._run, f"stopped: the episode ended at {self.world.sim.now:g} s of simulated time")
+            self._settle(request.call_id, False, "the episode has ended")
         except asyncio.CancelledError:
             self._settle(request.call_id, False, "stopped")
             raise
@@ -385,6 +386,7 @@ class SimBody:
                 "budgetClock": "compute",  # see the module docstring: budgets independent of load
                 "prelude": SIM_PRELUDE_JS.read_text(),
                 **sandbox_limits(),
+                "startTimeoutMs": 40_000,  # a worker start took over 15 s (config.js) at load 14; Python waits 44+ s
                 "defaultBudgetMs": int(round(self.world.compute_budget * 1000)),
                 "stallCheck": True,  # nothing but a primitive can wake a program here: none pending = stalled
             }

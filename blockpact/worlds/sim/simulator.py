@@ -74,11 +74,12 @@ class Simulation:
         """Run one program per agent concurrently until all finish or simulated time reaches `until`."""
         end = self.spec.episode_seconds if until is None else until
         outcomes: dict[str, ProgramOutcome] = {}
+        stopped: set[str] = set()  # agents whose programs the end stopped: their ends are recorded last
         tasks = []
         self.clock.reopen()
         for agent in sorted(programs):
             self.clock.started(agent)
-            task = asyncio.create_task(self._run_one(agent, programs[agent], outcomes))
+            task = asyncio.create_task(self._run_one(agent, programs[agent], outcomes, stopped))
             task.add_done_callback(lambda _t, a=agent: self.clock.finished(a))
             tasks.append(task)
         try:
@@ -99,9 +100,12 @@ class Simulation:
                 task.cancel()
             # Their own cleanup (a body freeing its runner) ends before the next run can start.
             await asyncio.gather(*tasks, return_exceptions=True)
+            for agent in sorted(stopped):
+                self._record_end(outcomes[agent])
         return outcomes
 
-    async def _run_one(self, agent: str, program: ProgramFn, outcomes: dict[str, ProgramOutcome]) -> None:
+    async def _run_one(self, agent: str, program: ProgramFn, outcomes: dict[str, ProgramOutcome],
+                       stopped: set[str]) -> None:
         start = self.clock.now
         self.state.emit(agent, "program_start")
         try:
@@ -114,7 +118,13 @@ class Simulation:
         except Exception as exc:  # a program's own bug: reported to the agent, never crashes the run
             outcome = ProgramOutcome(agent, False, f"{type(exc).__name__}: {exc}", None, start, self.clock.now)
         outcomes[agent] = outcome
-        self.state.emit(agent, "program_end", success=outcome.success, error=outcome.error)
+        if self.clock.ended:  # stopped at the same simulated instant as the others, in the order Node answered
+            stopped.add(agent)
+        else:
+            self._record_end(outcome)
+
+    def _record_end(self, outcome: ProgramOutcome) -> None:
+        self.state.emit(outcome.agent, "program_end", success=outcome.success, error=outcome.error)
 
     def finish(self) -> Event:
         """Mark the end of the episode with the final state (rewards are read from it)."""

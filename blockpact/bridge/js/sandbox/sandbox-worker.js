@@ -7,6 +7,7 @@ const path = require('node:path');
 const { Worker } = require('node:worker_threads');
 const { openSyncChannel } = require('./sync-channel');
 const { watchWorker, alive } = require('./memory-watch');
+const { threadCpuMs } = require('./thread-cpu');
 
 const WORKER_FILE = path.join(__dirname, 'worker.js');
 
@@ -30,10 +31,11 @@ class SandboxWorker {
     return new Promise((resolve, reject) => {
       const fail = (error) => {
         clearTimeout(timer);
+        worker.off('exit', onExit); // terminating it here is no second failure that would hide this one
         handle.terminate().finally(() => reject(error));
       };
       const timer = setTimeout(
-        () => fail(new Error(`sandbox worker did not start within ${config.startTimeoutMs} ms`)),
+        () => fail(new Error(`sandbox worker did not start within ${config.startTimeoutMs} ms (limit startTimeoutMs)`)),
         config.startTimeoutMs);
       const onExit = (code) => fail(new Error(`sandbox worker exited during start (code ${code})`));
       worker.once('exit', onExit);
@@ -43,6 +45,7 @@ class SandboxWorker {
         worker.off('exit', onExit);
         if (msg.t === 'failed') return fail(new Error(`sandbox worker failed to start: ${msg.error}`));
         clearTimeout(timer);
+        if (msg.threadId != null) handle.#cpuMs = threadCpuMs(msg.threadId);
         handle.#listen();
         resolve(handle);
       });
@@ -53,6 +56,7 @@ class SandboxWorker {
   #sync;
   #route;
   #exited;
+  #cpuMs = null; // () -> the worker thread's CPU milliseconds (null once exited), where the OS tells
   #lastError = null;
   #pongs = [];
   #watch;
@@ -107,10 +111,14 @@ class SandboxWorker {
     this.#sync.ref();
   }
 
-  // Milliseconds the worker's event loop has been busy (running JS, or blocked in a synchronous
-  // query) since it started; 0 once it has exited. See budget.js.
-  get activeMs() {
-    return this.#worker.performance.eventLoopUtilization().active;
+  // Milliseconds the worker has computed since it started, plus the wait for a query not yet answered
+  // (budget.js): its thread's CPU time (thread-cpu.js), else its event loop's busy time (running JS,
+  // or blocked in a synchronous query) less the time it waited for answered queries (the host's time,
+  // which grows with the machine's load). Not meaningful once it has exited.
+  get computingMs() {
+    const cpu = this.#cpuMs?.();
+    if (cpu != null) return cpu + this.#sync.waitingMs();
+    return this.#worker.performance.eventLoopUtilization().active - this.#sync.waitedMs();
   }
 
   // Whether a program runs in it now (the process memory watch only ends running workers).

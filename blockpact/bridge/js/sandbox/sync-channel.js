@@ -4,17 +4,24 @@
 // may need to await to answer (e.g. ask Python). The worker posts a request on
 // a dedicated port, blocks in Atomics.wait, then takes the answer off the port
 // with receiveMessageOnPort (any size, no fixed buffer to overflow).
+//
+// The worker also records, in shared memory, how long it was blocked for answers: that time is the
+// host's, not the program's (budget.js, the "compute" clock), except while a query is still
+// unanswered, so a query the host never answers still counts as computing and is cut off.
 
 const { MessageChannel, receiveMessageOnPort } = require('node:worker_threads');
 
+const clock = () => performance.timeOrigin + performance.now(); // the same in every thread
 const PENDING = 0;
 const ANSWERED = 1;
+const WAITED_OFFSET = 8; // bytes: the Int32 signal, padding, then Float64s: ms waited, start of the current wait
 
 // Main side. `answer(request)` may be async; its rejection becomes an error reply.
 function openSyncChannel(answer) {
   const { port1, port2 } = new MessageChannel();
-  const signalBuffer = new SharedArrayBuffer(4);
-  const signal = new Int32Array(signalBuffer);
+  const signalBuffer = new SharedArrayBuffer(WAITED_OFFSET + 2 * Float64Array.BYTES_PER_ELEMENT);
+  const signal = new Int32Array(signalBuffer, 0, 1);
+  const waited = new Float64Array(signalBuffer, WAITED_OFFSET, 2);
   port1.on('message', async (request) => {
     let reply;
     try {
@@ -33,6 +40,9 @@ function openSyncChannel(answer) {
   // unref: a parked worker's channel must not keep the process alive (worker-pool.js).
   return {
     workerEnd: { port: port2, signalBuffer },
+    waitedMs: () => waited[0], // milliseconds the worker has waited for answered queries, since it started
+    // milliseconds the worker has been waiting for the query it asked last, if unanswered (else 0)
+    waitingMs: () => (waited[1] > 0 ? Math.max(0, clock() - waited[1]) : 0),
     close: () => port1.close(),
     ref: () => port1.ref(),
     unref: () => port1.unref(),
@@ -41,11 +51,16 @@ function openSyncChannel(answer) {
 
 // Worker side: returns request(message) -> reply, blocking until answered.
 function syncRequester({ port, signalBuffer }) {
-  const signal = new Int32Array(signalBuffer);
+  const signal = new Int32Array(signalBuffer, 0, 1);
+  const waited = new Float64Array(signalBuffer, WAITED_OFFSET, 2);
   return (request) => {
     Atomics.store(signal, 0, PENDING);
+    const asked = clock();
+    waited[1] = asked;
     port.postMessage(request);
     Atomics.wait(signal, 0, PENDING);
+    waited[0] += clock() - asked;
+    waited[1] = 0;
     return receiveMessageOnPort(port).message;
   };
 }

@@ -14,6 +14,7 @@ const { makeLogger } = require('./logger');
 const { mcDataLoader } = require('./mcdata');
 const { execute, checkPrelude } = require('./execute');
 const { describeError } = require('./errors');
+const { threadId } = require('./thread-cpu');
 
 lockdown({
   errorTaming: 'safe', // error.stack is empty for programs; we read it via getStackString
@@ -232,7 +233,7 @@ parentPort.on('message', (message) => {
 
 try {
   if (config.prelude) checkPrelude(config.prelude);
-  parentPort.postMessage({ t: 'ready' });
+  parentPort.postMessage({ t: 'ready', threadId: threadId() }); // for its CPU time (sandbox-worker.js)
 } catch (err) {
   parentPort.postMessage({ t: 'failed', error: `prelude: ${err.message}` });
 }

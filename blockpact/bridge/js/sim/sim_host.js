@@ -67,8 +67,9 @@ class SimHost {
     const started = performance.now();
     this.#runner.run(source, { ...options, runId })
       .then((result) => ({ ...result, wallMs: performance.now() - started }))
-      .catch((err) => ({ success: false, error: `runner failed: ${err.message}`, stack: null, errorLine: null,
-        chat: [], logs: [], returnValue: null, durationMs: 0, wallMs: performance.now() - started }))
+      // e.g. its sandbox worker did not start in time on a loaded machine: the sandbox's failure, not the program's
+      .catch((err) => ({ success: false, error: `runner failed: ${err.message}`, kind: 'sandbox', stack: null,
+        errorLine: null, chat: [], logs: [], returnValue: null, durationMs: 0, wallMs: performance.now() - started }))
       .then((result) => this.#python.done(runId, JSON.stringify(result)))
       .catch(() => {}); // Python is gone: nothing left to tell
     return true;
