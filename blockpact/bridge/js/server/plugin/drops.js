@@ -130,9 +130,18 @@ function attachDigging (player, serv, tools, drops, chests, log, verdicts) {
   player.on('dug_done', (data) => {
     if (data.blockpactCompleting) completing.delete(data.blockpactCompleting)
   })
+  // The digger hears "won" after its drops are in its inventory (one connection keeps the packets' order), so a
+  // program that reads its inventory when mineBlock returns sees them; still within this handler, so before the
+  // block change goes out.
   player.on('dug', (data, cancelled) => {
-    verdicts.judged(player, data.position, cancelled, data.blockpactLostTo)
-    if (cancelled) return
+    if (cancelled) return verdicts.judged(player, data.position, true, data.blockpactLostTo)
+    try {
+      giveDrops(data)
+    } finally {
+      verdicts.judged(player, data.position, false)
+    }
+  })
+  function giveDrops (data) {
     if (player.world === serv.overworld) log.block(data.position, data.block.name, 'air', player.username, 'dig')
     if (player.gameMode !== 0 || !data.dropBlock) return
     data.dropBlock = false
@@ -150,7 +159,7 @@ function attachDigging (player, serv, tools, drops, chests, log, verdicts) {
       }
     }
     log.syncInventory(player, `dig:${data.block.name}`)
-  })
+  }
 }
 
 module.exports = { dropRules, attachDigging, defaultRules, DROPS_FILE }
