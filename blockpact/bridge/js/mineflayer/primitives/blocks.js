@@ -49,7 +49,13 @@ async function collectOne (ctx, pos, type, name) {
   let verdict = null // the server's: {won, by}
   let hearVerdict = null
   let takenAway = false
-  const stop = () => { bot.collectBlock.cancelTask().catch(() => {}); if (bot.targetDigBlock) bot.stopDigging() }
+  const stop = () => {
+    bot.collectBlock.cancelTask().catch(() => {})
+    // digInReach's walk, which collectblock's cancelTask (no task of its own) leaves going; only while the bot
+    // walks a path: a stop asked of an idle pathfinder would end the next walk (common.js, walk)
+    if (bot.pathfinder.isMoving()) bot.pathfinder.stop()
+    if (bot.targetDigBlock) bot.stopDigging()
+  }
   const onFinish = (position) => {
     if (!position || !pos.equals(position)) return
     finished = true
