@@ -28,7 +28,7 @@ class RuntimeWatchdog:
         self.node = node
         self.ping = ping
         self.call_seconds = call_seconds
-        self._asked: float | None = None  # loop time of the unanswered ping
+        self._asked: float | None = None  # monotonic time of the unanswered ping
 
     @property
     def answering(self) -> bool:
@@ -41,19 +41,21 @@ class RuntimeWatchdog:
         restarted for whatever comes next)."""
         node = self.node
         ping: asyncio.Future[Any] | None = None
+        asked = 0.0
         try:
             while True:
                 if not node.alive:
                     raise BridgeBroken(f"the Node runtime (pid {node.pid}) died")
                 if ping is None:
-                    ping, self._asked = asyncio.ensure_future(asyncio.to_thread(self.ping)), time.monotonic()
+                    ping = asyncio.ensure_future(asyncio.to_thread(self.ping))
+                    asked = self._asked = time.monotonic()
                 await asyncio.wait([ping], timeout=LIVENESS_POLL_SECONDS)
                 if not ping.done():
                     if node.stopped:
                         await asyncio.to_thread(node.kill)
                         raise BridgeBroken(f"the Node runtime (pid {node.pid}) was stopped and answered nothing; it was killed")
                     continue
-                asked, self._asked = self._asked or time.monotonic(), None
+                self._asked = None
                 if ping.exception() is not None and node.alive:
                     await asyncio.to_thread(node.kill)
                     raise BridgeBroken(f"the Node runtime (pid {node.pid}) did not answer within "
