@@ -117,9 +117,12 @@ def _note_what_each_test_starts(request: pytest.FixtureRequest):
     if _session is None:
         yield
         return
-    pids_before, tmp_before = procfs.pids(), set(os.listdir(_session.tmp))
+    # Pids with their start times: with pid_max 32768 a busy machine wraps its pids, and a pid seen before the
+    # test may belong to a new process by its end (that process was then not named).
+    before, tmp_before = procfs.processes(), set(os.listdir(_session.tmp))
     yield
-    started = procfs.marked(procfs.pids() - pids_before, MARK, _session.token) - {_runtime_pid(), _resource_tracker_pid()}
+    new = {pid for pid, started in procfs.processes().items() if before.get(pid) != started}
+    started = procfs.marked(new, MARK, _session.token) - {_runtime_pid(), _resource_tracker_pid()}
     for pid in started:
         _session.origins.setdefault(f"pid {pid}", request.node.nodeid)
     for name in set(os.listdir(_session.tmp)) - tmp_before:

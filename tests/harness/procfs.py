@@ -14,6 +14,20 @@ def pids() -> set[int]:
     return {int(name) for name in os.listdir(PROC) if name.isdigit()}
 
 
+def processes() -> dict[int, int | None]:
+    """Each running pid with its start time (clock ticks since boot; None if it ended while being read): a pid
+    and its start time name one process, a pid alone may be reused."""
+    return {pid: _start_ticks(pid) for pid in pids()}
+
+
+def _start_ticks(pid: int) -> int | None:
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
 def running(pid: int) -> bool:
     """Alive and not a zombie (a zombie has exited; it only waits for its parent to reap it)."""
     try:
