@@ -4,6 +4,7 @@
 // claim maps). Real server, real mineflayer bots.
 const { describe, it, before, after } = require('node:test')
 const assert = require('node:assert/strict')
+const { getEventListeners } = require('events')
 const { Vec3 } = require('vec3')
 const { startServer, command, eventually, withTimeout } = require('./squid_harness')
 const { connectBot, disconnectBot } = require('../../blockpact/bridge/js/mineflayer/connect')
@@ -66,13 +67,13 @@ describe('whose dig broke a block', () => {
   })
 
   // Each bot with a world of its own: nothing shared between them, as between two Node runtimes.
-  function context (bot, said) {
+  function context (bot, said, abort = new AbortController().signal) {
     return {
       bot,
       world: { dugBy: new Map(), harvest: new Map() },
       memory: { chests: new Map() },
       settings: { searchRadius: 8 },
-      abort: new AbortController().signal,
+      abort,
       say: (prefix, vars) => said.push({ prefix, ...vars }),
       fail: (prefix) => new Error(prefix)
     }
@@ -81,14 +82,15 @@ describe('whose dig broke a block', () => {
   // Three races (the bots' claims alone counted both bots in about half of them: issue 18, runs D and E).
   it('mineBlock on two runtimes racing for one block: the server decides, the loser names the winner', async (t) => {
     const [erin, frank] = [await join(t, 'erin'), await join(t, 'frank')]
+    const programs = { erin: new AbortController().signal, frank: new AbortController().signal } // one program each
     for (const x of [0, 1, 0]) {
       const pos = new Vec3(x, 5, 2)
       await placeHay(erin, pos)
       await eventually(() => frank.blockAt(pos)?.name === 'hay_block', 'frank sees the hay')
       const said = { erin: [], frank: [] }
       const [e, f] = await withTimeout(Promise.all([
-        primitives.mineBlock(context(erin, said.erin), 'hay_block', 1),
-        primitives.mineBlock(context(frank, said.frank), 'hay_block', 1)
+        primitives.mineBlock(context(erin, said.erin, programs.erin), 'hay_block', 1),
+        primitives.mineBlock(context(frank, said.frank, programs.frank), 'hay_block', 1)
       ]), 30000, 'both mineBlock calls')
       assert.equal(e + f, 1, JSON.stringify(said))
       const [winner, loser] = e === 1 ? ['erin', 'frank'] : ['frank', 'erin']
@@ -100,6 +102,8 @@ describe('whose dig broke a block', () => {
     }
     const hay = async (player) => tally(await server.request('inventory', { player })).hay_block ?? 0
     assert.equal(await hay('erin') + await hay('frank'), 3) // one drop a block broken
+    // Nothing a finished mineBlock did stays on its program's signal (a Cleanup harvester digs 500 blocks).
+    assert.deepEqual([getEventListeners(programs.erin, 'abort').length, getEventListeners(programs.frank, 'abort').length], [0, 0])
   })
 })
 

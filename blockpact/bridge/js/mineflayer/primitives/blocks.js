@@ -106,16 +106,18 @@ async function collectOne (ctx, pos, type, name) {
     bot.off('blockUpdate', onUpdate)
     ctx.abort.removeEventListener('abort', stop)
   }
+  let unheard = null // the wait's abort listener, removed after it: a program that digs 500 blocks adds 500
   try {
     if (finished && serverJudges && !verdict) { // its answer is on its way: bounded as a round trip to the server
       await bounded('hearing whose dig broke it', boundSeconds(ctx.settings), () => new Promise(resolve => {
-        hearVerdict = resolve
+        hearVerdict = unheard = resolve
         ctx.abort.addEventListener('abort', resolve, { once: true })
       }), () => {}, bot)
         .catch(err => { if (err.name !== 'Bounded') throw err })
     }
   } finally {
     bot.off('blockpact:digVerdict', onVerdict)
+    if (unheard) ctx.abort.removeEventListener('abort', unheard)
   }
   checkCancelled(ctx)
   if (finished && serverJudges) {
