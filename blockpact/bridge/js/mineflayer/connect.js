@@ -7,6 +7,7 @@ const tool = require('mineflayer-tool').plugin
 const { detachPathResults } = require('./path_results')
 const { countSearchTime } = require('./search_time')
 const { listenForVerdicts } = require('./dig_verdicts')
+const { installFastFindBlocks } = require('./find_blocks')
 
 detachPathResults()
 countSearchTime()
@@ -82,6 +83,7 @@ function connectBot (options) {
       bot.loadPlugin(collectBlock)
       bot.loadPlugin(tool)
       withoutToolFetching(bot)
+      installFastFindBlocks(bot)
       // collectblock installs its movements in the pathfinder on first use and keeps them there
       const movements = quietMovements(bot)
       bot.pathfinder.setMovements(movements)

@@ -1,21 +1,47 @@
 'use strict'
-// Where the blocks of one type are around a bot, nearest first. mineflayer's bot.findBlocks builds a full
-// Block (with its biome and block entity) for every position of every chunk section whose palette holds the
-// type: in a flat world with dirt in its palette, a dirt search within 32 blocks built about 200,000 of them.
-// With 32 bots digging, that was 63% of Node's main thread (CPU profile, bench/live_scale.py), the thread
-// that walks every bot and answers the server's keep-alives. Here a position costs one state-id read.
+// Where the blocks of some types are around a point, nearest first, ties by x, then y, then z (the simulator's
+// order, worlds/state.py find_blocks, so that both backends pick the same block of equally near ones).
+// mineflayer's bot.findBlocks builds a full Block (with its biome and block entity) for every position of every
+// chunk section that might hold the type, and a section of one block only (air, a stone layer: most of a flat
+// world) has no palette to rule it out: a search within 32 blocks read about 400,000 positions. With 32 bots
+// digging that was 63% of Node's main thread (bench/live_scale.py), the thread that walks every bot and answers
+// the server's keep-alives; in a Cleanup episode each of the harvester's searches blocked it for ~0.1-0.2 s.
+// Here a one-block section costs one check and any other position one read from its section.
 const { Vec3 } = require('vec3')
 
-// Positions of blocks of type `blockId` within maxDistance of the bot's block, nearest first, at most count;
-// null when the registry has no state ids for the type (versions before 1.13): then use bot.findBlocks.
-function findBlocksOfType (bot, blockId, maxDistance, count) {
-  const type = bot.registry.blocks[blockId]
-  if (type?.minStateId === undefined) return null
-  const matches = (stateId) => stateId >= type.minStateId && stateId <= type.maxStateId
-  const here = bot.entity.position.floored()
+// stateId -> whether it is a state of one of `blockIds`; null when the registry has no state ids for one of them
+// (versions before 1.13).
+function stateMatcher (registry, blockIds) {
+  const ranges = []
+  for (const id of blockIds) {
+    const type = registry.blocks[id]
+    if (type?.minStateId === undefined) return null
+    ranges.push([type.minStateId, type.maxStateId])
+  }
+  if (ranges.length === 1) {
+    const [[lo, hi]] = ranges
+    return (stateId) => stateId >= lo && stateId <= hi
+  }
+  return (stateId) => ranges.some(([lo, hi]) => stateId >= lo && stateId <= hi)
+}
+
+// The one state every position of `section` holds, or undefined when it holds several.
+function singleState (section) {
+  if (section.palette) return section.palette.length === 1 ? section.palette[0] : undefined
+  return section.data?.value // prismarine-chunk's SingleValueContainer (1.18+)
+}
+
+// Positions of blocks of the types `blockIds` within maxDistance of `point`'s block, nearest first, at most
+// `count`; null when the registry has no state ids for a type: then use mineflayer's bot.findBlocks.
+function findBlocksOfTypes (bot, blockIds, maxDistance, count, point = bot.entity.position) {
+  const matches = stateMatcher(bot.registry, blockIds)
+  if (!matches) return null
+  const here = point.floored()
   const { minY, height } = bot.game
   const reach = Math.ceil(maxDistance / 16)
+  const within = maxDistance * maxDistance
   const found = []
+  const local = { x: 0, y: 0, z: 0 } // a position in its section, as section.get reads it
   for (let cx = (here.x >> 4) - reach; cx <= (here.x >> 4) + reach; cx++) {
     for (let cz = (here.z >> 4) - reach; cz <= (here.z >> 4) + reach; cz++) {
       const column = bot.world.getColumn(cx, cz)
@@ -24,19 +50,40 @@ function findBlocksOfType (bot, blockId, maxDistance, count) {
         const section = column.sections[s]
         const y0 = minY + s * 16
         if (!section || y0 > here.y + maxDistance || y0 + 15 < here.y - maxDistance) continue
-        if (section.palette && !section.palette.some(matches)) continue // the type is not in this section
-        const pos = new Vec3(0, 0, 0)
-        for (pos.x = cx * 16; pos.x < cx * 16 + 16; pos.x++) {
-          for (pos.y = y0; pos.y < y0 + 16; pos.y++) {
-            for (pos.z = cz * 16; pos.z < cz * 16 + 16; pos.z++) {
-              if (matches(bot.world.getBlockStateId(pos)) && pos.distanceTo(here) <= maxDistance) found.push(pos.clone())
+        const single = singleState(section)
+        if (single !== undefined ? !matches(single) : section.palette && !section.palette.some(matches)) continue
+        for (local.y = 0; local.y < 16; local.y++) {
+          const dy = y0 + local.y - here.y
+          for (local.z = 0; local.z < 16; local.z++) {
+            const dz = cz * 16 + local.z - here.z
+            for (local.x = 0; local.x < 16; local.x++) {
+              const dx = cx * 16 + local.x - here.x
+              const d2 = dx * dx + dy * dy + dz * dz
+              if (d2 <= within && (single !== undefined || matches(section.get(local)))) {
+                found.push({ d2, pos: new Vec3(here.x + dx, here.y + dy, here.z + dz) })
+              }
             }
           }
         }
       }
     }
   }
-  return found.sort((a, b) => a.distanceTo(here) - b.distanceTo(here)).slice(0, count)
+  found.sort((a, b) => a.d2 - b.d2 || a.pos.x - b.pos.x || a.pos.y - b.pos.y || a.pos.z - b.pos.z)
+  return found.slice(0, count).map(f => f.pos)
 }
 
-module.exports = { findBlocksOfType }
+// Makes bot.findBlocks (and so bot.findBlock, and the plugins that call them) use findBlocksOfTypes when it is
+// asked for block ids without extra info; other searches (a matching function, useExtraInfo) go to mineflayer's.
+function installFastFindBlocks (bot) {
+  const mineflayers = bot.findBlocks
+  bot.findBlocks = (options) => {
+    const ids = Array.isArray(options.matching) ? options.matching : [options.matching]
+    if (!options.useExtraInfo && ids.every(Number.isInteger)) {
+      const found = findBlocksOfTypes(bot, ids, options.maxDistance || 16, options.count || 1, options.point ?? bot.entity.position)
+      if (found) return found
+    }
+    return mineflayers(options)
+  }
+}
+
+module.exports = { findBlocksOfTypes, installFastFindBlocks }

@@ -7,7 +7,7 @@ const { asVec3, checkCancelled, goto, countOf } = require('./common')
 const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
 const { canHarvest, toolName, underWorldRule } = require('../harvest')
-const { findBlocksOfType } = require('../find_blocks')
+const { findBlocksOfTypes } = require('../find_blocks')
 
 const uses = {
   mineBlock: {
@@ -154,7 +154,7 @@ async function mineBlock (ctx, name, count = 1) {
   const block = typeof name === 'string' ? bot.registry.blocksByName[name] : undefined
   if (!block) throw ctx.fail('No block named', { name })
   if (!Number.isInteger(count) || count < 1) throw ctx.fail('count for mineBlock')
-  const find = () => findBlocksOfType(bot, block.id, settings.searchRadius, 256) ??
+  const find = () => findBlocksOfTypes(bot, [block.id], settings.searchRadius, 256) ??
     bot.findBlocks({ matching: block.id, maxDistance: settings.searchRadius, count: 256 })
   if (find().length === 0) {
     ctx.say('No {name} nearby', { name })
