@@ -45,8 +45,8 @@ describe('blockpact flying-squid plugin', () => {
     t.after(() => quitBot(bot))
     return bot
   }
-  // alice and bob, joined once (a join costs about a second of CPU) for the tests that leave their
-  // inventories empty and do not move them; a test that fills an inventory has a bot of its own.
+  // alice and bob, joined once (a join costs about a second of CPU) for the tests that leave alice's
+  // inventory empty and move neither; a test that leaves items behind has a bot of its own.
   const shared = () => (pair ??= (async () => ({ alice: await connectBot(server, 'alice'), bob: await connectBot(server, 'bob') }))())
 
   it('logs bots in at the fixed spawn in survival, at a fixed time, and relays chat', async () => {
@@ -54,20 +54,24 @@ describe('blockpact flying-squid plugin', () => {
     assert.deepEqual(alice.entity.position.toArray(), [0.5, 5, 0.5])
     assert.equal(alice.game.gameMode, 'survival')
     assert.equal(alice.time.timeOfDay, 6000)
-    const heard = new Promise(resolve => bob.on('messagestr', m => { if (m.includes('hello from alice')) resolve(m) }))
+    // both hear it (alice too: later tests read her chat for command answers)
+    const hears = (bot) => new Promise(resolve => bot.on('messagestr', function heard (m) {
+      if (m.includes('hello from alice')) resolve(bot.off('messagestr', heard))
+    }))
+    const heard = Promise.all([hears(alice), hears(bob)])
     alice.chat('hello from alice')
     await withTimeout(heard, 3000, 'chat relay')
   })
 
-  it('/give fills whole stacks and /clear removes by item and count', async (t) => {
-    const bot = await join(t, 'giver')
-    assert.equal(await command(bot, 'give giver cobblestone 100'), 'Gave 100 [cobblestone] to giver')
+  it('/give fills whole stacks and /clear removes by item and count', async () => {
+    const bot = (await shared()).alice // and leaves its inventory empty, as the other tests of alice expect
+    assert.equal(await command(bot, 'give alice cobblestone 100'), 'Gave 100 [cobblestone] to alice')
     await assertInventory(server, bot, { cobblestone: 100 })
     assert.deepEqual(bot.inventory.items().map(i => i.count), [64, 36])
-    await command(bot, 'give giver dirt 3')
-    assert.equal(await command(bot, 'clear giver cobblestone 30'), 'Removed 30 item(s) from player giver')
+    await command(bot, 'give alice dirt 3')
+    assert.equal(await command(bot, 'clear alice cobblestone 30'), 'Removed 30 item(s) from player alice')
     await assertInventory(server, bot, { cobblestone: 70, dirt: 3 })
-    assert.equal(await command(bot, 'clear'), 'Removed 73 item(s) from player giver')
+    assert.equal(await command(bot, 'clear'), 'Removed 73 item(s) from player alice')
     await assertInventory(server, bot, {})
   })
 
