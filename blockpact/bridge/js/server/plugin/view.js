@@ -34,4 +34,4 @@ function viewControl (settings) {
   }
 }
 
-module.exports = { viewDistanceFor, viewControl, MIN_VIEW_DISTANCE }
+module.exports = { viewControl }
