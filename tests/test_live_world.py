@@ -68,7 +68,9 @@ async def _contract(spec: WorldSpec) -> str:
 def test_double_vein_under_the_contract_ends_as_on_the_simulator(server, tmp_path) -> None:
     spec = dataclasses.replace(load_world("double_vein"), episode_seconds=scaled(90))
     contract = asyncio.run(_contract(spec))
+    server.fit_view((0, 0, 0), (255, 0, 255))  # the ceiling, until the episode builds its world
     live, events = asyncio.run(_play(spec, contract, _live(server), tmp_path / "live"))
+    assert server.request("viewDistance") == 2  # the bots joined with double_vein's map fitted (one chunk column)
     simulated, sim_events = asyncio.run(_play(spec, contract, SimWorld, tmp_path / "sim"))
 
     assert sum(live.inventory_rewards.values()) == 78 == sum(simulated.inventory_rewards.values())

@@ -13,6 +13,7 @@ import pytest
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.mineflayer_body import LIVE_WORLD_JS, MineflayerWorld, ServerAddress
 from blockpact.bridge.live.operator_target import OperatorBotTarget
+from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
 from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server, read_back, tally
@@ -61,6 +62,14 @@ async def _close(world: MineflayerWorld, server: EmbeddedServer) -> None:
 def test_mineflayer_side_implements_exactly_the_primitives_of_primitives_toml() -> None:
     names = json.loads(str(runtime().require(LIVE_WORLD_JS).LiveWorld.primitiveNames()))
     assert sorted(names["primitives"]) == sorted(primitives())
+
+
+def test_building_a_world_fits_the_servers_view_distance_to_its_map(server, spec) -> None:
+    """Joins after the build get the fewest chunks that show the whole map (the parity map spans one chunk
+    column: the floor, 2); a map of 16 columns gets live.toml's view_distance, the ceiling."""
+    assert server.fit_view((0, 0, 0), (255, 0, 255)) == live_settings().server.view_distance == 4
+    asyncio.run(build_world_on_server(server, spec))
+    assert server.request("viewDistance") == 2
 
 
 def test_parity_program_ends_like_the_simulator(server, spec) -> None:

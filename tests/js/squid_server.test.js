@@ -6,6 +6,7 @@ const assert = require('node:assert/strict')
 const { spawn } = require('child_process')
 const { once } = require('events')
 const net = require('net')
+const { Vec3 } = require('vec3')
 const { startServer, connectBot, quitBot, command, eventually, withTimeout, VERSION } = require('./squid_harness')
 
 const SERVER = require.resolve('../../blockpact/bridge/js/server/server.js')
@@ -21,8 +22,15 @@ function alive (pid) {
 
 describe('one server started with an operator (its start is the costly part)', () => {
   let server
-  before(async () => { server = await startServer({ args: ['--op', 'boss'] }) })
-  after(() => server.close())
+  let joined = null
+  before(async () => { server = await startServer({ args: ['--op', 'boss', '--view-distance', '4'] }) })
+  after(async () => {
+    const bots = await joined?.catch(() => null)
+    await server.close()
+    for (const bot of Object.values(bots ?? {})) await quitBot(bot)
+  })
+  // boss (an operator) and guest, joined once for the tests that need them.
+  const bots = () => (joined ??= (async () => ({ boss: await connectBot(server, 'boss'), guest: await connectBot(server, 'guest') }))())
 
   test('prints a ready line and accepts connections on 127.0.0.1', async () => {
     assert.equal(server.version, VERSION)
@@ -32,24 +40,38 @@ describe('one server started with an operator (its start is the costly part)', (
     socket.destroy()
   })
 
-  test('only operators may run operator commands', async (t) => {
-    const boss = await connectBot(server, 'boss')
-    t.after(() => quitBot(boss))
-    const guest = await connectBot(server, 'guest')
-    t.after(() => quitBot(guest))
+  test('fits the view distance of later joins to a map: a bot at one corner sees the opposite corner and the player there', async () => {
+    assert.equal(await server.request('viewDistance'), 4) // --view-distance: the ceiling
+    await assert.rejects(server.request('viewDistance', { from: [0, 0, 0] }), /from and to/)
+    assert.equal(await server.request('viewDistance', { from: [0, 0, 0], to: [79, 9, 9] }), 4) // 5 columns: the ceiling
+    assert.equal(await server.request('viewDistance', { from: [0, 0, 0], to: [9, 9, 9] }), 2) // 1 column: the floor
+    assert.equal(await server.request('viewDistance', { from: [-16, 0, 0], to: [31, 9, 9] }), 3)
+    assert.equal(await server.request('viewDistance', { from: [0, 0, 0], to: [31, 9, 31] }), 2)
+    await server.request('command', { command: 'setblock 31 4 31 gold_block' })
+    const { boss, guest } = await bots() // both spawn at (0, 5, 0), the map's corner
+    assert.match(await command(boss, 'tp boss 31 5 31'), /Teleported/)
+    await eventually(() => guest.blockAt(new Vec3(31, 4, 31))?.name === 'gold_block', 'guest sees the far corner')
+    assert.deepEqual(guest.findBlock({ matching: guest.registry.blocksByName.gold_block.id, maxDistance: 64 })?.position.toArray(), [31, 4, 31])
+    const far = new Vec3(31.5, 5, 31.5)
+    await eventually(() => guest.entities[boss.entity.id]?.position.distanceTo(far) < 0.1, 'guest sees boss there')
+    // two columns on each side, not four: the third column east of the map was never sent
+    assert.notEqual(guest.blockAt(new Vec3(31, 4, 0)), null)
+    assert.equal(guest.blockAt(new Vec3(32, 4, 0)), null)
+  })
+
+  test('only operators may run operator commands', async () => {
+    const { boss, guest } = await bots()
     assert.match(await command(guest, 'fill 5 5 5 5 5 5 stone'), /permission/)
     assert.equal(await command(boss, 'fill 5 5 5 5 5 5 stone'), 'Successfully filled 1 block(s)')
   })
-})
 
-test('stops when its stdin closes, kicking connected bots', async (t) => {
-  const server = await startServer()
-  const bot = await connectBot(server, 'watcher')
-  t.after(() => quitBot(bot))
-  const kicked = once(bot, 'end')
-  await server.close() // closes stdin, SIGKILL after 5 s
-  await withTimeout(kicked, 3000, 'bot end')
-  assert.equal(alive(server.pid), false)
+  test('stops when its stdin closes, kicking connected bots', async () => {
+    const { guest } = await bots()
+    const kicked = once(guest, 'end')
+    await server.close() // closes stdin, SIGKILL after 5 s
+    await withTimeout(kicked, 3000, 'bot end')
+    assert.equal(alive(server.pid), false)
+  })
 })
 
 test('stops on SIGTERM with exit code 0', async (t) => {

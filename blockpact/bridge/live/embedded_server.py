@@ -12,6 +12,7 @@ import collections
 import json
 import subprocess
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,12 @@ class EmbeddedServer:
     def command(self, text: str) -> list[str]:
         """Run an operator command (`fill ...`, `/give ...`); returns the server's answer lines."""
         return list(self.request("command", command=text) or [])
+
+    def fit_view(self, lo: Sequence[int], hi: Sequence[int]) -> int:
+        """Fit the view distance of players who join from now on to a world's map box: the smallest that shows
+        all of it from any of its cells (at least 2, at most live.toml's view_distance). Fewer chunks make a
+        join cheaper. Returns the distance."""
+        return int(self.request("viewDistance", **{"from": list(lo), "to": list(hi)}))
 
     def stop(self) -> int | None:
         """Close the control channel (the server stops itself); kill it if it does not go in time. Idempotent."""

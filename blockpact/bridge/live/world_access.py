@@ -78,6 +78,7 @@ class EmbeddedAccess:
         return None
 
     async def build(self, spec: WorldSpec, compiled: CompiledWorld) -> list[str]:
+        self.server.fit_view(*map_box(spec))  # before the bots join
         await apply(compiled.world, self.target)
         return read_back(self.server, spec)
 

@@ -273,6 +273,7 @@ def chest_commands(position: Vec, items: tuple[tuple[str, int], ...], stack_size
 async def build_world_on_server(server: EmbeddedServer, spec: WorldSpec, seed: int = 0) -> CompiledWorld:
     """Build the spec's blocks, chests and drops on the embedded server (players are set up when they join)."""
     compiled = compile_world(spec, seed)
+    server.fit_view(*map_box(spec))
     await apply(compiled.world, ControlChannelTarget(server))
     return compiled
 

@@ -10,6 +10,8 @@
 //   {"op": "inventory", "player": name}   {"op": "players"}   {"op": "stop"}
 //   {"op": "tell", "player": name, "message": text}: a chat line only that player sees (a person in a human slot)
 //   {"op": "readBlocks", "from", "to"} -> {"palette": [name], "cells": [index]} (x outermost, then y, z)
+//   {"op": "viewDistance", "from"?: [x, y, z], "to"?: [x, y, z]} -> the view distance players joining from now on get:
+//     with a box (a world's map), the smallest that shows all of it from any of its cells (plugin/view.js)
 //   {"op": "drainEvents"} -> {"entries": [{time (ms), agent, kind, data}], "dropped": n}: the journal since the last drain
 // A command may carry "cause": what the journal records its changes under (default 'command').
 // Errors answer {"id", "ok": false, "error": message}. The server stops when stdin closes.
@@ -32,6 +34,7 @@ function handlers (serv, stop) {
     countBlocks: ({ from, to, block }) => api.countBlocks(vec(from), vec(to), block ?? null),
     readBlocks: ({ from, to }) => api.readBlocks(vec(from), vec(to)),
     drainEvents: () => api.journal.drain(),
+    viewDistance: ({ from, to }) => from === undefined && to === undefined ? api.view.get() : api.view.fit(from, to),
     setDrops: ({ block, drops }) => api.setDrops(block, drops),
     setHarvest: ({ block, tools }) => api.setHarvest(block, tools),
     resetDrops: ({ seed }) => api.resetDrops(seed),

@@ -1,8 +1,8 @@
 'use strict'
 // blockpact's flying-squid plugin: chest storage, crafting (2x2 and crafting table), survival
 // drops with tool requirements, operator commands, game rules, a fixed time and spawn point,
-// players kept across reconnects, a journal of world events, and `serv.blockpact`, the
-// server-side API used to build worlds and read their state.
+// players kept across reconnects, a journal of world events, a view distance fitted to the world's
+// map, and `serv.blockpact`, the server-side API used to build worlds and read their state.
 // Options come from the server settings' `blockpact` key: {ops, seed, time, spawn, dropsFile}.
 const { itemTools } = require('./items')
 const { crafter } = require('./crafting')
@@ -15,6 +15,7 @@ const { registerCommands } = require('./commands')
 const { applyWorldSettings } = require('./world')
 const { journal } = require('./journal')
 const { playerStore } = require('./persistence')
+const { viewControl } = require('./view')
 
 const parts = new WeakMap() // serv -> the plugin's per-server pieces
 
@@ -41,6 +42,7 @@ module.exports.server = function (serv, settings) {
     journal: log,
     countBlocks: (from, to, name) => region.countBlocks(serv.overworld, from, to, name),
     readBlocks: (from, to) => region.readBlocks(serv.overworld, from, to),
+    view: viewControl(settings),
     // [{slot, name, count}] of a connected player's inventory window.
     inventory (username) {
       const player = serv.getPlayer(username)
