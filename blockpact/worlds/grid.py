@@ -29,6 +29,9 @@ class Grid:
     # block id -> the cells holding it (world coordinates), for the ids asked about so far; kept up to
     # date by `set`, so writes must go through it (the dynamics' in-place writes are undone and redone by it)
     _cells: dict[int, set[Vec]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # the path search's snapshot of the grid, until `set` changes a cell (mineBlock routes to several
+    # candidate blocks in a row, and most simulated seconds change no cell)
+    _moves: _Moves | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -55,6 +58,7 @@ class Grid:
             if block_id in self._cells:
                 self._cells[block_id].add(cell)
         self.ids[lx, ly, lz] = block_id
+        self._moves = None
 
     def cells_of(self, block_id: int) -> set[Vec]:
         """The cells holding `block_id`. An index rather than a scan of the grid: mineBlock and the
@@ -129,7 +133,9 @@ class Grid:
         """
         if goal_test(start):
             return [start]
-        moves = _Moves(self)
+        if self._moves is None:
+            self._moves = _Moves(self)
+        moves = self._moves
         first = moves.steps_from(start) if self.in_bounds(start) else self.steps_from(start)
         parent: dict[Vec, Vec | None] = {start: None}
         best = {start: 0.0}
