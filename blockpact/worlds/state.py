@@ -67,15 +67,15 @@ class WorldState:
         """Cells holding `name` within `max_distance` of `near`, nearest first (ties by coordinates)."""
         if not self.data.is_block(name):
             return []
-        local = np.argwhere(self.grid.ids == self.block_id(name))
-        if local.size == 0:
-            return []
-        cells = local + np.asarray(self.spec.origin)
-        d2 = ((cells - np.asarray(near)) ** 2).sum(axis=1)
-        keep = d2 <= max_distance * max_distance
-        cells, d2 = cells[keep], d2[keep]
-        order = np.lexsort((cells[:, 2], cells[:, 1], cells[:, 0], d2))[:count]
-        return [tuple(int(v) for v in cells[i]) for i in order]  # type: ignore[misc]
+        nx, ny, nz = near
+        limit = max_distance * max_distance
+        found = []
+        for cell in self.grid.cells_of(self.block_id(name)):
+            d2 = (cell[0] - nx) ** 2 + (cell[1] - ny) ** 2 + (cell[2] - nz) ** 2
+            if d2 <= limit:
+                found.append((d2, cell))
+        found.sort()
+        return [cell for _, cell in found[:count]]
 
     # -- items ---------------------------------------------------------------------------------
     def give(self, player: str, item: str, count: int, cause: str) -> None:

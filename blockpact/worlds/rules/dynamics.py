@@ -88,10 +88,12 @@ class Dynamics:
             self.state.set_block((p[0], p[1], p[2]), names[block], None, cause=cause)
 
     def _occupied_cells(self) -> np.ndarray:
-        """Offsets of the cells players' feet and heads are in (nothing spawns or grows there)."""
-        grid, out = self.state.grid, []
+        """Offsets of the cells players' feet and heads are in (nothing spawns or grows there); plain
+        arithmetic rather than np.ravel_multi_index per cell, as it runs every tick."""
+        (ox, oy, oz), (X, Y, Z) = self.state.grid.origin, self.state.grid.ids.shape
+        out = []
         for x, y, z in self.state.positions.values():
-            for p in ((x, y, z), (x, y + 1, z)):
-                if grid.in_bounds(p):
-                    out.append(int(np.ravel_multi_index(grid.local(p), grid.ids.shape)))
+            lx, lz = x - ox, z - oz
+            if 0 <= lx < X and 0 <= lz < Z:
+                out += [(lx * Y + ly) * Z + lz for ly in (y - oy, y + 1 - oy) if 0 <= ly < Y]
         return np.array(out, dtype=np.int64)

@@ -9,7 +9,9 @@
 // A parked worker is ended after `poolIdleMs` without an owner: Node counts a worker whose
 // output is read as a live handle even when unref'd, so the pool is what lets a process exit.
 
-const MAX_PARKED_PER_CONFIG = 4;
+// Enough for every bot of one episode of the largest built-in world (cleanup_mp: 7 players), so the next
+// episode (a contract search plays several in a row) starts none: with 4, each paid 3 worker starts.
+const MAX_PARKED_PER_CONFIG = 8;
 
 const parked = new Map(); // config key -> [{ worker: SandboxWorker, expiry: Timeout }]
 
