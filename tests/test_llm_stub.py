@@ -12,6 +12,7 @@ import openai
 import pytest
 
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
+from harness.pace import scaled
 
 
 def client_for(stub: OpenAIStub, **kwargs: object) -> openai.OpenAI:
@@ -56,7 +57,7 @@ def test_queue_then_responder_and_requests_are_recorded() -> None:
 
 def test_injected_failures_arrive_as_the_real_api_sends_them() -> None:
     with OpenAIStub([StubReply.rate_limited("7"), StubReply.server_error(503), StubReply.slow(3.0)]) as stub:
-        client = client_for(stub, timeout=0.3)
+        client = client_for(stub, timeout=scaled(5))  # the two errors come at once; a busy machine may take seconds
         messages = [{"role": "user", "content": "x"}]
         with pytest.raises(openai.RateLimitError) as rate:
             client.chat.completions.create(model="m", messages=messages)
@@ -64,8 +65,8 @@ def test_injected_failures_arrive_as_the_real_api_sends_them() -> None:
         with pytest.raises(openai.InternalServerError) as server:
             client.chat.completions.create(model="m", messages=messages)
         assert server.value.status_code == 503
-        with pytest.raises(openai.APITimeoutError):
-            client.chat.completions.create(model="m", messages=messages)
+        with pytest.raises(openai.APITimeoutError):  # the reply is 3 s late: a 0.3 s timeout ends the wait, however busy
+            client.with_options(timeout=0.3).chat.completions.create(model="m", messages=messages)
 
 
 def test_required_key_is_checked() -> None:

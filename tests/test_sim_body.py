@@ -13,6 +13,7 @@ import pytest
 from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.world_files import load_world
 
+from harness.pace import scaled
 from test_bridge_runtime import _gone
 
 TESTS = Path(__file__).parent
@@ -146,7 +147,7 @@ def test_runaway_and_overlong_programs_are_stopped_and_the_body_runs_on(parity_s
 
     spin, spun, waited, after = run(scenario())
     assert spin.timed_out and not spin.success and spin.error.startswith("timed out after 1.5 s of computing time")
-    assert spun < 10
+    assert spun < scaled(10)  # 1.5 s of the worker's CPU, and starting it, on a machine that may be busy
     assert spin.duration == 0  # no simulated time passed while it spun
     assert waited.timed_out and waited.error == "timed out after 25 s of simulated time"
     assert waited.duration == pytest.approx(25)
