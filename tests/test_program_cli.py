@@ -60,7 +60,8 @@ def test_bad_input_is_one_clear_message(capsys, args: list[str], message: str) -
 
 
 def test_run_on_a_live_server_prints_the_bot_s_result(tmp_path: Path) -> None:
-    """`--server`: the same command drives a mineflayer bot on a real (embedded) server."""
+    """`--server`: the same command drives a mineflayer bot on a real (embedded) server of its own: on the
+    session's shared one a new bot may spawn on a world an earlier test built there, and find no path."""
     from blockpact.bridge.live.embedded_server import EmbeddedServer
 
     program = tmp_path / "hello.js"
