@@ -35,7 +35,9 @@ def test_run_prints_one_json_object(tmp_path: Path) -> None:
     assert result["observation"]["chests"] == {"4,64,4": {"raw_iron": 3}}
 
 
-def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path) -> None:
+def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path, capsys) -> None:
+    """As JSON from the command, and as text from the CLI called in this process (a second Python and Node
+    start would add nothing)."""
     program = tmp_path / "broken.js"
     program.write_text("async function main(bot) {\n  await mineBlock(bot, 'iron_ore' 3);\n}\n")
     done = blockpact("program", "run", str(program), "--world", "double_vein", "--player", "Glitch", "--json")
@@ -43,8 +45,8 @@ def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path) -> None:
     result = json.loads(done.stdout)
     assert result["success"] is False and result["error_line"] == 2
     assert result["error"].startswith("SyntaxError: Unexpected token (line 2")
-    text = blockpact("program", "run", str(program), "--world", "double_vein", "--player", "Glitch")
-    assert text.returncode == 1 and "SyntaxError: Unexpected token (line 2, column 35)" in text.stdout
+    assert main(["program", "run", str(program), "--world", "double_vein", "--player", "Glitch"]) == 1
+    assert "SyntaxError: Unexpected token (line 2, column 35)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args,message", [
