@@ -18,12 +18,16 @@ from test_run_live_cli import SERVER_LINE, LiveRun
 
 
 def _wait_for_digging(events: Path, timeout: float = 180) -> None:
+    _wait_for(events, '"old": "iron_ore"', "no bot started digging", timeout)
+
+
+def _wait_for(events: Path, text: str, missing: str, timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if events.exists() and '"old": "iron_ore"' in events.read_text():
+        if events.exists() and text in events.read_text():
             return
         time.sleep(0.1)
-    raise AssertionError("no bot started digging")
+    raise AssertionError(missing)
 
 
 def test_a_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Path) -> None:
@@ -31,7 +35,7 @@ def test_a_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Path) ->
     run = LiveRun("double_vein", "--seeds", "1", "--contract", "none", "--out", str(out))
     try:
         (server,) = run.wait_for(SERVER_LINE)
-        _wait_for_digging(out / "events.jsonl")
+        _wait_for(out / "events.jsonl", '"kind": "program_start"', "no program started")  # mid-episode: killed at once
         os.kill(int(server.group(1)), signal.SIGKILL)
     finally:
         code, stdout, stderr = run.finish(timeout=240)

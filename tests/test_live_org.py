@@ -1,4 +1,4 @@
-"""A tree of 1 leader + 3 scripted workers collects logs with mineflayer bots on the embedded server
+"""A tree of 1 leader + 2 scripted workers collects logs with mineflayer bots on the embedded server
 (`blockpact org run --backend minecraft`): the same task file, agents and outputs as on the
 simulator; the server the run started is gone afterwards."""
 
@@ -16,7 +16,7 @@ from blockpact.cli import main
 
 def test_a_tree_collects_logs_on_the_embedded_server(tmp_path: Path, capsys) -> None:
     out = tmp_path / "live"
-    code = main(["org", "run", "collect-logs", "--amount", "3", "--workers", "3", "--backend", "minecraft",
+    code = main(["org", "run", "collect-logs", "--amount", "2", "--workers", "2", "--backend", "minecraft",
                  "--latency-scale", "0.05", "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 0, captured
@@ -24,10 +24,10 @@ def test_a_tree_collects_logs_on_the_embedded_server(tmp_path: Path, capsys) -> 
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["backend"] == "minecraft" and metrics["clock"] == "wall" and metrics["success"] is True
     run = metrics["conditions"]["toa-async"]["runs"][0]
-    assert run["progress"] == [3, 3] and sum(run["items_per_agent"].values()) >= 3 and run["items_per_agent"]["Leader"] == 0
-    # The leader delegated to every worker and each reported back; who mined how many of the 3 logs is a race
+    assert run["progress"] == [2, 2] and sum(run["items_per_agent"].values()) >= 2 and run["items_per_agent"]["Leader"] == 0
+    # The leader delegated to every worker and each reported back; who mined how many of the 2 logs is a race
     # on a live server (a busy worker's share can be taken by another), so that is not asserted.
-    assert all(run["messages_per_agent"][w] > 0 for w in ("W1", "W2", "W3")), run["messages_per_agent"]
+    assert all(run["messages_per_agent"][w] > 0 for w in ("W1", "W2")), run["messages_per_agent"]
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert any(e["kind"] == "world" and e["data"]["kind"] == "inventory" and e["data"]["data"]["item"] == "oak_log" for e in events)
     assert "(live server)" in (out / "report.html").read_text()

@@ -21,13 +21,12 @@ from blockpact.skills.reference import primitives
 from blockpact.worlds.world_files import load_world
 
 from harness.pace import scaled
-from test_bridge_runtime import _gone
 
 TESTS = Path(__file__).parent
 PARITY_WORLD = TESTS / "worlds" / "bridge_parity.toml"
 PARITY_PROGRAM = (TESTS / "programs" / "chest_iron_sticks_signal.js").read_text()
 CHEST = (4, 64, 4)
-OPERATOR = "Operator"
+OPERATOR = live_settings().external.operator  # an operator on the session's shared server
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +35,9 @@ def spec():
 
 
 @pytest.fixture(scope="module")
-def server():
-    """One server for the module; afterwards its process must be gone."""
-    live = EmbeddedServer(ops=(OPERATOR,)).start()
-    pid = live.pid
-    yield live
-    live.stop()
-    assert pid is not None and _gone(pid), f"server process {pid} survived"
+def server(embedded_server) -> EmbeddedServer:
+    """The session's shared server (harness/live.py): each test builds the parity world afresh in it."""
+    return embedded_server
 
 
 async def _fresh_world(server: EmbeddedServer, spec) -> MineflayerWorld:
@@ -111,6 +106,7 @@ def test_parity_program_ends_like_the_simulator(server, spec) -> None:
     assert 0 < results["Gizmo"].duration <= results["Glitch"].duration < 90
 
 
+RUNAWAY_BUDGET = 1  # wall seconds; the loop spins a core until then
 RUNAWAY_LOOP = "async function spin(bot) {\n  while (true) {}\n}"
 RUNAWAY_WALK = """async function pace(bot) {
   for (;;) {
@@ -136,7 +132,7 @@ def test_runaway_programs_stop_within_budget_and_the_body_runs_on(server, spec) 
             outcomes = []
             for source in (RUNAWAY_LOOP, RUNAWAY_WALK):
                 started = time.monotonic()
-                result = await body.run(source, budget=2)
+                result = await body.run(source, budget=RUNAWAY_BUDGET)
                 outcomes.append((result, time.monotonic() - started))
             # The walk was stopped with the program: the bot stands still.
             before = body.observe()["position"]
@@ -152,8 +148,8 @@ def test_runaway_programs_stop_within_budget_and_the_body_runs_on(server, spec) 
     outcomes, before, still, after, broken, no_chest = asyncio.run(scenario())
     for result, wall in outcomes:
         assert result.timed_out and not result.success
-        assert result.error == "timed out after 2 s of wall-clock time"
-        assert 1.9 <= result.duration <= 2 + scaled(0.5) and wall < scaled(4), (result.duration, wall)
+        assert result.error == f"timed out after {RUNAWAY_BUDGET} s of wall-clock time"
+        assert RUNAWAY_BUDGET - 0.1 <= result.duration <= RUNAWAY_BUDGET + scaled(0.5) and wall < scaled(RUNAWAY_BUDGET + 2), (result.duration, wall)
     assert before == still
     assert after.success and not after.timed_out, after.error
     assert after.chat == ["arrived"]

@@ -35,7 +35,9 @@ def test_run_prints_one_json_object(tmp_path: Path) -> None:
     assert result["observation"]["chests"] == {"4,64,4": {"raw_iron": 3}}
 
 
-def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path) -> None:
+def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path, capsys) -> None:
+    """As JSON from the command, and as text from the CLI called in this process (a second Python and Node
+    start would add nothing)."""
     program = tmp_path / "broken.js"
     program.write_text("async function main(bot) {\n  await mineBlock(bot, 'iron_ore' 3);\n}\n")
     done = blockpact("program", "run", str(program), "--world", "double_vein", "--player", "Glitch", "--json")
@@ -43,8 +45,8 @@ def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path) -> None:
     result = json.loads(done.stdout)
     assert result["success"] is False and result["error_line"] == 2
     assert result["error"].startswith("SyntaxError: Unexpected token (line 2")
-    text = blockpact("program", "run", str(program), "--world", "double_vein", "--player", "Glitch")
-    assert text.returncode == 1 and "SyntaxError: Unexpected token (line 2, column 35)" in text.stdout
+    assert main(["program", "run", str(program), "--world", "double_vein", "--player", "Glitch"]) == 1
+    assert "SyntaxError: Unexpected token (line 2, column 35)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("args,message", [
@@ -60,7 +62,8 @@ def test_bad_input_is_one_clear_message(capsys, args: list[str], message: str) -
 
 
 def test_run_on_a_live_server_prints_the_bot_s_result(tmp_path: Path) -> None:
-    """`--server`: the same command drives a mineflayer bot on a real (embedded) server."""
+    """`--server`: the same command drives a mineflayer bot on a real (embedded) server of its own: on the
+    session's shared one a new bot may spawn on a world an earlier test built there, and find no path."""
     from blockpact.bridge.live.embedded_server import EmbeddedServer
 
     program = tmp_path / "hello.js"

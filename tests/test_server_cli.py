@@ -57,14 +57,14 @@ def test_server_builds_a_world_on_request() -> None:
         proc.wait()
 
 
-def test_a_port_in_use_is_one_clear_error_and_leaves_nothing_running() -> None:
-    with EmbeddedServer() as taken:
-        proc = _start("--port", str(taken.port))
-        out, err = proc.communicate(timeout=60)
-        assert proc.returncode == 1, (out, err)
-        assert err.startswith("blockpact: the embedded Minecraft server exited"), err
-        assert str(taken.port) in err
-        assert taken.running  # the other server is untouched
+def test_a_port_in_use_is_one_clear_error_and_leaves_nothing_running(embedded_server: EmbeddedServer) -> None:
+    taken = embedded_server  # the session's shared server holds the port
+    proc = _start("--port", str(taken.port))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, (out, err)
+    assert err.startswith("blockpact: the embedded Minecraft server exited"), err
+    assert str(taken.port) in err
+    assert taken.running  # the other server is untouched
 
 
 def test_a_bad_world_stops_the_server_it_started() -> None:
