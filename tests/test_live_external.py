@@ -56,7 +56,7 @@ def test_double_vein_on_an_external_server_ends_as_on_the_simulator(external, tm
 
 def test_dynamics_chat_and_signals_on_an_external_server(external, tmp_path) -> None:
     """The coal seam's dynamics go through the operator's /fill; chat and signals are witnessed."""
-    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=scaled(6, at_most=1.5))  # played out: the first mud at 2.5 s (seed 0)
+    spec = dataclasses.replace(load_world(NEW_WORLD), episode_seconds=scaled(12, at_most=1.5))  # played out
     greet = "async function greet(bot) { bot.chat('hello Bo'); await sendSignal(bot, 'ready'); }"
     idle = "async function idle(bot) { await waitSignal(bot, 'ready', 30); bot.chat('got it'); }"
 
