@@ -159,7 +159,10 @@ def test_the_compute_budget_counts_only_a_programs_own_computing(parity_spec) ->
     """Gizmo makes thousands of quick primitive calls, waiting for its turn while Glitch spins: far more
     real time than the wall budget passes, yet neither computes for long, so neither is cut off (a
     budget counting real time from the start would kill Gizmo)."""
-    budget, calls = 1.5, 5000  # enough calls to outlast the budget in real time on a fast, idle machine too
+    # Enough calls to outlast the budget in real time on a fast, idle machine too. A call costs the worker thread more
+    # CPU on a contended machine (2 busy loops beside 4 test workers: 5000 calls took over 1.5 s), and the real time
+    # stretches with it, so the budget does too.
+    budget, calls = scaled(1.5), 5000
     world = SimWorld(parity_spec, compute_budget=budget)
     many_calls = f"async function main(bot) {{\n  for (let i = 0; i < {calls}; i++) await bot.waitForTicks(1);\n  return 0;\n}}\n"
     spins = """async function main(bot) {
