@@ -7,7 +7,6 @@ const { asVec3, checkCancelled, goto, countOf } = require('./common')
 const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
 const { canHarvest, toolName, underWorldRule } = require('../harvest')
-const { findBlocksOfTypes } = require('../find_blocks')
 
 const uses = {
   mineBlock: {
@@ -154,8 +153,8 @@ async function mineBlock (ctx, name, count = 1) {
   const block = typeof name === 'string' ? bot.registry.blocksByName[name] : undefined
   if (!block) throw ctx.fail('No block named', { name })
   if (!Number.isInteger(count) || count < 1) throw ctx.fail('count for mineBlock')
-  const find = () => findBlocksOfTypes(bot, [block.id], settings.searchRadius, 256) ??
-    bot.findBlocks({ matching: block.id, maxDistance: settings.searchRadius, count: 256 })
+  // the block search of connect.js (find_blocks.js) for every bot it logs in
+  const find = () => bot.findBlocks({ matching: block.id, maxDistance: settings.searchRadius, count: 256 })
   if (find().length === 0) {
     ctx.say('No {name} nearby', { name })
     return 0
