@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from harness.pace import scaled
 
-from blockpact.bridge.machine_load import stretched
+from blockpact.bridge.machine_load import MAX_STRETCH
 from blockpact.bridge.sim import body as sim_body
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
@@ -176,16 +176,15 @@ def test_a_wedged_node_runtime_fails_the_program_and_is_replaced(monkeypatch) ->
         finally:
             await world.close()
 
-    stretch = stretched(1.0)  # the load when the wait on Node's answers began, and (below) when it ended
     pid, wedged, took, after = asyncio.run(scenario())
-    stretch = max(stretch, stretched(1.0))
     try:
         assert wedged.failure == "bridge", (wedged.failure, wedged.error)
         # Found by an answer that timed out, or by the run's silence, whichever comes first.
         assert re.search(r"(Call to 'settle' timed out|did not report the end of program run).*restarted", wedged.error), wedged.error
-        # budget + grace + a ping (or one call's bound) on an idle machine; Node's answers are awaited longer on a
-        # loaded one (bridge/machine_load.py)
-        assert took < scaled(1 + 3 + 3) * stretch + 3, took
+        # budget + grace + a ping (or one call's bound), the last stretched by the load when it was asked, at most
+        # MAX_STRETCH times (bridge/machine_load.py): sampling the load before and after the run missed a peak between
+        # (13.9 s against such a bound of 13.3 s, 2026-11-27). Still far below the 40 s that Node stays blocked.
+        assert took < scaled(1 + 3 + 3 * MAX_STRETCH) + 3, took
         assert _gone(pid)
         assert after.success, after.error
     finally:
