@@ -42,12 +42,17 @@ def _both(server, world: str, condition: str, out: Path) -> tuple[EpisodeOutcome
     return live, simulated
 
 
-# KNOWN GAP (issue 18): without a contract the two players race for the last blocks of the shared iron vein, and
-# live the race now goes the other way. 2026-11-27 (nice -15 beside load 8-15, at 20827c8 and again at 8ca7f2c): live
-# Gizmo 28, Glitch 45 against the simulator's 32 and 42; the live programs end at 13.7 s, the simulator's at 15.5 s
-# (live digs now take less time than the simulator charges: collectblock's wait after a dig and the block search's
-# cost are gone), and Glitch also takes its diamonds in another order (it stands in another cell when it looks).
-RACE = pytest.mark.xfail(reason="the shared vein's last blocks go to the other player live; see the comment above", strict=False)
+# KNOWN GAP (issue 18): without a contract the two players race for the last blocks of the shared iron vein, and the
+# race is decided by fractions of a second, on either backend:
+# - live, the same code three times in a row (2026-11-27, 5cdb896, nice -15, load ~3): Gizmo 28 / Glitch 45, then
+#   32 / 42 (the simulator's split), then 28 / 45. Where they part: Gizmo finishes (3, 65, 3) at 10.18 s in the one run,
+#   Glitch takes it at 9.76 s in the others; Glitch's walk from the diamond vein varies by ~0.4 s between runs.
+# - the simulator with its settings' walk_speed scaled by 0.8 / 0.9 / 1.0 / 1.1 / 1.2 / 1.3 gives Gizmo 40 / 36 / 32 /
+#   32 / 28 / 36; turn_speed halved gives 36.
+# So the split is not a property of the world that a better time model could pin down: equal rewards need the race's
+# contested blocks to be decided by a rule that does not depend on who is a few hundred milliseconds faster. Claiming
+# a block when a bot sets out for it does not do it (the choices then race instead of the digs).
+RACE = pytest.mark.xfail(reason="the live split of the shared vein varies between runs; see the comment above", strict=False)
 
 
 @pytest.mark.parametrize("condition", [pytest.param("none", marks=RACE), "negotiate"])
