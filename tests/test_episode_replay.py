@@ -45,15 +45,16 @@ async def _episode(world, *, task: bool = False, budget: float = 41.0):
 
 
 def test_a_recorded_episode_is_replayed_once_with_the_events_a_fresh_play_gives():
-    """... and a world that changed first, or whose programs get another budget or seed, plays instead of
-    taking it. (Six plays: after exactly seven simulated episodes in a process, the next new program text
+    """... and a world that changed first, or whose programs get another budget or seed, or a recorder's
+    world, plays instead of taking it. (Six plays: after exactly seven simulated episodes in a process, the next new program text
     fails in Node's acorn extractor, on main too: a JSPyBridge problem, not this module's.)"""
     spec = load_world(WORLD)
 
     async def main():
-        fresh = await _episode(SimWorld(spec, 0), task=True)
         replays = EpisodeReplays()
         recorded = await _episode(replays.recorder("the search")(spec, 0))
+        # A recorder's world plays the same game again (and leaves the recording for the next world).
+        fresh = await _episode(replays.recorder("the search")(spec, 0), task=True)
         other_budget = await _episode(replays.world(spec, 0), budget=30.0)
         other_seed = await _episode(replays.world(spec, 1))
         changed = replays.world(spec, 0)
@@ -64,7 +65,7 @@ def test_a_recorded_episode_is_replayed_once_with_the_events_a_fresh_play_gives(
         return fresh, recorded, replayed, again, (other_budget, other_seed, changed_first)
 
     fresh, recorded, replayed, again, others = asyncio.run(main())
-    assert recorded[2].replayed is None
+    assert recorded[2].replayed is None and fresh[2].replayed is None
     assert replayed[2].replayed == "the search"
     assert replayed[0] == fresh[0] == _events(replayed[2])  # the task note kept, then the episode's own events
     ended = next(i for i, e in enumerate(fresh[0]) if '"program_end"' in e)

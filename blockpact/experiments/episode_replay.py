@@ -6,12 +6,12 @@ negotiate condition's seed-0 episode, so that episode is a game the search alrea
 simulator is deterministic in what decides an episode: the world text, the seed, the programs (and
 their skills), their budgets, and the world's state when they start. A `ReplayableSimWorld` records
 what its programs did (the world events from their start to the episode's end, the program results)
-under those inputs when it is a recorder's (the search's worlds are); another world of the same
-`EpisodeReplays` whose programs start from the same untouched state with the same inputs takes that
-recording instead of running them, once. The events
-in its log are then the recorded episode's own, and `replayed` says so (the run log's episode_end
-carries it). A world that has changed before its programs start (anything but `task` notes, which
-only the judge reads) never replays.
+under those inputs when it is a recorder's (the search's worlds are); another, non-recorder world of
+the same `EpisodeReplays` whose programs start from the same untouched state with the same inputs
+takes that recording instead of running them, once. The events in its log are then the recorded
+episode's own, and `replayed` says so (the run log's episode_end carries it). A world that has
+changed before its programs start (anything but `task` notes, which only the judge reads) never
+replays.
 """
 
 from __future__ import annotations
@@ -91,7 +91,9 @@ class ReplayableSimWorld(SimWorld):
         if self.replayed is not None:  # its world stands at the recorded episode's end, finish() applied
             raise RuntimeError("this world replayed a recorded episode: it runs no further programs")
         inputs = self._untouched_inputs(programs, skills, until, budget)
-        recorded = self._replays.take(inputs) if inputs is not None else None
+        # A recorder's world plays: two candidates of the search may be the same game, and its recording
+        # is kept for the episode that follows the search.
+        recorded = self._replays.take(inputs) if inputs is not None and self._label is None else None
         if recorded is not None:
             return self._replay(recorded)
         start = len(self.events)
