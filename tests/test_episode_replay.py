@@ -36,6 +36,7 @@ async def _episode(world, *, task: bool = False, budget: float = 41.0):
     logged += _events(world)
     if task:
         world.emit("Gizmo", "task", task="harvest")
+        await world.observe("Gizmo")  # as an episode does before the programs start
     try:
         results = await world.run_programs({"Gizmo": HARVEST}, budget=budget)
         world.finish()
@@ -72,6 +73,7 @@ def test_a_recorded_episode_is_replayed_once_with_the_events_a_fresh_play_gives(
     assert any('"cause": "regrow"' in e for e in fresh[0][ended:]), "finish() regrows what the program dug"
     assert {p: r.to_json() for p, r in replayed[1].items()} == {p: r.to_json() for p, r in fresh[1].items()}
     assert replayed[2].now == fresh[2].now
+    assert asyncio.run(replayed[2].observe("Gizmo")) == asyncio.run(fresh[2].observe("Gizmo"))  # the end's state
     with pytest.raises(RuntimeError, match="replayed a recorded episode"):
         asyncio.run(replayed[2].run_programs({"Gizmo": HARVEST}))
     assert again[2].replayed is None and again[0] == fresh[0]  # the recording was taken: played afresh

@@ -95,6 +95,9 @@ class ReplayableSimWorld(SimWorld):
         # is kept for the episode that follows the search.
         recorded = self._replays.take(inputs) if inputs is not None and self._label is None else None
         if recorded is not None:
+            for body in self._bodies.values():  # bodies made before (to observe) see the world replaced
+                await body.close()
+            self._bodies.clear()
             return self._replay(recorded)
         start = len(self.events)
         results = await super().run_programs(programs, skills=skills, until=until, budget=budget)
