@@ -148,7 +148,7 @@ class WorldEpisodeEngine:
             chat = chat_lines(events)[-self.handover_chat_lines:]
             handover = {o.player: self._handover(o, settlement.critiques.get(o.player, ""), chat) for o in outcomes}
             return EpisodeOutcome(settlement.rewards, settlement.inventory_rewards, settlement.transfers, handover,
-                                  world.now, settlement.applied)
+                                  world.now, settlement.applied, replayed_from=getattr(world, "replayed", None))
         finally:
             await world.close()
 

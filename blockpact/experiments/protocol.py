@@ -70,6 +70,7 @@ class EpisodeOutcome:
     handover: dict[str, Handover]  # to the next episode
     sim_seconds: float
     transfers_source: str | None = None  # the judge whose transfers were applied ("formal" | "llm"), None: no contract
+    replayed_from: str | None = None  # who played the recorded episode this one replayed (episode_replay.py)
 
 
 class EpisodeLog:
@@ -312,6 +313,8 @@ class RunProtocol:
         outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords))
         CURRENT_COORDS.set(coords.at(episode=None))
         self.writer.emit("transfers", {"transfers": outcome.transfers, "source": outcome.transfers_source}, coords)
+        replayed = {"replayed_from": outcome.replayed_from} if outcome.replayed_from is not None else {}
         self.writer.emit("episode_end", {"rewards": outcome.rewards, "inventory_rewards": outcome.inventory_rewards,
-                                         "transfers": outcome.transfers, "sim_seconds": outcome.sim_seconds}, coords)
+                                         "transfers": outcome.transfers, "sim_seconds": outcome.sim_seconds,
+                                         **replayed}, coords)
         return outcome.handover

@@ -21,13 +21,24 @@ from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.episode_engine import Minds, WorldEpisodeEngine, WorldFactory
+from blockpact.experiments.episode_replay import EpisodeReplays
+from blockpact.experiments.settings import run_settings
 from blockpact.judge.contract import parse_contract
 from blockpact.worlds.spec.schema import WorldSpec
 
 
 class ScriptedNegotiation:
+    """`replays`: where the search's episodes are recorded, so the negotiate condition's seed-0 episode
+    (the same game as the search's play of the winning contract) replays it instead of playing it again."""
+
+    def __init__(self, replays: EpisodeReplays | None = None) -> None:
+        self.replays = replays
+
     async def negotiate(self, spec: WorldSpec, seed: int) -> NegotiationResult:
-        found = await best_contract(spec)
+        # The programs' budget the episodes give them (episode_engine), so the search's episodes are theirs.
+        budget = spec.episode_seconds + run_settings().episode.budget_margin_seconds
+        recorder = self.replays.recorder("the contract search") if self.replays is not None else None
+        found = await best_contract(spec, world_factory=recorder, budget=budget)
         return await negotiate([
             ScriptedNegotiator(p, spec, clauses=found.best.candidate.clauses, reason=found.summary())
             for p in sorted(spec.players)
@@ -48,4 +59,8 @@ def scripted_minds(episode: EpisodeInput) -> Minds:
 
 
 def scripted_participants(world_factory: WorldFactory = SimWorld) -> Participants:
-    return Participants(WorldEpisodeEngine(scripted_minds, world_factory), ScriptedNegotiation())
+    """On the simulator (the default `world_factory`), episodes the contract search has played are replayed."""
+    if world_factory is not SimWorld:
+        return Participants(WorldEpisodeEngine(scripted_minds, world_factory), ScriptedNegotiation())
+    replays = EpisodeReplays()
+    return Participants(WorldEpisodeEngine(scripted_minds, replays.world), ScriptedNegotiation(replays))

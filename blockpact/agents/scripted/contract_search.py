@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.judge.clauses import Assignment, Clause, Craft, Deposit, Give, Pool, Quota, Signal, WaitFor
@@ -31,6 +33,11 @@ from blockpact.judge.metrics import gini
 from blockpact.judge.observables import observables_from_events
 from blockpact.judge.verdict import rewards_after
 from blockpact.worlds.spec.schema import GrowRule, RegrowRule, WorldSpec
+
+if TYPE_CHECKING:
+    from blockpact.bridge.sim import SimWorld
+
+WorldFactory = Callable[[WorldSpec, int], "SimWorld"]  # (spec, seed) -> a simulated world
 
 MAX_GINI = 0.1
 QUOTA_PERIOD = 60.0  # seconds, for regrow rules (a grow rule's own period is used for it)
@@ -177,17 +184,19 @@ def candidates(spec: WorldSpec) -> list[Candidate]:
     return out  # simplest first: the search keeps the first of equally good candidates
 
 
-async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int) -> Evaluation:
-    """Play `candidate` with the scripted cooperative players on the simulator and settle it."""
+async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int, world_factory: WorldFactory | None = None,
+                   budget: float | None = None) -> Evaluation:
+    """Play `candidate` with the scripted cooperative players on the simulator and settle it. `world_factory`:
+    where (default a SimWorld); `budget`: each program's simulated seconds (default the episode's length)."""
     from blockpact.agents.scripted.cooperative import ScriptedCooperativeAgent
     from blockpact.bridge.sim import SimWorld
 
     players = sorted(spec.players)
     contract = parse_contract(render_contract(candidate.clauses, world=spec.name), players, world=spec.name)
-    world = SimWorld(spec, seed=seed)
+    world = (world_factory or SimWorld)(spec, seed)
     try:
         programs = {p: ScriptedCooperativeAgent(p, spec, contract).proposal().code for p in players}
-        await world.run_programs(programs, budget=spec.episode_seconds)
+        await world.run_programs(programs, budget=spec.episode_seconds if budget is None else budget)
         world.finish()
         events = list(world.events)
     finally:
@@ -198,8 +207,9 @@ async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int) -> Evaluati
     return Evaluation(candidate, sum(rewards.values()), fair, rewards)
 
 
-async def search(spec: WorldSpec, seed: int = 0) -> SearchResult:
-    evaluations = [await evaluate(spec, c, seed) for c in candidates(spec)]
+async def search(spec: WorldSpec, seed: int = 0, world_factory: WorldFactory | None = None,
+                 budget: float | None = None) -> SearchResult:
+    evaluations = [await evaluate(spec, c, seed, world_factory, budget) for c in candidates(spec)]
     admissible = [e for e in evaluations if e.admissible] or evaluations
     best = max(admissible, key=lambda e: e.welfare)  # the first of equals: candidates come simplest first
     return SearchResult(best, tuple(evaluations), seed)
@@ -208,9 +218,12 @@ async def search(spec: WorldSpec, seed: int = 0) -> SearchResult:
 _RESULTS: dict[tuple[str, str], SearchResult] = {}  # one search per world per process (every seed of a run)
 
 
-async def best_contract(spec: WorldSpec, seed: int = 0) -> SearchResult:
-    """The search's result for `spec`, computed once per world text in a process."""
+async def best_contract(spec: WorldSpec, seed: int = 0, world_factory: WorldFactory | None = None,
+                        budget: float | None = None) -> SearchResult:
+    """The search's result for `spec`, computed once per world text in a process (`world_factory` and
+    `budget` as for `evaluate`; a budget past the episode's length changes no outcome: the end stops
+    the programs first)."""
     key = (spec.name, repr(spec))  # the whole spec: a test may change a loaded world's episode length
     if key not in _RESULTS:
-        _RESULTS[key] = await search(spec, seed)
+        _RESULTS[key] = await search(spec, seed, world_factory, budget)
     return _RESULTS[key]

@@ -49,7 +49,7 @@ class WorldFacts:
         """Block kinds in the world whose harvest yields `item`."""
         return [b for b in sorted(self.block_counts) if rules.expected_drops(self._state, b).get(item, 0) > 0]
 
-    def tools(self) -> set[str]:
+    def tools(self) -> frozenset[str]:
         """Every tool item of the Minecraft version."""
         return self._state.data.tools()
 

@@ -39,13 +39,11 @@ class Dynamics:
         self._key = np.uint64(episode_key(state.seed, 0))  # numba hands a Python int back: keep the uint64 type
         self._occupied = np.zeros(ids.size, dtype=np.bool_)
         self._air = state.block_id("air")
-
-    @property
-    def _flat(self) -> np.ndarray:
-        """The grid's block ids as one flat view: the interpreter changes the grid in place."""
-        flat = self.state.grid.ids.reshape(-1)
-        assert np.shares_memory(flat, self.state.grid.ids)
-        return flat
+        # The grid's block ids as one flat view (the interpreter changes the grid in place; the grid
+        # keeps its array for life), and each rule's one-hot `due` mask: both made once, not per tick.
+        self._flat = ids.reshape(-1)
+        assert np.shares_memory(self._flat, ids)
+        self._only = np.eye(len(state.spec.rules), dtype=bool)
 
     def probability(self, rule: RegrowRule | SpawnRule) -> float:
         """The rule's probability this second, scaled by its `probability_from` fraction if it has one."""
@@ -65,13 +63,10 @@ class Dynamics:
         self._occupied[feet] = True
         try:
             number = tick_number(second, self.tick_seconds)
-            only = np.zeros_like(due)
             for i in np.flatnonzero(due):
                 cells = self.compiled.cell_offsets(i)
-                before = flat[cells].copy()
-                only[i] = True
-                apply_rules(flat, 0, number, only, self._key, self._occupied, rules, self._air)
-                only[i] = False
+                before = flat[cells]  # fancy indexing: a copy
+                apply_rules(flat, 0, number, self._only[i], self._key, self._occupied, rules, self._air)
                 changed = np.flatnonzero(flat[cells] != before)
                 if changed.size:
                     self._log(flat, cells[changed], before[changed], CAUSES[rules.kind[i]])

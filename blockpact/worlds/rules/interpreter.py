@@ -69,6 +69,9 @@ class CompiledRules:
         self._lists: list[list[tuple[int, int, int]]] = []
         self.region_list = {name: self._list(list(r.cells())) for name, r in spec.regions.items()}
         self.rules = self._compile()
+        # `due` runs every tick: only growth rules' entries change, the rest are always True.
+        self._growth = [(i, r.every) for i, r in enumerate(spec.rules) if isinstance(r, GrowRule)]
+        self._always = np.array([not isinstance(r, GrowRule) for r in spec.rules], dtype=bool)
 
     def _list(self, cells: list[tuple[int, int, int]]) -> int:
         self._lists.append(cells)
@@ -129,7 +132,10 @@ class CompiledRules:
 
     def due(self, second: float) -> np.ndarray:
         """(R,) bool: the rules that apply at the tick ending at `second` (growth only every `every` seconds)."""
-        return np.array([not isinstance(r, GrowRule) or is_multiple(second, r.every) for r in self.spec.rules], dtype=bool)
+        due = self._always.copy()
+        for i, every in self._growth:
+            due[i] = is_multiple(second, every)
+        return due
 
 
 class StepDynamics:

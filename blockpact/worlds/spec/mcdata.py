@@ -51,6 +51,7 @@ class MinecraftData:
     recipes: dict[str, list[Recipe]]  # result item name -> recipes in minecraft-data order
     tool_speeds: dict[str, dict[str, float]]  # material -> tool item name -> speed multiplier
     _material_cache: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    _tools: frozenset[str] | None = field(default=None, repr=False, compare=False)
 
     def block(self, name: str) -> Block:
         return self.blocks[name]
@@ -75,8 +76,11 @@ class MinecraftData:
             self._material_cache[material] = speeds
         return speeds.get(tool, 1.0)
 
-    def tools(self) -> set[str]:
-        return {t for speeds in self.tool_speeds.values() for t in speeds}
+    def tools(self) -> frozenset[str]:
+        """Every tool item; computed once (the simulator asks at every dig, ~16k times a run)."""
+        if self._tools is None:
+            self._tools = frozenset(t for speeds in self.tool_speeds.values() for t in speeds)
+        return self._tools
 
 
 def available_versions() -> list[str]:
