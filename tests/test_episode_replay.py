@@ -47,8 +47,7 @@ async def _episode(world, *, task: bool = False, budget: float = 41.0):
 
 def test_a_recorded_episode_is_replayed_once_with_the_events_a_fresh_play_gives():
     """... and a world that changed first, or whose programs get another budget or seed, or a recorder's
-    world, plays instead of taking it. (Six plays: after exactly seven simulated episodes in a process, the next new program text
-    fails in Node's acorn extractor, on main too: a JSPyBridge problem, not this module's.)"""
+    world, plays instead of taking it."""
     spec = load_world(WORLD)
 
     async def main():

@@ -22,6 +22,11 @@ runtime from a slow one) keeps it, so its bound must differ from JSPyBridge's 10
 both waits of a call that passes a Python object (a callback): Node first names the object, then answers
 the call; the first wait was left at 10 s and was what failed a 64-bot runtime with `Execution timed out`.
 
+A method's proxy keeps the proxy of its object alive. JSPyBridge's proxy of `f` in `obj.f` holds only the id
+of `obj` in Node; once `obj`'s Python proxy is dropped (`node.require(m).f(x)` drops it before the call), its
+id is queued to be freed, and when 40 are queued the next request frees them, so the call found `obj` gone:
+"Cannot read properties of undefined" (seen after 7 simulated episodes in a process, making acorn's extractor).
+
 And an answer that comes after its caller gave up no longer kills the bridge: JSPyBridge's reader thread
 hands every answer over through a `threading.Barrier(2, timeout=5)` that the caller must also reach; a
 caller that timed out never does, the barrier breaks, and the exception ended the reader thread, so every
@@ -124,6 +129,18 @@ def _threading_with_forgiving_barrier() -> ModuleType:
     return module
 
 
+def _keeping_its_object(call: Any) -> Any:
+    """Proxy._call, whose proxy of a method (methodType "fn") holds the proxy it was read from."""
+
+    def _call(self: Any, method: str, method_type: str, value: Any) -> Any:
+        result = call(self, method, method_type, value)
+        if method_type == "fn":
+            object.__setattr__(result, "_of", self)  # past Proxy.__setattr__, which would set a JS property
+        return result
+
+    return _call
+
+
 def import_bridge() -> ModuleType:
     """`javascript`, imported once; importing it starts the Node process."""
     if "javascript" in sys.modules:
@@ -142,6 +159,7 @@ def import_bridge() -> ModuleType:
         connection.stdout_read = _copy_node_stdout(connection)  # type: ignore[attr-defined]
         proxy = importlib.import_module("javascript.proxy")
         proxy.print = _proxy_print  # type: ignore[attr-defined]
+        proxy.Proxy._call = _keeping_its_object(proxy.Proxy._call)  # type: ignore[method-assign]
         events = importlib.import_module("javascript.events")
         events.EventLoop.queue_request = _patient(events.EventLoop.queue_request)  # type: ignore[method-assign]
         events.EventLoop.await_response = _patient(events.EventLoop.await_response)  # type: ignore[method-assign]
