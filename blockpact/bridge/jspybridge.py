@@ -27,6 +27,18 @@ of `obj` in Node; once `obj`'s Python proxy is dropped (`node.require(m).f(x)` d
 id is queued to be freed, and when 40 are queued the next request frees them, so the call found `obj` gone:
 "Cannot read properties of undefined" (seen after 7 simulated episodes in a process, making acorn's extractor).
 
+No request or answer is lost between threads. JSPyBridge serves calls from any thread (the asyncio loop's, the
+worker threads that ask a wedged runtime whether it is there), but (1) its Executor keeps a call's request ids
+and argument counters on itself, shared by all threads: two calls at once could take the same id, and one of
+them got the other's answer or none; (2) it queued a request to be sent before registering its id, so an answer
+that came back first was dropped; (3) its loop thread sent its list of outgoing requests and then replaced it
+with an empty one, and took Node's answers by swapping the reader thread's list for an empty one: a request
+appended between the two steps was never sent, an answer appended to the old list as it was swapped never read.
+Each way the caller waited out its whole bound ("Call to 'settle' timed out": a unit failed with cause bridge on
+a busy machine; about 1 in 10,000 calls with six threads calling at once and a short GIL switch interval).
+Here each thread has its own range of ids and its own counters, a request is registered before it is queued,
+and both lists are taken and emptied in one step.
+
 And an answer that comes after its caller gave up no longer kills the bridge: JSPyBridge's reader thread
 hands every answer over through a `threading.Barrier(2, timeout=5)` that the caller must also reach; a
 caller that timed out never does, the barrier breaks, and the exception ended the reader thread, so every
@@ -129,6 +141,83 @@ def _threading_with_forgiving_barrier() -> ModuleType:
     return module
 
 
+class _Outbox:
+    """JSPyBridge's outgoing requests: appended by any thread, taken whole when the loop iterates over them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: list[Any] = []
+
+    def append(self, payload: Any) -> None:
+        with self._lock:
+            self._items.append(payload)
+
+    def __iter__(self) -> Any:
+        with self._lock:
+            items, self._items = self._items, []
+        return iter(items)
+
+
+def _outbox() -> property:
+    """EventLoop.outbound as an _Outbox per loop; the loop's `self.outbound = []` after sending changes nothing
+    (what it sent was taken out as it was sent)."""
+
+    def get(loop: Any) -> _Outbox:
+        return loop.__dict__.setdefault("_outbox", _Outbox())
+
+    def set_(loop: Any, payloads: list[Any]) -> None:
+        for payload in payloads:
+            get(loop).append(payload)
+
+    return property(get, set_)
+
+
+_ID_RANGE = 2**32  # request ids a thread may use before its range meets the next one's (JS numbers are exact to 2**53)
+_thread_ranges = iter(range(1, 2**20))  # next() on it is atomic under the GIL
+
+
+def _per_thread(name: str) -> property:
+    """An Executor attribute with a value per thread; `i` (the last request id) starts in the thread's own range."""
+
+    def state(executor: Any) -> threading.local:
+        return executor.__dict__.setdefault("_per_thread", threading.local())
+
+    def get(executor: Any) -> Any:
+        local = state(executor)
+        if not hasattr(local, name):
+            setattr(local, name, next(_thread_ranges) * _ID_RANGE if name == "i" else 0)
+        return getattr(local, name)
+
+    def set_(executor: Any, value: Any) -> None:
+        if name == "i" and not hasattr(state(executor), "i"):
+            return  # Executor.__init__'s `self.i = 0`: a thread's range starts when it first calls
+        setattr(state(executor), name, value)
+
+    return property(get, set_)
+
+
+def _registered_first(loop: Any, request_id: int, payload: Any, timeout: float | None = None) -> threading.Event:
+    """EventLoop.queue_request, registering the request before it can be sent (and answered)."""
+    answered = threading.Event()
+    loop.requests[request_id] = [answered, timeout]
+    loop.outbound.append(payload)
+    loop.queue.put("send")
+    return answered
+
+
+def _read_all(connection: ModuleType) -> Any:
+    """connection.readAll: the answers read so far, taken out of the reader thread's list (never replaced, so
+    the reader always appends to the list that is read next)."""
+
+    def read_all() -> list[Any]:
+        items = connection.com_items
+        taken = items[: len(items)]
+        del items[: len(taken)]  # an answer appended meanwhile is past them, and stays
+        return taken
+
+    return read_all
+
+
 def _keeping_its_object(call: Any) -> Any:
     """Proxy._call, whose proxy of a method (methodType "fn") holds the proxy it was read from."""
 
@@ -157,12 +246,16 @@ def import_bridge() -> ModuleType:
         connection.stdout = subprocess.PIPE  # type: ignore[attr-defined]
         connection.notebook = True  # type: ignore[attr-defined]  # "copy Node's stdout in a thread"
         connection.stdout_read = _copy_node_stdout(connection)  # type: ignore[attr-defined]
+        connection.readAll = _read_all(connection)  # type: ignore[attr-defined]
         proxy = importlib.import_module("javascript.proxy")
         proxy.print = _proxy_print  # type: ignore[attr-defined]
         proxy.Proxy._call = _keeping_its_object(proxy.Proxy._call)  # type: ignore[method-assign]
+        for name in ("i", "ctr", "expectReply"):  # a call's request ids and argument counters, per thread
+            setattr(proxy.Executor, name, _per_thread(name))
         events = importlib.import_module("javascript.events")
-        events.EventLoop.queue_request = _patient(events.EventLoop.queue_request)  # type: ignore[method-assign]
+        events.EventLoop.queue_request = _patient(_registered_first)  # type: ignore[method-assign]
         events.EventLoop.await_response = _patient(events.EventLoop.await_response)  # type: ignore[method-assign]
+        events.EventLoop.outbound = _outbox()  # type: ignore[attr-defined]
         events.threading = proxy.threading = _threading_with_forgiving_barrier()  # type: ignore[attr-defined]
         os.environ["FORCE_COLOR"] = "0"  # for the Node child, spawned by the package's __init__
         spec.loader.exec_module(package)
