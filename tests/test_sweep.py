@@ -23,17 +23,28 @@ from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
 from blockpact.experiments.scenario import ScenarioError
 from blockpact.experiments.study import load_study
-from blockpact.worlds.world_files import load_world
+from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 from harness.pace import scaled
 
 KEY = "sk-test-sweep-9e8d"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
 
 
+def short_cleanup(path: Path, seconds: int) -> Path:
+    """The built-in cleanup world (random drops: its seeds differ) with shorter episodes than its 600 s, which
+    cost the search for its contract and every episode CPU in proportion; still named "cleanup"."""
+    text = (BUILTIN_DIR / "cleanup.toml").read_text()
+    assert "\nseconds = 600\n" in text
+    path.write_text(text.replace("\nseconds = 600\n", f"\nseconds = {seconds}\n"))
+    return path
+
+
 def write_study(folder: Path, seeds: int = 2, extra: str = "") -> Path:
+    """Two scenarios: double_vein (300 s episodes), and cleanup in 320 s episodes: still the costliest unit."""
     folder.mkdir(parents=True, exist_ok=True)
+    short_cleanup(folder / "cleanup_world.toml", 320)
     (folder / "dv.toml").write_text('[scenario]\nworld = "double_vein"\nseeds = 10\n')
-    (folder / "cleanup.toml").write_text('[scenario]\nname = "cu"\nworld = "cleanup"\n')
+    (folder / "cleanup.toml").write_text('[scenario]\nname = "cu"\nworld = "cleanup_world.toml"\n')
     study = folder / "study.toml"
     study.write_text(f'[study]\nname = "t"\nscenarios = ["dv.toml", "cleanup.toml"]\nseeds = {seeds}\n{extra}')
     return study
@@ -77,7 +88,7 @@ def test_the_costliest_units_start_first(two_workers) -> None:
 
     units = load_study(two_workers / "study" / "study.toml").units(lambda scenario: None)
     assert [u.id for u in units] == ["dv/seed-0", "cu/seed-0"]  # the study's order
-    assert [u.id for u in longest_first(units)] == ["cu/seed-0", "dv/seed-0"]  # 600 s > 300 s
+    assert [u.id for u in longest_first(units)] == ["cu/seed-0", "dv/seed-0"]  # 320 s > 300 s
 
 
 def failed_programs(root: Path) -> list[str]:
@@ -92,7 +103,10 @@ def failed_programs(root: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # one more worker start and both units played again: ~4 s of CPU (make test-all)
 def test_one_worker_gives_the_same_metrics(two_workers, tmp_path) -> None:
+    """Fast cover: test_interrupting_and_rerunning_skips_finished_units ends with both units played by one worker
+    (cleanup before the Ctrl-C, double_vein on the re-run) and compares them with `two_workers`'s."""
     assert main(["sweep", str(two_workers / "study" / "study.toml"), "--workers", "1", "--out", str(tmp_path / "w1")]) == 0
     one, two = seed_metrics(tmp_path / "w1"), seed_metrics(two_workers / "w2")
     assert one == two, (failed_programs(tmp_path / "w1"), failed_programs(two_workers / "w2"))
@@ -112,8 +126,10 @@ def test_a_unit_cut_short_is_redone_and_finished_ones_are_skipped(two_workers, t
     assert seed_metrics(root) == seed_metrics(two_workers / "w2")
 
 
-def test_interrupting_and_rerunning_skips_finished_units(tmp_path) -> None:
-    """Two units, one worker: Ctrl-C once the first (cleanup, the longest) is recorded, while the second runs."""
+def test_interrupting_and_rerunning_skips_finished_units(two_workers, tmp_path, capsys) -> None:
+    """Two units, one worker: Ctrl-C once the first (cleanup, the longest) is recorded, while the second runs.
+    The re-run runs in this process (the Ctrl-C needs a process of its own, the re-run does not); both units,
+    each played by one worker, end with the metrics of the sweep on two workers."""
     study = write_study(tmp_path / "study", seeds=1)
     out = tmp_path / "s"
     env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"}
@@ -139,10 +155,11 @@ def test_interrupting_and_rerunning_skips_finished_units(tmp_path) -> None:
     assert len(finished) == 1
     statuses = {u: r["status"] for u, r in json.loads((out / "index.json").read_text())["units"].items()}
     assert "complete" in statuses.values()
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "2 units, 1 already finished, 1 to run" in done.stderr
-    assert len(seed_metrics(out)) == 4
+    capsys.readouterr()
+    assert main(["sweep", str(study), "--workers", "1", "--out", str(out)]) == 0
+    assert "2 units, 1 already finished, 1 to run" in capsys.readouterr().err
+    assert seed_metrics(out) == seed_metrics(two_workers / "w2"), (failed_programs(out),
+                                                                    failed_programs(two_workers / "w2"))
     index = json.loads((out / "index.json").read_text())["units"]
     assert len(index) == 2 and {r["status"] for r in index.values()} == {"complete"}
 
