@@ -83,10 +83,11 @@ def test_units_index_and_comparison(two_workers) -> None:
     assert (root / "comparison" / "compare.csv").is_file()
 
 
-def test_the_costliest_units_start_first(two_workers) -> None:
+def test_the_costliest_units_start_first(tmp_path) -> None:
+    """The study's files alone (not `two_workers`: an xdist worker that runs only this test need not sweep)."""
     from blockpact.experiments.sweep_backends import longest_first
 
-    units = load_study(two_workers / "study" / "study.toml").units(lambda scenario: None)
+    units = load_study(write_study(tmp_path / "study", seeds=1)).units(lambda scenario: None)
     assert [u.id for u in units] == ["dv/seed-0", "cu/seed-0"]  # the study's order
     assert [u.id for u in longest_first(units)] == ["cu/seed-0", "dv/seed-0"]  # 320 s > 300 s
 
