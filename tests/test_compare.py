@@ -15,7 +15,16 @@ import pytest
 from blockpact.cli import main
 from blockpact.experiments.compare import compare
 from blockpact.experiments.stats import estimate, t975
-from test_sweep import short_cleanup
+from blockpact.worlds.world_files import BUILTIN_DIR
+
+
+def short_cleanup(path: Path, seconds: int) -> Path:
+    """The built-in cleanup world (random drops: its seeds differ) with shorter episodes than its 600 s; still
+    named "cleanup". Each simulated second costs CPU, in its contract's search too."""
+    text = (BUILTIN_DIR / "cleanup.toml").read_text()
+    assert "\nseconds = 600\n" in text
+    path.write_text(text.replace("\nseconds = 600\n", f"\nseconds = {seconds}\n"))
+    return path
 
 
 @pytest.fixture(scope="module")

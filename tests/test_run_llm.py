@@ -16,7 +16,7 @@ from blockpact.cli import main
 from blockpact.experiments.preflight import is_check_request
 from blockpact.experiments.records import read_run
 from blockpact.worlds.world_files import load_world
-from test_sweep import short_cleanup
+from test_compare import short_cleanup
 
 KEY = "sk-test-do-not-leak-7f3a9c"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")

@@ -23,28 +23,17 @@ from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
 from blockpact.experiments.scenario import ScenarioError
 from blockpact.experiments.study import load_study
-from blockpact.worlds.world_files import BUILTIN_DIR, load_world
+from blockpact.worlds.world_files import load_world
 from harness.pace import scaled
 
 KEY = "sk-test-sweep-9e8d"
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
 
 
-def short_cleanup(path: Path, seconds: int) -> Path:
-    """The built-in cleanup world (random drops: its seeds differ) with shorter episodes than its 600 s, which
-    cost the search for its contract and every episode CPU in proportion; still named "cleanup"."""
-    text = (BUILTIN_DIR / "cleanup.toml").read_text()
-    assert "\nseconds = 600\n" in text
-    path.write_text(text.replace("\nseconds = 600\n", f"\nseconds = {seconds}\n"))
-    return path
-
-
 def write_study(folder: Path, seeds: int = 2, extra: str = "") -> Path:
-    """Two scenarios: double_vein (300 s episodes), and cleanup in 320 s episodes: still the costliest unit."""
     folder.mkdir(parents=True, exist_ok=True)
-    short_cleanup(folder / "cleanup_world.toml", 320)
     (folder / "dv.toml").write_text('[scenario]\nworld = "double_vein"\nseeds = 10\n')
-    (folder / "cleanup.toml").write_text('[scenario]\nname = "cu"\nworld = "cleanup_world.toml"\n')
+    (folder / "cleanup.toml").write_text('[scenario]\nname = "cu"\nworld = "cleanup"\n')
     study = folder / "study.toml"
     study.write_text(f'[study]\nname = "t"\nscenarios = ["dv.toml", "cleanup.toml"]\nseeds = {seeds}\n{extra}')
     return study
@@ -89,7 +78,7 @@ def test_the_costliest_units_start_first(tmp_path) -> None:
 
     units = load_study(write_study(tmp_path / "study", seeds=1)).units(lambda scenario: None)
     assert [u.id for u in units] == ["dv/seed-0", "cu/seed-0"]  # the study's order
-    assert [u.id for u in longest_first(units)] == ["cu/seed-0", "dv/seed-0"]  # 320 s > 300 s
+    assert [u.id for u in longest_first(units)] == ["cu/seed-0", "dv/seed-0"]  # 600 s > 300 s
 
 
 def failed_programs(root: Path) -> list[str]:
