@@ -8,7 +8,7 @@ import asyncio
 import json
 import subprocess
 import sys
-import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -132,31 +132,25 @@ def test_llm_agents_complete_an_org_run_against_the_local_stub(tmp_path: Path, c
     assert len(transcript) == answered
 
 
-def test_a_worker_in_its_own_process_is_commanded_through_a_broker(capsys) -> None:
-    """The leader runs in this process (a second process start would add nothing), the worker in its own,
-    started a second after the leader: it reads its command from the pool's history."""
-    started: list[subprocess.Popen[str]] = []
+def test_a_worker_in_its_own_process_is_commanded_through_a_broker() -> None:
     with LocalBroker() as broker:
         url = f"{broker.url}/org-test"
-        joins_late = threading.Timer(1.0, lambda: started.append(subprocess.Popen(
-            [*BLOCKPACT, "agent", "--role", "worker", "--name", "W1", "--world", "collect-logs", "--broker", url,
-             "--idle-timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)))
-        joins_late.start()
+        leader = subprocess.Popen([*BLOCKPACT, "agent", "--role", "leader", "--name", "Leader", "--world", "collect-logs",
+                                   "--amount", "4", "--workers", "W1", "--broker", url, "--idle-timeout", "30"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        worker = None
         try:
-            code = main(["agent", "--role", "leader", "--name", "Leader", "--world", "collect-logs", "--amount", "4",
-                         "--workers", "W1", "--broker", url, "--idle-timeout", "30"])
-            joins_late.join()
-            (worker,) = started
+            time.sleep(1.0)  # the worker joins late: it reads its command from the pool's history
+            worker = subprocess.Popen([*BLOCKPACT, "agent", "--role", "worker", "--name", "W1", "--world", "collect-logs",
+                                       "--broker", url, "--idle-timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            lead_out, lead_err = leader.communicate(timeout=60)
             out, err = worker.communicate(timeout=60)
         finally:
-            joins_late.cancel()
-            joins_late.join()
-            for process in started:
-                if process.poll() is None:
+            for process in (leader, worker):
+                if process is not None and process.poll() is None:
                     process.kill()
                     process.wait()
-    lead_out = capsys.readouterr().out
-    assert code == 0
+    assert leader.returncode == 0, lead_err
     assert "Leader (leader, scripted): objective met" in lead_out
     assert worker.returncode == 0, err
     assert "W1 (worker, scripted): stopped by a stop message" in out and "'oak_log': 4" in out
