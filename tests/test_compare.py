@@ -15,16 +15,28 @@ import pytest
 from blockpact.cli import main
 from blockpact.experiments.compare import compare
 from blockpact.experiments.stats import estimate, t975
+from blockpact.worlds.world_files import BUILTIN_DIR
+
+
+def short_cleanup(path: Path, seconds: int) -> Path:
+    """The built-in cleanup world (random drops: its seeds differ) with shorter episodes than its 600 s; still
+    named "cleanup". Each simulated second costs CPU, in its contract's search too."""
+    text = (BUILTIN_DIR / "cleanup.toml").read_text()
+    assert "\nseconds = 600\n" in text
+    path.write_text(text.replace("\nseconds = 600\n", f"\nseconds = {seconds}\n"))
+    return path
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Path]:
-    """Cleanup (random drops, so seeds differ): `none` on seeds 0–3 in one run, `negotiate` on 0–1 in another;
-    Double-Vein with both conditions on 2 seeds."""
+    """Cleanup (random drops, so seeds differ; 200 s episodes, not 600: the numbers compared do not depend on
+    their length): `none` on seeds 0–3 in one run, `negotiate` on 0–1 in another; Double-Vein with both
+    conditions on 2 seeds."""
     base = tmp_path_factory.mktemp("runs")
+    cleanup = str(short_cleanup(base / "cleanup.toml", 200))
     out = {"cleanup_none": base / "cn", "cleanup_neg": base / "cg", "dv": base / "dv"}
-    assert main(["run", "cleanup", "--contract", "none", "--seeds", "4", "--out", str(out["cleanup_none"])]) == 0
-    assert main(["run", "cleanup", "--contract", "negotiate", "--seeds", "2", "--out", str(out["cleanup_neg"])]) == 0
+    assert main(["run", cleanup, "--contract", "none", "--seeds", "4", "--out", str(out["cleanup_none"])]) == 0
+    assert main(["run", cleanup, "--contract", "negotiate", "--seeds", "2", "--out", str(out["cleanup_neg"])]) == 0
     assert main(["run", "double_vein", "--seeds", "2", "--out", str(out["dv"])]) == 0
     return out
 

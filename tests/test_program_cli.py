@@ -36,13 +36,12 @@ def test_run_prints_one_json_object(tmp_path: Path) -> None:
 
 
 def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path, capsys) -> None:
-    """As JSON from the command, and as text from the CLI called in this process (a second Python and Node
-    start would add nothing)."""
+    """As JSON and as text, from the CLI called in this process (a second Python and Node start would add
+    nothing: test_run_prints_one_json_object checks the command's own stdout)."""
     program = tmp_path / "broken.js"
     program.write_text("async function main(bot) {\n  await mineBlock(bot, 'iron_ore' 3);\n}\n")
-    done = blockpact("program", "run", str(program), "--world", "double_vein", "--player", "Glitch", "--json")
-    assert done.returncode == 1
-    result = json.loads(done.stdout)
+    assert main(["program", "run", str(program), "--world", "double_vein", "--player", "Glitch", "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
     assert result["success"] is False and result["error_line"] == 2
     assert result["error"].startswith("SyntaxError: Unexpected token (line 2")
     assert main(["program", "run", str(program), "--world", "double_vein", "--player", "Glitch"]) == 1

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -32,11 +34,15 @@ def shell_env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def double_vein_run(tmp_path_factory) -> tuple[Path, str]:
+    """The run and what it printed, from the CLI called in this process with stdout a pipe-like file and the
+    shell's environment (a second Python and Node start would add nothing: test_run_scripted.py's README job
+    and the Ctrl-C tests run the command itself)."""
     out = tmp_path_factory.mktemp("run") / "dv"
-    done = subprocess.run([sys.executable, "-m", "blockpact.cli", "run", "double_vein", "--seeds", "2", "--out", str(out)],
-                          capture_output=True, text=True, timeout=300, env=shell_env())
-    assert done.returncode == 0, done.stderr
-    return out, done.stdout
+    printed = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(printed):
+        mp.delenv("FORCE_COLOR", raising=False)  # see shell_env
+        assert main(["run", "double_vein", "--seeds", "2", "--out", str(out)]) == 0
+    return out, printed.getvalue()
 
 
 def _number(x: object) -> bool:

@@ -26,12 +26,12 @@ def llm_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def llm_run(out: Path, *flags: str) -> int:
     with OpenAIStub(responder=ProtocolResponder(load_world("double_vein")), quirks=ServerQuirks(latency_s=0.05)) as stub:
         return main(["run", "double_vein", "--agents", "llm", "--out", str(out), "--llm-base-url", stub.base_url,
-                     "--llm-model", "stub-model", "--no-llm-cache", "--seeds", "3", *flags])
+                     "--llm-model", "stub-model", "--no-llm-cache", "--seeds", "2", *flags])
 
 
 def test_a_parallel_run_has_the_outcome_of_a_sequential_one(tmp_path: Path) -> None:
     assert llm_run(tmp_path / "seq") == 0
-    assert llm_run(tmp_path / "par", "--parallel", "6") == 0
+    assert llm_run(tmp_path / "par", "--parallel", "4") == 0
     seq, par = (json.loads((tmp_path / d / "metrics.json").read_text()) for d in ("seq", "par"))
     assert par["conditions"] == seq["conditions"] and par["status"] == "complete"
     for key in ("calls", "prompt_tokens", "completion_tokens"):
@@ -42,7 +42,7 @@ def test_a_parallel_run_has_the_outcome_of_a_sequential_one(tmp_path: Path) -> N
     assert [k for k, _, _ in order[:2]] == ["seed_start", "seed_start"]
     # every call is logged under its own unit
     run = read_run(tmp_path / "par" / "events.jsonl")
-    assert all(len(s.llm_calls) > 0 for s in run.seeds) and len(run.seeds) == 6
+    assert all(len(s.llm_calls) > 0 for s in run.seeds) and len(run.seeds) == 4
 
 
 def test_parallel_must_be_positive(tmp_path: Path, capsys) -> None:

@@ -72,10 +72,11 @@ def test_units_index_and_comparison(two_workers) -> None:
     assert (root / "comparison" / "compare.csv").is_file()
 
 
-def test_the_costliest_units_start_first(two_workers) -> None:
+def test_the_costliest_units_start_first(tmp_path) -> None:
+    """The study's files alone (not `two_workers`: an xdist worker that runs only this test need not sweep)."""
     from blockpact.experiments.sweep_backends import longest_first
 
-    units = load_study(two_workers / "study" / "study.toml").units(lambda scenario: None)
+    units = load_study(write_study(tmp_path / "study", seeds=1)).units(lambda scenario: None)
     assert [u.id for u in units] == ["dv/seed-0", "cu/seed-0"]  # the study's order
     assert [u.id for u in longest_first(units)] == ["cu/seed-0", "dv/seed-0"]  # 600 s > 300 s
 
@@ -92,7 +93,10 @@ def failed_programs(root: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # one more worker start and both units played again: ~4 s of CPU (make test-all)
 def test_one_worker_gives_the_same_metrics(two_workers, tmp_path) -> None:
+    """Fast cover: test_interrupting_and_rerunning_skips_finished_units ends with both units played by one worker
+    (cleanup before the Ctrl-C, double_vein on the re-run) and compares them with `two_workers`'s."""
     assert main(["sweep", str(two_workers / "study" / "study.toml"), "--workers", "1", "--out", str(tmp_path / "w1")]) == 0
     one, two = seed_metrics(tmp_path / "w1"), seed_metrics(two_workers / "w2")
     assert one == two, (failed_programs(tmp_path / "w1"), failed_programs(two_workers / "w2"))
@@ -112,8 +116,10 @@ def test_a_unit_cut_short_is_redone_and_finished_ones_are_skipped(two_workers, t
     assert seed_metrics(root) == seed_metrics(two_workers / "w2")
 
 
-def test_interrupting_and_rerunning_skips_finished_units(tmp_path) -> None:
-    """Two units, one worker: Ctrl-C once the first (cleanup, the longest) is recorded, while the second runs."""
+def test_interrupting_and_rerunning_skips_finished_units(two_workers, tmp_path, capsys) -> None:
+    """Two units, one worker: Ctrl-C once the first (cleanup, the longest) is recorded, while the second runs.
+    The re-run runs in this process (the Ctrl-C needs a process of its own, the re-run does not); both units,
+    each played by one worker, end with the metrics of the sweep on two workers."""
     study = write_study(tmp_path / "study", seeds=1)
     out = tmp_path / "s"
     env = {k: v for k, v in os.environ.items() if k != "FORCE_COLOR"}
@@ -139,10 +145,11 @@ def test_interrupting_and_rerunning_skips_finished_units(tmp_path) -> None:
     assert len(finished) == 1
     statuses = {u: r["status"] for u, r in json.loads((out / "index.json").read_text())["units"].items()}
     assert "complete" in statuses.values()
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert "2 units, 1 already finished, 1 to run" in done.stderr
-    assert len(seed_metrics(out)) == 4
+    capsys.readouterr()
+    assert main(["sweep", str(study), "--workers", "1", "--out", str(out)]) == 0
+    assert "2 units, 1 already finished, 1 to run" in capsys.readouterr().err
+    assert seed_metrics(out) == seed_metrics(two_workers / "w2"), (failed_programs(out),
+                                                                    failed_programs(two_workers / "w2"))
     index = json.loads((out / "index.json").read_text())["units"]
     assert len(index) == 2 and {r["status"] for r in index.values()} == {"complete"}
 
