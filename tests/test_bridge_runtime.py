@@ -177,3 +177,19 @@ def test_calls_from_many_threads_at_once_all_get_their_answers() -> None:
     finally:
         sys.setswitchinterval(interval)
     assert not lost, lost[:3]
+
+
+def test_a_call_passing_a_python_object_is_answered_however_late_its_caller_waits(monkeypatch) -> None:
+    """Node first names the Python objects a call passes, then answers the call. A caller descheduled between
+    sending the call and waiting for the naming answer found it dropped (it came before the wait was registered)
+    and timed out with "Execution timed out"; now both answers are registered with the call (jspybridge.py)."""
+    kind = rt.runtime().require("node:vm").runInThisContext("(x) => typeof x")
+    events = sys.modules["javascript.events"]
+    wait = events.EventLoop.await_response
+
+    def late(loop, request_id, timeout=None):
+        time.sleep(0.3)  # meanwhile Node's naming answer arrives
+        return wait(loop, request_id, timeout)
+
+    monkeypatch.setattr(events.EventLoop, "await_response", late)
+    assert kind(lambda: 0, timeout=5) == "function"

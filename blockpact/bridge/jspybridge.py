@@ -30,14 +30,16 @@ id is queued to be freed, and when 40 are queued the next request frees them, so
 No request or answer is lost between threads. JSPyBridge serves calls from any thread (the asyncio loop's, the
 worker threads that ask a wedged runtime whether it is there), but (1) its Executor keeps a call's request ids
 and argument counters on itself, shared by all threads: two calls at once could take the same id, and one of
-them got the other's answer or none; (2) it queued a request to be sent before registering its id, so an answer
-that came back first was dropped; (3) its loop thread sent its list of outgoing requests and then replaced it
+them got the other's answer or none; (2) it queued a request to be sent before registering its id, and a call
+that passes Python objects registered its second answer (Node naming those objects, sent first) only after
+sending the call, so an answer that came back first was dropped ("Execution timed out"); (3) its loop thread sent its list of outgoing requests and then replaced it
 with an empty one, and took Node's answers by swapping the reader thread's list for an empty one: a request
 appended between the two steps was never sent, an answer appended to the old list as it was swapped never read.
 Each way the caller waited out its whole bound ("Call to 'settle' timed out": a unit failed with cause bridge on
 a busy machine; about 1 in 10,000 calls with six threads calling at once and a short GIL switch interval).
-Here each thread has its own range of ids and its own counters, a request is registered before it is queued,
-and both lists are taken and emptied in one step.
+Here each thread has its own range of ids and its own counters, a call's answers are registered before it is
+queued (the naming one dropped when the call's own answer shows none is coming), and both lists are taken and
+emptied in one step.
 
 And an answer that comes after its caller gave up no longer kills the bridge: JSPyBridge's reader thread
 hands every answer over through a `threading.Barrier(2, timeout=5)` that the caller must also reach; a
@@ -196,11 +198,51 @@ def _per_thread(name: str) -> property:
     return property(get, set_)
 
 
+class _NamingAnswer(list):  # type: ignore[type-arg]
+    """[event, timeout] of a call's naming answer, registered with the call (JSPyBridge's pcall: id + 1)."""
+
+
+class _Requests(dict):  # type: ignore[type-arg]
+    """EventLoop.requests; removing a call's entry (its answer came) also removes its naming answer's, if unused:
+    Node names a call's Python arguments before it answers the call, or never."""
+
+    def __delitem__(self, request_id: Any) -> None:
+        super().__delitem__(request_id)
+        if isinstance(self.get(request_id + 1), _NamingAnswer):
+            self.pop(request_id + 1, None)
+
+
+def _with_request_table(init: Any) -> Any:
+    def __init__(loop: Any, *args: Any, **kwargs: Any) -> None:
+        init(loop, *args, **kwargs)
+        loop.requests = _Requests(loop.requests)
+
+    return __init__
+
+
 def _registered_first(loop: Any, request_id: int, payload: Any, timeout: float | None = None) -> threading.Event:
-    """EventLoop.queue_request, registering the request before it can be sent (and answered)."""
+    """EventLoop.queue_request, registering the request's answers before it can be sent (and answered). A call
+    (pcall: a JSON string) may also get a naming answer, at id + 1."""
+    if isinstance(payload, str):
+        loop.requests[request_id + 1] = _NamingAnswer([threading.Event(), timeout])
     answered = threading.Event()
     loop.requests[request_id] = [answered, timeout]
     loop.outbound.append(payload)
+    loop.queue.put("send")
+    return answered
+
+
+def _awaited(loop: Any, request_id: int, timeout: float | None = None) -> threading.Event:
+    """EventLoop.await_response (pcall's wait for its naming answer): the event registered with the call, set
+    already if the answer came."""
+    entry = loop.requests.get(request_id)
+    if isinstance(entry, _NamingAnswer):
+        return entry[0]
+    answered = threading.Event()
+    if request_id in loop.responses:
+        answered.set()
+        return answered
+    loop.requests[request_id] = [answered, timeout]
     loop.queue.put("send")
     return answered
 
@@ -253,8 +295,9 @@ def import_bridge() -> ModuleType:
         for name in ("i", "ctr", "expectReply"):  # a call's request ids and argument counters, per thread
             setattr(proxy.Executor, name, _per_thread(name))
         events = importlib.import_module("javascript.events")
+        events.EventLoop.__init__ = _with_request_table(events.EventLoop.__init__)  # type: ignore[method-assign]
         events.EventLoop.queue_request = _patient(_registered_first)  # type: ignore[method-assign]
-        events.EventLoop.await_response = _patient(events.EventLoop.await_response)  # type: ignore[method-assign]
+        events.EventLoop.await_response = _patient(_awaited)  # type: ignore[method-assign]
         events.EventLoop.outbound = _outbox()  # type: ignore[attr-defined]
         events.threading = proxy.threading = _threading_with_forgiving_barrier()  # type: ignore[attr-defined]
         os.environ["FORCE_COLOR"] = "0"  # for the Node child, spawned by the package's __init__
