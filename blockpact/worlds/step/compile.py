@@ -1,5 +1,6 @@
-"""Compile the step API's numba kernel ahead of time (`make setup` runs this), so no user or test waits
-for it, silently, on the first `env.step`.
+"""Compile the step API's numba kernel and the simulator's dynamics rules ahead of time (`make setup` runs
+this), so no user or test waits for them, silently, on the first `env.step` or the first simulated tick of a
+world with dynamics (about 5 s of CPU, in every process that got there before the cache was written).
 
 numba caches the machine code next to the kernel's source (`__pycache__/*.nbi, *.nbc` beside
 `kernel.py`), or in NUMBA_CACHE_DIR when that is set; later processes load it in well under a
@@ -16,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 WORLD = "double_vein"  # any world: the kernel's argument types are the same for every world
+DYNAMICS_WORLD = "cleanup"  # any world with dynamics: the rules' interpreter takes the same types for every world
 
 
 def cache_dir() -> Path:
@@ -39,11 +41,24 @@ def compile_kernel() -> float:
     return time.perf_counter() - start
 
 
+def compile_dynamics() -> float:
+    """Advance a simulated world with dynamics by a few ticks (numba compiles the rules' interpreter); returns the
+    seconds it took."""
+    from blockpact.worlds.sim.simulator import Simulation
+    from blockpact.worlds.world_files import load_world
+
+    start = time.perf_counter()
+    Simulation(load_world(DYNAMICS_WORLD), seed=0).advance_to(3.0)
+    return time.perf_counter() - start
+
+
 def main() -> int:
     print(f"Compiling the step API's numba kernel (about 25 s of CPU the first time: a minute or two on a busy 2-core machine) into {cache_dir()} ...",
           file=sys.stderr, flush=True)
     seconds = compile_kernel()
-    print(f"step kernel ready ({seconds:.1f} s)", file=sys.stderr)
+    print(f"step kernel ready ({seconds:.1f} s); compiling the simulator's dynamics rules ...", file=sys.stderr, flush=True)
+    seconds = compile_dynamics()
+    print(f"dynamics rules ready ({seconds:.1f} s)", file=sys.stderr)
     return 0
 
 
