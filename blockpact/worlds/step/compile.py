@@ -42,13 +42,15 @@ def compile_kernel() -> float:
 
 
 def compile_dynamics() -> float:
-    """Advance a simulated world with dynamics by a few ticks (numba compiles the rules' interpreter); returns the
-    seconds it took."""
+    """Advance a simulated world with dynamics by a few ticks (numba compiles the rules' interpreter) and draw a
+    random drop count; returns the seconds it took."""
+    from blockpact.worlds.rules.rng import DROPS, stream_unit
     from blockpact.worlds.sim.simulator import Simulation
     from blockpact.worlds.world_files import load_world
 
     start = time.perf_counter()
     Simulation(load_world(DYNAMICS_WORLD), seed=0).advance_to(3.0)
+    stream_unit(0, DROPS, 0)
     return time.perf_counter() - start
 
 
