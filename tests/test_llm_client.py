@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from harness.pace import scaled
 
 from blockpact.llm import (
     LLMBadReply,
@@ -54,8 +55,11 @@ def test_retries_server_errors_with_exponential_backoff(tmp_path: Path) -> None:
 
 
 def test_retries_a_timeout() -> None:
-    with OpenAIStub([StubReply.slow(3.0), "in time"]) as stub:
-        client = LLMClient(stub_settings(stub, timeout_s=0.3))
+    # The bound must let the stub answer the retry in time on a busy machine too (0.3 s did not, once, with the
+    # suite's 3 workers on 2 cores) and stay well below the first reply's delay.
+    timeout = scaled(0.5)
+    with OpenAIStub([StubReply.slow(4 * timeout), "in time"]) as stub:
+        client = LLMClient(stub_settings(stub, timeout_s=timeout))
         reply = ask(client)
         assert reply.text == "in time" and reply.attempts == 2
         assert len(stub.chat_requests) == 2
