@@ -31,11 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-COLUMNS = 8  # bots stand on a grid of lanes, 3 blocks apart in x and ROW_STEP in z
-# A bot's walk ends within 1 block of its cell, possibly on the north side (z - 1), from where a dirt block 3 rows
-# up (z - 2) was nearer than its own (z + 1): it dug its neighbour's, and the neighbour then took the next nearest
-# (2026-11-27: 20 of 64 programs failed so). 5 apart, its own block is the nearest from every cell it may stop in.
-ROW_STEP = 5
+COLUMNS = 8  # bots stand on a grid of lanes, 3 blocks apart
 PROGRAM = """async function work(bot) {{
   bot.chat('hello');
   await moveTo(bot, new Vec3({x}, 64, {z}), 1);
@@ -65,12 +61,12 @@ def yard(bots: int) -> str:
 
 
 def yard_size(bots: int) -> tuple[int, int]:
-    """Width (x) and depth (z) of the yard: 8 lanes a row, and room to walk."""
-    return 3 * COLUMNS + 2, ROW_STEP * max(1, -(-bots // COLUMNS)) + 6
+    """Width (x) and depth (z) of the yard: 8 lanes a row, 3 blocks apart, and room to walk."""
+    return 3 * COLUMNS + 2, 3 * max(1, -(-bots // COLUMNS)) + 6
 
 
 def cell(i: int) -> tuple[int, int]:
-    return 1 + 3 * (i % COLUMNS), 1 + ROW_STEP * (i // COLUMNS)
+    return 1 + 3 * (i % COLUMNS), 1 + 3 * (i // COLUMNS)
 
 
 def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: float, barrier: Any, out: Any) -> None:
