@@ -164,8 +164,9 @@ def _outbox() -> property:
     """EventLoop.outbound as an _Outbox per loop; the loop's `self.outbound = []` after sending changes nothing
     (what it sent was taken out as it was sent)."""
 
-    def get(loop: Any) -> _Outbox:
-        return loop.__dict__.setdefault("_outbox", _Outbox())
+    def get(loop: Any) -> _Outbox:  # on every request: made once, not on each access
+        box = loop.__dict__.get("_outbox")
+        return box if box is not None else loop.__dict__.setdefault("_outbox", _Outbox())
 
     def set_(loop: Any, payloads: list[Any]) -> None:
         for payload in payloads:
@@ -181,8 +182,9 @@ _thread_ranges = iter(range(1, 2**20))  # next() on it is atomic under the GIL
 def _per_thread(name: str) -> property:
     """An Executor attribute with a value per thread; `i` (the last request id) starts in the thread's own range."""
 
-    def state(executor: Any) -> threading.local:
-        return executor.__dict__.setdefault("_per_thread", threading.local())
+    def state(executor: Any) -> threading.local:  # on every call: made once, not on each access
+        local = executor.__dict__.get("_per_thread")
+        return local if local is not None else executor.__dict__.setdefault("_per_thread", threading.local())
 
     def get(executor: Any) -> Any:
         local = state(executor)
