@@ -8,13 +8,15 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
 from blockpact.cli import main
 from blockpact.experiments.org.metrics import stat, wilson
 
-PLOTS = {"time_to_completion.png", "items_per_agent.png", "messages_per_agent.png", "progress.png"}
+SVG = "{http://www.w3.org/2000/svg}"
+PLOTS = {"time_to_completion.svg", "items_per_agent.svg", "messages_per_agent.svg", "progress.svg"}
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +42,20 @@ def test_a_matrix_run_writes_every_condition_with_intervals(matrix_run: Path) ->
     assert {p.name for p in (matrix_run / "plots").iterdir()} == PLOTS
 
 
+def test_the_figures_show_every_condition_and_agent(matrix_run: Path) -> None:
+    def texts(name: str) -> set[str | None]:
+        return {t.text for t in ElementTree.parse(matrix_run / "plots" / name).iter(f"{SVG}text")}
+
+    conditions = {"toa-async", "toa-relay", "solo-async", "solo-relay"}
+    assert conditions | {"2/2"} <= texts("time_to_completion.svg")  # a name per bar, n/N succeeded above it
+    assert conditions | {"Leader", "W1", "W2", "Solo"} <= texts("items_per_agent.svg") & texts("messages_per_agent.svg")
+    assert conditions <= texts("progress.svg")  # the legend: one entry per condition, not per seed
+
+
 def test_the_report_shows_the_comparison_and_embeds_the_plots(matrix_run: Path) -> None:
     html = (matrix_run / "report.html").read_text()
     assert "<h2>Comparison</h2>" in html and "toa-relay" in html and "solo-async" in html
-    assert html.count("data:image/png;base64,") == len(PLOTS)
+    assert html.count("data:image/svg+xml;base64,") == len(PLOTS)
     assert "<script" not in html and "I&#39;ll start the task" in html  # messages are escaped text
 
 

@@ -101,7 +101,7 @@ def test_cli_writes_the_run_directory(tmp_path: Path, capsys) -> None:
     assert isinstance(condition["mean_prompt_times"]["mean"], float) and metrics["agents"] == "scripted"
     kinds = [e.kind for e in read_events(out / "events.jsonl").events]
     assert kinds.count("message") == condition["runs"][0]["messages"] and "world" in kinds and "hourglass" in kinds
-    assert (out / "report.html").is_file() and (out / "plots" / "time_to_completion.png").is_file()
+    assert (out / "report.html").is_file() and (out / "plots" / "time_to_completion.svg").is_file()
 
 
 def test_cli_reports_in_degree_violations_and_command_cycles(tmp_path: Path, capsys) -> None:

@@ -26,7 +26,7 @@ def test_a_plan_runs_into_a_directory_with_a_typed_outcome(tmp_path: Path) -> No
     assert outcome.exit_status == exit_codes.OK and outcome.stop is None and outcome.signal is None
     assert outcome.failure_causes == [] and list(outcome.metrics["conditions"]) == ["toa-async", "toa-relay"]
     assert json.loads(outcome.run_dir.metrics.read_text()) == outcome.metrics and outcome.run_dir.report.is_file()
-    assert not outcome.run_dir.plots.exists()  # plots=False: no matplotlib work
+    assert not outcome.run_dir.plots.exists()  # plots=False: no figures drawn
     start = json.loads(outcome.run_dir.events.read_text().splitlines()[0])
     assert start["data"]["agents"] == "scripted" and start["data"]["seeds"] == 1
     with pytest.raises(UserError, match="already exists"):  # never appends to another run's log

@@ -24,7 +24,7 @@ def test_a_plan_runs_into_a_directory_with_a_typed_outcome(tmp_path: Path) -> No
     assert [(u.condition, u.seed, u.status) for u in outcome.units] == [("none", 0, "completed"), ("none", 1, "completed")]
     assert outcome.metrics["conditions"]["none"]["welfare"]["n"] == 2
     assert outcome.run_dir.metrics.is_file() and outcome.run_dir.report.is_file()
-    assert not outcome.run_dir.plots.exists()  # plots=False: no matplotlib work
+    assert not outcome.run_dir.plots.exists()  # plots=False: no figures drawn
     with pytest.raises(UserError, match="already exists"):  # never appends to another run's log
         Runner.create(_plan([0]), tmp_path / "r")
 

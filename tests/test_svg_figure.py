@@ -42,3 +42,30 @@ def test_a_figure_is_an_svg_document_with_its_curves_and_legend() -> None:
     assert "#ff7f0e" in strokes and "red" in strokes
     assert any(p.get("fill-opacity") == "0.2" for p in root.iter(f"{SVG}path"))  # the band
     assert root.get("width") == "1080pt" and right.x_range() is None  # an empty panel is drawn empty
+
+
+def test_bars_error_bars_dots_and_named_rotated_ticks() -> None:
+    """What an organization run's figures draw (experiments/org/plots.py): a bar per condition from 0, its
+    interval, one dot per seed, an n/N label above, the conditions' names as rotated ticks."""
+    fig = Figure(1, 1, 5.0, 3.6)
+    ax = fig.axes[0, 0]
+    ax.bar(0, 4.0, width=0.6, color="#8fb3d9")
+    ax.bar([1, 2], [2.0, 0.0], width=0.6, label="cond & co")
+    ax.errorbar(0, 4.0, yerr=[[1.0], [2.0]], capsize=4)
+    ax.plot([0, 0], [3.5, 4.5], "o", color="#1f4e79", markersize=3)
+    ax.annotate("2/3", (0, 6.0), xytext=(0, 4), fontsize=7)
+    ax.set_xticks(range(3), ["toa-async", "coa-relay", "a-long-condition-name"], rotation=30, fontsize=8)
+    ax.legend("upper right", fontsize="small")
+    assert ax.y_range() == (0.0, 6.0) and ax.x_range() == (-0.3, 2.3)  # bars from 0, whole widths; text not data
+    root = ElementTree.fromstring(fig.svg())
+    bars = [r for r in root.iter(f"{SVG}rect") if r.get("fill") in ("#8fb3d9", "#1f77b4")]
+    assert len(bars) == 4  # three bars (one of height 0) and the legend's swatch
+    assert len(list(root.iter(f"{SVG}circle"))) == 2
+    texts = {t.text: t for t in root.iter(f"{SVG}text")}
+    assert "2/3" in texts and "cond & co" in texts
+    assert "rotate(-30)" in texts["a-long-condition-name"].get("transform")
+    plain = Figure(1, 1, 5.0, 3.6)
+    plain.axes[0, 0].bar(0, 1.0)
+    frame = [r for r in ElementTree.fromstring(plain.svg()).iter(f"{SVG}rect") if r.get("stroke") == "black"]
+    rotated = [r for r in root.iter(f"{SVG}rect") if r.get("stroke") == "black"]
+    assert float(rotated[0].get("height")) < float(frame[0].get("height"))  # room left below for the names

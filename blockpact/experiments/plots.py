@@ -46,17 +46,6 @@ def _end(episodes: Sequence[EpisodeRecord]) -> float:
     return max([ep.sim_seconds or 0.0 for ep in episodes] + [e.time for ep in episodes for e in ep.events] + [1.0])
 
 
-def _pyplot():  # noqa: ANN202
-    """matplotlib on the Agg backend, for the organizations' figures (experiments/org/plots.py), imported when one
-    is drawn (it costs ~0.3 s at every CLI start otherwise)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot
-
-    return matplotlib.pyplot
-
-
 def _figure(panels: int, rows: int = 1) -> tuple[Figure, np.ndarray]:
     s = run_settings().plots
     fig = Figure(rows, panels, s.width, s.height)

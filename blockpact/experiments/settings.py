@@ -27,7 +27,6 @@ class RunDefaults:
 
 @dataclass(frozen=True)
 class PlotSettings:
-    dpi: int = bounds(ge=1)
     width: float = bounds(gt=0)  # inches per panel
     height: float = bounds(gt=0)
     band_alpha: float = bounds(ge=0, le=1)

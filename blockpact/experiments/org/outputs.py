@@ -25,7 +25,7 @@ def is_org_run(run_dir: RunDir) -> bool:
 
 
 def build_org_outputs(run_dir: RunDir, plots: bool = True) -> dict[str, Any]:
-    """metrics.json and report.html from the log; the PNG plots only when asked (matplotlib costs CPU)."""
+    """metrics.json and report.html from the log; the SVG plots only when asked."""
     run = read_org_run(run_dir.events)
     metrics = org_metrics(run)
     write_org_metrics(metrics, run_dir.metrics)

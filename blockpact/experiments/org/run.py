@@ -72,7 +72,7 @@ class OrgPlan:
 class OrgOptions:
     """How a plan is played; not recorded in the log."""
 
-    plots: bool = True  # PNG plots beside metrics.json and report.html (matplotlib: costs CPU)
+    plots: bool = True  # SVG plots beside metrics.json and report.html
 
 
 @dataclass(frozen=True)
