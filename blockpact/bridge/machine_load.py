@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 
 MAX_STRETCH = 3.0
+# Read once: os.cpu_count() costs ~10 us (it reads sysfs), and the simulator's bridge asks for the load before each
+# of the thousands of calls an episode makes into Node (os.getloadavg() costs ~1 us).
+CORES = os.cpu_count() or 1
 
 
 def load_per_core() -> float:
     """The last minute's load average per core, at least 1: how much slower than idle things run now."""
     try:
-        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+        return max(1.0, os.getloadavg()[0] / CORES)
     except OSError:
         return 1.0
 
