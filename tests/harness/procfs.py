@@ -20,21 +20,28 @@ def processes() -> dict[int, int | None]:
     return {pid: _start_ticks(pid) for pid in pids()}
 
 
-def _start_ticks(pid: int) -> int | None:
+def _stat(pid: int) -> bytes | None:
+    """/proc/PID/stat, or None if the process is gone. Read with os.open/os.read: every test reads it for every
+    process on the machine twice (cleanup.py), and Path.read_text took 4x as long (~4.7 ms a snapshot of 80)."""
     try:
-        stat = (PROC / str(pid) / "stat").read_text()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        try:
+            return os.read(fd, 4096)
+        finally:
+            os.close(fd)
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         return None
-    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def _start_ticks(pid: int) -> int | None:
+    stat = _stat(pid)
+    return None if stat is None else int(stat.rsplit(b")", 1)[1].split()[19])
 
 
 def running(pid: int) -> bool:
     """Alive and not a zombie (a zombie has exited; it only waits for its parent to reap it)."""
-    try:
-        stat = (PROC / str(pid) / "stat").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    stat = _stat(pid)
+    return stat is not None and stat.rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
 
 
 def environ_value(pid: int, name: str) -> str | None:
