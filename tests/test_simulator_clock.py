@@ -197,3 +197,37 @@ def test_commons_stock_doubles_per_round_and_collapses_below_threshold() -> None
     assert stock_after(30, 1) == 60
     assert stock_after(30, 2) == 100  # capped at the patch's capacity
     assert stock_after(4, 3) == 4  # below the threshold of 5: collapsed for good
+
+
+def test_a_player_whose_blocked_call_is_cancelled_still_counts_as_running() -> None:
+    """A body cancels the call its program is blocked on (the program stopped: a limit, a cancel). The call's wake-up
+    goes at once, but its task resumes only at its next step; a main loop stepped in between saw the player neither
+    running nor due to wake and ended the episode at once (seen: a program of 64 unawaited calls stopped by its limit,
+    and the clock at 300 s for the next program). Clock.interrupt counts the player as running until it blocks again."""
+    from blockpact.worlds.sim.clock import Clock
+
+    async def scenario() -> float | None:
+        clock = Clock(["A"])
+        clock.started("A")
+        main_loop = asyncio.create_task(_next_wake_up_seen(clock))  # waits while A runs
+        await asyncio.sleep(0)
+
+        async def player() -> None:
+            asyncio.get_running_loop().call_soon(lambda: clock.interrupt("A", call))  # runs before the main loop's step
+            try:
+                await clock.sleep("A", 1.0)
+            except asyncio.CancelledError:
+                await clock.sleep("A", 2.0)  # the body goes on with its next call
+
+        call = asyncio.create_task(player())
+        seen = await main_loop
+        call.cancel()
+        return seen
+
+    assert asyncio.run(scenario()) == 2.0  # not None: "nobody runs, nothing to wake" ends an episode
+
+
+async def _next_wake_up_seen(clock) -> float | None:
+    """What a simulator's main loop sees once no program runs: the next wake-up (None ends the episode)."""
+    await clock.quiescent()
+    return clock.next_time()

@@ -142,10 +142,10 @@ class SimBody:
         return result
 
     async def _reported(self, run: _Run) -> dict[str, Any]:
-        """Node's report of the run's end. A program may await a primitive for as long as the simulation
-        needs, but when Python owes it no answer, Node must say something within the compute budget (plus
-        a grace period); otherwise the runtime is taken to be wedged and is replaced. A dead runtime is
-        noticed within LIVENESS_POLL_SECONDS."""
+        """Node's report of the run's end. A program may await a primitive for as long as the simulation needs;
+        when Python owes it no answer and it has been silent NODE_PING_SECONDS, Node's main thread must answer a ping
+        (the program may compute, in its worker), and report within HARD_WINDOW_FACTOR windows of the compute budget
+        plus a grace period; otherwise the runtime is wedged and is replaced. A dead one is noticed within a poll."""
         loop = asyncio.get_running_loop()
         window = self.world.compute_budget + NODE_GRACE_SECONDS
         node = self._node
@@ -159,14 +159,12 @@ class SimBody:
                     broken, self._broken = self._broken, None
                     node.close()  # its answers no longer arrive: the next program gets a new runtime
                     raise BridgeBroken(f"{broken}; the runtime was restarted") from None
-                owes_answer = bool(self._queue) or self._current is not None
-                if owes_answer or loop.time() - run.last_exchange < window:
+                silent = 0.0 if self._queue or self._current is not None else loop.time() - run.last_exchange
+                if silent < NODE_PING_SECONDS or (silent < HARD_WINDOW_FACTOR * window and await self._node_answers()):
                     continue
-                if loop.time() - run.last_exchange < HARD_WINDOW_FACTOR * window and await self._node_answers():
-                    continue  # a loaded machine: the program still computes inside its compute budget
-                node.close()  # wedged: the next program gets a new runtime
-                raise BridgeBroken(f"the Node runtime did not report the end of program run {run.id} within "
-                                   f"{loop.time() - run.last_exchange:.0f} s; it was restarted") from None
+                node.kill()  # wedged (it would not end on its stdin's close either): the next program gets a new one
+                raise BridgeBroken(f"the Node runtime did not answer during program run {run.id} (silent for "
+                                   f"{loop.time() - run.last_exchange:.0f} s); it was restarted") from None
 
     async def _node_answers(self) -> bool:
         """Whether Node's main thread answers a ping within NODE_PING_SECONDS (asked from a worker thread:
@@ -342,7 +340,7 @@ class SimBody:
                 self._settle(request.call_id, False, reason)
         self._queue = kept
         if self._current is not None and self._current[0].name != "chat":
-            self._current[1].cancel()
+            self.world.sim.clock.interrupt(self.player, self._current[1])
 
     async def _finish_calls(self, run: _Run) -> None:
         """After a run: let its last chat lines through, unless it was cancelled (then drop everything)."""
@@ -351,7 +349,7 @@ class SimBody:
             while self._queue:
                 self._settle(self._queue.popleft().call_id, False, "the program has finished")
             if self._current is not None:
-                self._current[1].cancel()
+                self.world.sim.clock.interrupt(self.player, self._current[1])
         server = self._server
         if server is not None and not server.done():
             await asyncio.gather(server, return_exceptions=True)

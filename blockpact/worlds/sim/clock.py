@@ -87,6 +87,13 @@ class Clock:
             if future is not None and not future.done():
                 heapq.heappush(self._heap, _Wakeup(self.now, self.rank[agent], next(self._seq), agent, future))
 
+    def interrupt(self, agent: str, task: asyncio.Future) -> None:
+        """Cancel `task`, one of `agent`'s, which may be blocked here. Its wake-up is dropped at once, but the task
+        only resumes (and counts as running again) at its next step: a main loop served in between would see the
+        agent neither running nor due to wake and end the episode. So it counts as running from now on."""
+        self._running.add(agent)
+        task.cancel()
+
     async def _block(self, agent: str, future: asyncio.Future) -> None:
         self._running.discard(agent)
         self._changed.set()
