@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -193,3 +194,21 @@ def test_a_call_passing_a_python_object_is_answered_however_late_its_caller_wait
 
     monkeypatch.setattr(events.EventLoop, "await_response", late)
     assert kind(lambda: 0, timeout=5) == "function"
+
+
+def test_a_posted_call_reaches_node_in_turn_and_leaves_nothing_waiting() -> None:
+    """jspybridge.post sends a call without waiting for Node's answer (the simulator answers every primitive call
+    this way): the calls arrive in the order they were made, before a later ordinary call, and their answers,
+    which nobody waits for, leave no entry behind in JSPyBridge's tables."""
+    from blockpact.bridge.jspybridge import post
+
+    log = rt.runtime().require("node:vm").runInThisContext(
+        "(() => { const seen = []; return { add: (x, ok) => seen.push([x, ok]), seen: () => JSON.stringify(seen) } })()")
+    add = log.add
+    loop = add._exe.loop
+    waiting = set(loop.requests)
+    for i in range(200):
+        post(add, i, i % 2 == 0)
+    assert json.loads(log.seen(timeout=10)) == [[i, i % 2 == 0] for i in range(200)]
+    time.sleep(0.2)  # the posted calls' answers are read by now
+    assert set(loop.requests) <= waiting and not loop.responses

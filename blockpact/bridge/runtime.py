@@ -24,7 +24,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from blockpact.bridge.jspybridge import import_bridge, node_line
+from blockpact.bridge.jspybridge import import_bridge, node_line, post
 from blockpact.config import NODE_MODULES, PROJECT_ROOT
 from blockpact.errors import UserError
 
@@ -174,6 +174,11 @@ class NodeRuntime:
         except Exception as exc:  # JSPyBridge raises bare Exceptions for a crashed or timed-out bridge
             alive = "still running" if self.alive else "gone"
             raise BridgeBroken(f"the Node bridge failed during {what} (Node {alive}): {type(exc).__name__}: {exc}") from exc
+
+    def post(self, what: str, method: Any, *args: Any) -> None:
+        """`method(*args)` (JSON arguments) sent to Node without waiting for its answer (jspybridge.post), for a
+        caller that needs none; failures as for `call`."""
+        self.call(what, post, method, *args)
 
     def kill(self) -> None:
         """Kill a Node process that stopped answering at once (SIGKILL), then close as usual."""

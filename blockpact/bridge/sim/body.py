@@ -178,9 +178,8 @@ class SimBody:
             return False
 
     def _node_call(self, what: str, method: str, *args: Any) -> Any:
-        """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS (stretched by the load): the loop thread
-        never waits longer on a wedged runtime (the method proxies are fetched once, so no attribute lookup
-        crosses the bridge)."""
+        """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS stretched by the load: the loop thread never
+        waits longer on a wedged runtime (the method proxies are fetched once: no attribute lookup crosses the bridge)."""
         node = self._node
         if node is None or self._host is None:
             raise BridgeBroken(f"no Node runtime ({what})")
@@ -355,10 +354,11 @@ class SimBody:
             await asyncio.gather(server, return_exceptions=True)
 
     def _settle(self, call_id: int, ok: bool, payload: str) -> None:
+        """Answers a call without waiting for Node's receipt (NodeRuntime.post): the run's watch finds a wedged one."""
         self._exchanged()
-        if self._host is not None:
+        if self._host is not None and self._node is not None:
             try:
-                self._node_call("answering a primitive", "settle", call_id, ok, payload)
+                self._node.post("answering a primitive", self._methods["settle"], call_id, ok, payload)
             except BridgeBroken as exc:
                 self._host = None
                 self._broken = str(exc)  # the run's watch (_reported) reports it
