@@ -189,6 +189,10 @@ class LiveWorld {
       bot.once('end', () => {
         if (body.run && this.bodies.get(name) === body) runner.cancel(body.run.id, `${name} lost its connection (${bot.blockpact.endReason})`)
       })
+      // One of its event listeners threw (connect.js): the program cannot trust its body any more; other bots go on.
+      bot.blockpact.onListenerError = (what) => {
+        if (body.run && this.bodies.get(name) === body) runner.cancel(body.run.id, `${name}'s body failed: ${what}`)
+      }
       reply(done, { ok: true, version: bot.version })
     }, err => reply(done, { ok: false, error: err.message }))
   }
