@@ -126,7 +126,7 @@ class MineflayerWorld:
                     return json.loads(await asyncio.wait_for(asyncio.shield(answer), min(LIVENESS_POLL_SECONDS, timeout)))
                 except TimeoutError:
                     if not self._node.alive:
-                        raise BridgeBroken(f"the Node runtime died while waiting for {method}") from None
+                        raise BridgeBroken(f"the Node runtime died while waiting for {method} ({self._node.end})") from None
                     if loop.time() >= deadline:
                         raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
         finally:

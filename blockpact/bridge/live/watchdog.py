@@ -45,7 +45,7 @@ class RuntimeWatchdog:
         try:
             while True:
                 if not node.alive:
-                    raise BridgeBroken(f"the Node runtime (pid {node.pid}) died")
+                    raise BridgeBroken(f"the Node runtime (pid {node.pid}) died ({node.end})")
                 if ping is None:
                     ping = asyncio.ensure_future(asyncio.to_thread(self.ping))
                     asked = self._asked = time.monotonic()
