@@ -37,7 +37,7 @@ LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime 
 NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain) on an idle machine
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
-                 "connectionLost", "players", "setHarvest", "loopDelay")
+                 "connectionLost", "players", "setHarvest", "loopDelay", "ping")
 
 
 def join_timeout() -> float:
@@ -105,7 +105,7 @@ class MineflayerWorld:
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
         self._closed = False
         self._batches = 0
-        self._watchdog = RuntimeWatchdog(self._node, lambda: self._sync("players"), node_call_seconds)
+        self._watchdog = RuntimeWatchdog(self._node, self._ping, node_call_seconds)
 
     async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
         """Call `world.method(*args, done)` and await `done(json)`."""
@@ -132,12 +132,16 @@ class MineflayerWorld:
         finally:
             self._callbacks.discard(done)
 
-    def _sync(self, method: str, *args: Any) -> Any:
-        """`world.method(*args)`, a quick call answered at once; BridgeBroken at once on a dead runtime, and
-        after node_call_seconds() on a wedged one."""
+    def _sync(self, method: str, *args: Any, timeout: float | None = None) -> Any:
+        """`world.method(*args)`, a quick call answered at once; BridgeBroken at once on a dead runtime, and on a
+        wedged one after the watchdog's bound (node_call_seconds(), longer while the runtime runs late)."""
         fn = self._methods[method]
-        timeout = node_call_seconds()
-        return self._node.call(method, lambda: fn(*args, timeout=timeout))
+        seconds = self._watchdog.bound() if timeout is None else timeout
+        return self._node.call(method, lambda: fn(*args, timeout=seconds))
+
+    def _ping(self, bound: float) -> float:
+        """The watchdog's ping: how late Node's main thread ran since the last one, in seconds."""
+        return float(self._sync("ping", timeout=bound))
 
     async def watch(self) -> None:
         """Never returns: raises BridgeBroken once the Node runtime is gone, stopped or wedged (watchdog.py)."""
