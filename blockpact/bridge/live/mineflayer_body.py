@@ -35,14 +35,20 @@ AUTH_MODES = ("offline", "microsoft")
 SETTLE_POLL_SECONDS = 0.1
 LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
 NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain) on an idle machine
+NODE_CALL_SECONDS_PER_BOT = 0.25  # more per bot: 64 starting together block Node's main thread > 8 s at once
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
                  "connectionLost", "players", "setHarvest", "loopDelay", "ping")
 
 
-def join_timeout() -> float:
-    """live.toml's spawn_timeout scaled by the machine's load per core: a busy machine joins slower."""
-    return live_settings().bots.spawn_timeout * load_per_core()
+JOIN_SECONDS_PER_BOT = 0.5  # the server logs bots in one after another: 64 at once took 22-26 s on an idle machine
+
+
+def join_timeout(joining: int = 1) -> float:
+    """live.toml's spawn_timeout scaled by the machine's load per core (a busy machine joins slower), and
+    JOIN_SECONDS_PER_BOT more for each other bot of the world joining meanwhile: the load average lags a minute
+    behind, so on a machine idle until then the last of 64 bots logging in at once neared the 30 s bound."""
+    return live_settings().bots.spawn_timeout * load_per_core() + JOIN_SECONDS_PER_BOT * max(0, joining - 1)
 
 
 def node_call_seconds() -> float:
@@ -105,7 +111,8 @@ class MineflayerWorld:
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
         self._closed = False
         self._batches = 0
-        self._watchdog = RuntimeWatchdog(self._node, self._ping, node_call_seconds)
+        self._joining = 0  # connect() calls under way
+        self._watchdog = RuntimeWatchdog(self._node, self._ping, self._call_seconds)
 
     async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
         """Call `world.method(*args, done)` and await `done(json)`."""
@@ -139,6 +146,10 @@ class MineflayerWorld:
         seconds = self._watchdog.bound() if timeout is None else timeout
         return self._node.call(method, lambda: fn(*args, timeout=seconds))
 
+    def _call_seconds(self) -> float:
+        """node_call_seconds() and NODE_CALL_SECONDS_PER_BOT for each bot of this world: the watchdog's least bound."""
+        return node_call_seconds() + NODE_CALL_SECONDS_PER_BOT * len(self._bodies)
+
     def _ping(self, bound: float) -> float:
         """The watchdog's ping: how late Node's main thread ran since the last one, in seconds."""
         return float(self._sync("ping", timeout=bound))
@@ -164,21 +175,25 @@ class MineflayerWorld:
             return self._bodies[player]
         attempts = live_settings().bots.join_attempts
         errors: list[str] = []
-        for attempt in range(attempts):
-            spawn_timeout = join_timeout()
-            options = {
-                "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
-                "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
-            }
-            answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
-            if answer["ok"]:
-                break
-            errors.append(str(answer["error"]))
-            if attempt + 1 < attempts:
-                await asyncio.sleep(min(5.0, 1.0 + attempt))
-        else:
-            tries = f" ({attempts} attempts)" if attempts > 1 else ""
-            raise BotError(f"{errors[-1]}{tries}")
+        self._joining += 1
+        try:
+            for attempt in range(attempts):
+                spawn_timeout = join_timeout(self._joining)
+                options = {
+                    "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
+                    "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
+                }
+                answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
+                if answer["ok"]:
+                    break
+                errors.append(str(answer["error"]))
+                if attempt + 1 < attempts:
+                    await asyncio.sleep(min(5.0, 1.0 + attempt))
+            else:
+                tries = f" ({attempts} attempts)" if attempts > 1 else ""
+                raise BotError(f"{errors[-1]}{tries}")
+        finally:
+            self._joining -= 1
         body = MineflayerBody(self, player)
         self._bodies[player] = body
         return body
