@@ -30,7 +30,7 @@ from blockpact.skills.reference import primitives, runner_queries, sandbox_limit
 from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
 
 LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
-CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget: the JS side always answers before this
+CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget (stretched by load): the JS side answers before this
 AUTH_MODES = ("offline", "microsoft")
 SETTLE_POLL_SECONDS = 0.1
 LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
@@ -365,7 +365,8 @@ class MineflayerBody:
         together = {} if batch is None else {"batch": {"id": batch.id, "size": batch.size}}
         options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills), **together})
         try:
-            result = await self.world._call("run", self.player, source, options, timeout=seconds + CALLBACK_MARGIN_SECONDS)
+            margin = stretched(CALLBACK_MARGIN_SECONDS) + self.world._watchdog.bound()  # 64 workers starting, a late loop
+            result = await self.world._call("run", self.player, source, options, timeout=seconds + margin)
         except BridgeBroken as exc:  # the bots lived in that runtime: this world is over, say so as the program's failure
             return ProgramResult(self.player, False, str(exc), None, None, failure="bridge")
         except BaseException:  # cancelled, or Node never answered: stop the program in Node so the bot is free
