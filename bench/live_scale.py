@@ -80,7 +80,7 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
             started = time.perf_counter()
             joined = await asyncio.gather(*(world.connect(n) for n in lanes), return_exceptions=True)
             join_s = time.perf_counter() - started
-            join_delay = world.loop_delay()
+            join_delay = _latest(world)
             bodies = [b for b in joined if not isinstance(b, BaseException)]
             join_errors = sorted({f"{type(b).__name__}: {b}"[:200] for b in joined if isinstance(b, BaseException)})
             await asyncio.to_thread(barrier.wait)
@@ -91,8 +91,8 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
             started = time.perf_counter()
             results = await world.run_programs(programs, budget=budget) if programs else {}
             act_s = time.perf_counter() - started
-            act_delay = world.loop_delay()
-            connected = sum(world.connection_lost(b.player) is None for b in bodies)
+            act_delay = _latest(world)
+            connected = _connected(world, [b.player for b in bodies])
         except BaseException:
             await world.close()
             raise
@@ -103,7 +103,7 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
             close_error = f"{type(exc).__name__}: {exc}"[:300]
         return {"joined": len(bodies), "connected": connected, "join_s": join_s, "join_errors": join_errors, "act_s": act_s,
                 "ok": [r.duration for r in results.values() if r.success], "close_error": close_error,
-                "loop_delay_max_ms": {"join": join_delay["max"], "act": act_delay["max"]},
+                "loop_delay_max_ms": {"join": join_delay, "act": act_delay},
                 "errors": [f"{r.failure}: {r.error} (last said: {r.chat[-1] if r.chat else 'nothing'})"[:300]
                            for r in results.values() if not r.success]}
 
@@ -113,6 +113,27 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
         barrier.abort()
         out.put({"joined": 0, "connected": 0, "join_s": 0, "join_errors": [f"shard failed: {type(exc).__name__}: {exc}"[:300]],
                  "act_s": 0, "ok": [], "errors": [], "close_error": None, "loop_delay_max_ms": None})
+
+
+def _latest(world: Any) -> int | None:
+    """How late the shard's runtime ran at worst since the last call, in ms; None once it is gone (the programs'
+    results then say why, cause `bridge`, and must not be lost to this question)."""
+    from blockpact.bridge.runtime import BridgeBroken
+
+    try:
+        return int(world.loop_delay()["max"])
+    except BridgeBroken:
+        return None
+
+
+def _connected(world: Any, players: list[str]) -> int:
+    """How many of `players` are still connected; none once the runtime is gone."""
+    from blockpact.bridge.runtime import BridgeBroken
+
+    try:
+        return sum(world.connection_lost(p) is None for p in players)
+    except BridgeBroken:
+        return 0
 
 
 def spinners(count: int) -> list[subprocess.Popen]:

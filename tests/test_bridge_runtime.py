@@ -15,6 +15,7 @@ import pytest
 
 from blockpact.bridge import runtime as rt
 from blockpact.errors import UserError
+from harness.pace import scaled
 
 HOLDER = """
 import sys, time
@@ -212,3 +213,32 @@ def test_a_posted_call_reaches_node_in_turn_and_leaves_nothing_waiting() -> None
     assert json.loads(log.seen(timeout=10)) == [[i, i % 2 == 0] for i in range(200)]
     time.sleep(0.2)  # the posted calls' answers are read by now
     assert set(loop.requests) <= waiting and not loop.responses
+
+
+def test_a_runtime_ended_by_an_uncaught_exception_says_why(capfd, monkeypatch) -> None:
+    """Node prints the exception that ends it and exits; JSPyBridge stopped reading Node's stderr as soon as the
+    process was gone, so a reader that was behind (a busy Python process) lost the trace (a 64-bot runtime of
+    bench/live_scale.py died saying nothing, and test_live_org's crash showed one line of it). Now the whole trace
+    is shown, and BridgeBroken says how the process ended."""
+    node = rt.runtime()
+    connection = sys.modules["javascript.connection"]
+    read = connection.readComItem
+
+    def behind(stream):  # the reader thread of a busy process
+        time.sleep(0.1)
+        return read(stream)
+
+    monkeypatch.setattr(connection, "readComItem", behind)
+    node.require("node:vm").runInThisContext("setTimeout(() => { throw new TypeError('a listener failed in a timer') }, 0); 1")
+    deadline = time.monotonic() + scaled(10)
+    while node.alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with pytest.raises(rt.BridgeBroken, match=r"is gone \(a call; exited with code 1\)$"):
+        node.call("a call", lambda: None)
+    shown = ""
+    while "Node.js v" not in shown and time.monotonic() < deadline:  # the trace's last line
+        time.sleep(0.05)
+        shown += capfd.readouterr().err
+    assert "node: TypeError: a listener failed in a timer" in shown, shown
+    assert "Node.js v" in shown, shown
+    assert rt.runtime().alive  # the next user gets a fresh runtime

@@ -25,6 +25,7 @@ from harness.pace import scaled
 TESTS = Path(__file__).parent
 PARITY_WORLD = TESTS / "worlds" / "bridge_parity.toml"
 PARITY_PROGRAM = (TESTS / "programs" / "chest_iron_sticks_signal.js").read_text()
+FAULTY_LISTENER = TESTS / "js" / "faulty_listener.js"
 CHEST = (4, 64, 4)
 OPERATOR = live_settings().external.operator  # an operator on the session's shared server
 
@@ -119,6 +120,7 @@ AFTERWARDS = """async function report(bot) {
   bot.chat('arrived');
   return bot.entity.position;
 }"""
+WAIT_TICKS = "async function wait(bot) {\n  await bot.waitForTicks(200);\n  bot.chat('waited');\n}"
 BROKEN = "async function broken(bot) {\n  const pickaxe = bot.heldItem;\n  return pickaxe.name;\n}"
 NO_CHEST = "async function look(bot) {\n  await checkItemInsideChest(bot, new Vec3(1, 64, 1));\n}"
 
@@ -138,19 +140,25 @@ def test_runaway_programs_stop_within_budget_and_the_body_runs_on(server, spec) 
             before = body.observe()["position"]
             await asyncio.sleep(0.5)
             still = body.observe()["position"]
+            # A listener of the bot that throws (pathfinder's A*, issue 15's flake) fails that bot's program only.
+            runtime().require(FAULTY_LISTENER).throwWhileRunning(world._world, "Runner")
+            faulty = await body.run(WAIT_TICKS, budget=30)
             after = await body.run(AFTERWARDS, budget=30)
             broken = await body.run(BROKEN, budget=10)
             no_chest = await body.run(NO_CHEST, budget=10)
         finally:
             await _close(world, server)
-        return outcomes, before, still, after, broken, no_chest
+        return outcomes, before, still, faulty, after, broken, no_chest
 
-    outcomes, before, still, after, broken, no_chest = asyncio.run(scenario())
+    outcomes, before, still, faulty, after, broken, no_chest = asyncio.run(scenario())
     for result, wall in outcomes:
         assert result.timed_out and not result.success
         assert result.error == f"timed out after {RUNAWAY_BUDGET} s of wall-clock time"
         assert RUNAWAY_BUDGET - 0.1 <= result.duration <= RUNAWAY_BUDGET + scaled(0.5) and wall < scaled(RUNAWAY_BUDGET + 2), (result.duration, wall)
     assert before == still
+    assert not faulty.success and faulty.chat == [], faulty.chat
+    assert faulty.error == ("Runner's body failed: the bot's physicsTick handler failed: "
+                            "Cannot read properties of undefined (reading 'y')"), faulty.error
     assert after.success and not after.timed_out, after.error
     assert after.chat == ["arrived"]
     x, y, z = after.observation["position"]

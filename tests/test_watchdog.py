@@ -36,7 +36,7 @@ async def _watch_for(dog: RuntimeWatchdog, seconds: float) -> None:
 
 def test_pings_are_paced_not_back_to_back() -> None:
     pings: list[float] = []
-    dog = RuntimeWatchdog(StandIn(), lambda: pings.append(time.monotonic()), lambda: 8.0)  # type: ignore[arg-type]
+    dog = RuntimeWatchdog(StandIn(), lambda bound: pings.append(time.monotonic()), lambda: 8.0)  # type: ignore[arg-type]
     asyncio.run(_watch_for(dog, 2.5))
     assert 2 <= len(pings) <= 4, len(pings)  # before: thousands, a ping the moment the last was answered
 
@@ -44,7 +44,7 @@ def test_pings_are_paced_not_back_to_back() -> None:
 def test_a_stopped_runtime_is_killed_within_a_poll_period() -> None:
     node, release = StandIn(), threading.Event()
     node.stopped = True
-    dog = RuntimeWatchdog(node, lambda: release.wait(10), lambda: 8.0)  # type: ignore[arg-type]
+    dog = RuntimeWatchdog(node, lambda bound: release.wait(10), lambda: 8.0)  # type: ignore[arg-type]
 
     async def scenario() -> float:
         begun = time.monotonic()
@@ -64,7 +64,7 @@ def test_a_stopped_runtime_is_killed_within_a_poll_period() -> None:
 def test_an_unanswered_ping_tells_the_loop_not_to_call_node(monkeypatch) -> None:
     monkeypatch.setattr(watchdog, "UNANSWERED_SECONDS", 0.3)
     release = threading.Event()
-    dog = RuntimeWatchdog(StandIn(), lambda: release.wait(10), lambda: 8.0)  # type: ignore[arg-type]
+    dog = RuntimeWatchdog(StandIn(), lambda bound: release.wait(10), lambda: 8.0)  # type: ignore[arg-type]
 
     async def scenario() -> tuple[bool, bool, bool]:
         task = asyncio.ensure_future(dog.watch())
@@ -82,3 +82,42 @@ def test_an_unanswered_ping_tells_the_loop_not_to_call_node(monkeypatch) -> None
         assert asyncio.run(scenario()) == (True, False, True)
     finally:
         release.set()
+
+
+def test_a_runtime_running_late_is_given_longer_before_it_counts_as_wedged(monkeypatch) -> None:
+    """Each ping's answer says how late Node's main thread ran; a call may then take LATE_FACTOR times that. A
+    64-bot runtime runs 9-18 s late while its bots walk, and a fixed bound (8 s on a machine idle a minute before)
+    killed it (issue 18). The stand-in's ping fails as JSPyBridge's call does when it is not answered within its bound."""
+    monkeypatch.setattr(watchdog, "LATE_MEMORY_SECONDS", 1.0)
+    monkeypatch.setattr(watchdog, "LIVENESS_POLL_SECONDS", 0.2)
+    node, bounds = StandIn(), []
+    takes = iter([(0.0, 0.4), (0.6, 0.6)])  # (seconds to answer, lateness it reports)
+
+    def ping(bound: float) -> float:
+        bounds.append(bound)
+        answer_after, late = next(takes, (0.0, 0.0))
+        if answer_after > bound:
+            time.sleep(bound)
+            raise TimeoutError(f"Call to 'ping' timed out after {bound} s")
+        time.sleep(answer_after)
+        return late
+
+    dog = RuntimeWatchdog(node, ping, lambda: 0.3)  # type: ignore[arg-type]
+    asyncio.run(_watch_for(dog, 2.4))
+    assert not node.killed
+    assert bounds[0] == 0.3 and bounds[1] == pytest.approx(3 * 0.4), bounds  # after it said it ran 0.4 s late
+    assert bounds[2] == pytest.approx(3 * 0.6), bounds  # its 0.6 s answer, as late as it said
+    assert dog.bound() == 0.3  # past LATE_MEMORY_SECONDS with prompt answers
+
+
+def test_a_ping_unanswered_past_its_bound_kills_the_runtime() -> None:
+    node = StandIn()
+
+    def ping(bound: float) -> float:
+        time.sleep(bound)
+        raise TimeoutError("Call to 'ping' timed out")
+
+    dog = RuntimeWatchdog(node, ping, lambda: 0.3)  # type: ignore[arg-type]
+    with pytest.raises(BridgeBroken, match=r"did not answer within 0 s .*; it was killed"):
+        asyncio.run(dog.watch())
+    assert node.killed

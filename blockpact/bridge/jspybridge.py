@@ -9,6 +9,9 @@ non-empty line of it, and of its stray stderr, to our stderr as `node: line` wit
 at end of file, and starts Node with FORCE_COLOR=0. The caller's own FORCE_COLOR is left as it was
 (rich reads it).
 
+When Node dies, the rest of its stderr (the trace of the exception that ended it) is still read and shown:
+JSPyBridge stopped reading as soon as the process was gone.
+
 Its proxy's "Node process has crashed" notice after a request that timed out is dropped: the exception
 that follows is what blockpact reports, with its cause.
 
@@ -91,6 +94,28 @@ def _copy_node_stdout(connection: ModuleType) -> Any:
             node_line(raw.decode("utf-8", errors="replace"))
 
     return copy
+
+
+def _reading_to_the_end(connection: ModuleType) -> Any:
+    """connection.com_io, which stops reading Node's stderr as soon as Node has exited: the rest of what Node wrote
+    last, the trace of the uncaught exception that ended it, was lost (a 64-bot runtime died with nothing said).
+    Here what is left is read to its end and shown."""
+    com_io = connection.com_io
+
+    def read() -> None:
+        com_io()
+        proc = connection.proc
+        if proc is None or proc.stderr is None:
+            return
+        try:
+            rest = proc.stderr.read()
+        except (OSError, ValueError):  # closed by whoever stopped the bridge
+            return
+        for line in rest.decode("utf-8", errors="replace").splitlines():
+            if not line.startswith('{"r"'):
+                connection.print("[JSE]", line)
+
+    return read
 
 
 def _proxy_print(*parts: Any, **_print_options: Any) -> None:
@@ -307,6 +332,7 @@ def import_bridge() -> ModuleType:
         connection.notebook = True  # type: ignore[attr-defined]  # "copy Node's stdout in a thread"
         connection.stdout_read = _copy_node_stdout(connection)  # type: ignore[attr-defined]
         connection.readAll = _read_all(connection)  # type: ignore[attr-defined]
+        connection.com_io = _reading_to_the_end(connection)  # type: ignore[attr-defined]
         proxy = importlib.import_module("javascript.proxy")
         proxy.print = _proxy_print  # type: ignore[attr-defined]
         proxy.Proxy._call = _keeping_its_object(proxy.Proxy._call)  # type: ignore[method-assign]

@@ -163,10 +163,24 @@ class NodeRuntime:
             return False
         return state in ("T", "t")
 
+    @property
+    def end(self) -> str:
+        """How the process ended, for the message of whoever finds it gone: its exit code or signal (Node prints
+        why on its stderr, copied to ours), or that the bridge to it was closed while it ran."""
+        code = self._proc.poll()
+        if code is None:
+            return "its process still runs; the bridge to it was stopped"
+        if code >= 0:
+            return f"exited with code {code}"
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+
     def call(self, what: str, fn: Any, *args: Any) -> Any:
         """`fn(*args)`, a call into Node; any failure of the bridge itself becomes `BridgeBroken`."""
         if not self.alive:
-            raise BridgeBroken(f"the Node runtime (pid {self.pid}) is gone ({what})")
+            raise BridgeBroken(f"the Node runtime (pid {self.pid}) is gone ({what}; {self.end})")
         if self.stopped:  # it would answer nothing, and the caller would block for the call's whole bound
             raise BridgeBroken(f"the Node runtime (pid {self.pid}) is stopped ({what})")
         try:

@@ -30,19 +30,25 @@ from blockpact.skills.reference import primitives, runner_queries, sandbox_limit
 from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
 
 LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
-CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget: the JS side always answers before this
+CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget (stretched by load): the JS side answers before this
 AUTH_MODES = ("offline", "microsoft")
 SETTLE_POLL_SECONDS = 0.1
 LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
 NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain) on an idle machine
+NODE_CALL_SECONDS_PER_BOT = 0.25  # more per bot: 64 starting together block Node's main thread > 8 s at once
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
-                 "connectionLost", "players", "setHarvest", "loopDelay")
+                 "connectionLost", "players", "setHarvest", "loopDelay", "ping")
 
 
-def join_timeout() -> float:
-    """live.toml's spawn_timeout scaled by the machine's load per core: a busy machine joins slower."""
-    return live_settings().bots.spawn_timeout * load_per_core()
+JOIN_SECONDS_PER_BOT = 0.5  # the server logs bots in one after another: 64 at once took 22-26 s on an idle machine
+
+
+def join_timeout(joining: int = 1) -> float:
+    """live.toml's spawn_timeout scaled by the machine's load per core (a busy machine joins slower), and
+    JOIN_SECONDS_PER_BOT more for each other bot of the world joining meanwhile: the load average lags a minute
+    behind, so on a machine idle until then the last of 64 bots logging in at once neared the 30 s bound."""
+    return live_settings().bots.spawn_timeout * load_per_core() + JOIN_SECONDS_PER_BOT * max(0, joining - 1)
 
 
 def node_call_seconds() -> float:
@@ -105,7 +111,8 @@ class MineflayerWorld:
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
         self._closed = False
         self._batches = 0
-        self._watchdog = RuntimeWatchdog(self._node, lambda: self._sync("players"), node_call_seconds)
+        self._joining = 0  # connect() calls under way
+        self._watchdog = RuntimeWatchdog(self._node, self._ping, self._call_seconds)
 
     async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
         """Call `world.method(*args, done)` and await `done(json)`."""
@@ -126,18 +133,26 @@ class MineflayerWorld:
                     return json.loads(await asyncio.wait_for(asyncio.shield(answer), min(LIVENESS_POLL_SECONDS, timeout)))
                 except TimeoutError:
                     if not self._node.alive:
-                        raise BridgeBroken(f"the Node runtime died while waiting for {method}") from None
+                        raise BridgeBroken(f"the Node runtime died while waiting for {method} ({self._node.end})") from None
                     if loop.time() >= deadline:
                         raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
         finally:
             self._callbacks.discard(done)
 
-    def _sync(self, method: str, *args: Any) -> Any:
-        """`world.method(*args)`, a quick call answered at once; BridgeBroken at once on a dead runtime, and
-        after node_call_seconds() on a wedged one."""
+    def _sync(self, method: str, *args: Any, timeout: float | None = None) -> Any:
+        """`world.method(*args)`, a quick call answered at once; BridgeBroken at once on a dead runtime, and on a
+        wedged one after the watchdog's bound (node_call_seconds(), longer while the runtime runs late)."""
         fn = self._methods[method]
-        timeout = node_call_seconds()
-        return self._node.call(method, lambda: fn(*args, timeout=timeout))
+        seconds = self._watchdog.bound() if timeout is None else timeout
+        return self._node.call(method, lambda: fn(*args, timeout=seconds))
+
+    def _call_seconds(self) -> float:
+        """node_call_seconds() and NODE_CALL_SECONDS_PER_BOT for each bot of this world: the watchdog's least bound."""
+        return node_call_seconds() + NODE_CALL_SECONDS_PER_BOT * len(self._bodies)
+
+    def _ping(self, bound: float) -> float:
+        """The watchdog's ping: how late Node's main thread ran since the last one, in seconds."""
+        return float(self._sync("ping", timeout=bound))
 
     async def watch(self) -> None:
         """Never returns: raises BridgeBroken once the Node runtime is gone, stopped or wedged (watchdog.py)."""
@@ -160,21 +175,25 @@ class MineflayerWorld:
             return self._bodies[player]
         attempts = live_settings().bots.join_attempts
         errors: list[str] = []
-        for attempt in range(attempts):
-            spawn_timeout = join_timeout()
-            options = {
-                "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
-                "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
-            }
-            answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
-            if answer["ok"]:
-                break
-            errors.append(str(answer["error"]))
-            if attempt + 1 < attempts:
-                await asyncio.sleep(min(5.0, 1.0 + attempt))
-        else:
-            tries = f" ({attempts} attempts)" if attempts > 1 else ""
-            raise BotError(f"{errors[-1]}{tries}")
+        self._joining += 1
+        try:
+            for attempt in range(attempts):
+                spawn_timeout = join_timeout(self._joining)
+                options = {
+                    "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
+                    "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
+                }
+                answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
+                if answer["ok"]:
+                    break
+                errors.append(str(answer["error"]))
+                if attempt + 1 < attempts:
+                    await asyncio.sleep(min(5.0, 1.0 + attempt))
+            else:
+                tries = f" ({attempts} attempts)" if attempts > 1 else ""
+                raise BotError(f"{errors[-1]}{tries}")
+        finally:
+            self._joining -= 1
         body = MineflayerBody(self, player)
         self._bodies[player] = body
         return body
@@ -346,7 +365,8 @@ class MineflayerBody:
         together = {} if batch is None else {"batch": {"id": batch.id, "size": batch.size}}
         options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills), **together})
         try:
-            result = await self.world._call("run", self.player, source, options, timeout=seconds + CALLBACK_MARGIN_SECONDS)
+            margin = stretched(CALLBACK_MARGIN_SECONDS) + self.world._watchdog.bound()  # 64 workers starting, a late loop
+            result = await self.world._call("run", self.player, source, options, timeout=seconds + margin)
         except BridgeBroken as exc:  # the bots lived in that runtime: this world is over, say so as the program's failure
             return ProgramResult(self.player, False, str(exc), None, None, failure="bridge")
         except BaseException:  # cancelled, or Node never answered: stop the program in Node so the bot is free

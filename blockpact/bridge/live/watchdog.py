@@ -6,12 +6,20 @@ Python and the bots' runtime busy answering them, a third of a core each, which 
 machine). While a ping goes unanswered for UNANSWERED_SECONDS, `answering` is False and the event loop's thread
 makes no other call into Node (such a call could block it for node_call_seconds()): the world master skips its
 tick, and the watchdog decides.
+
+How long a ping may go unanswered grows with how late the runtime says its main thread has been running: each
+ping's answer is that lateness. A runtime of 64 bots whose programs start together runs 9-18 s late for minutes
+while every bot walks; on a machine that was idle a minute before, the load average (which `call_seconds()`
+follows) has not caught up yet, and a fixed 8 s bound killed that merely slow runtime (bench/live_scale.py's
+intermittent "runtime gone" with one runtime, issue 18). A wedged runtime answers nothing and is still killed,
+after at most LATE_FACTOR times the lateness it last showed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -19,16 +27,34 @@ from blockpact.bridge.runtime import BridgeBroken, NodeRuntime
 
 LIVENESS_POLL_SECONDS = 1.0  # how often the runtime is pinged, and checked to be still there
 UNANSWERED_SECONDS = 2.0  # a ping unanswered this long: the loop thread makes no other call into Node
+LATE_FACTOR = 3.0  # a call may take this many times the longest lateness the runtime showed lately
+LATE_MEMORY_SECONDS = 60.0  # how long a lateness the runtime showed counts
 
 
 class RuntimeWatchdog:
-    """Pings `node` with `ping` (a quick call bounded by `call_seconds()`, run on a worker thread)."""
+    """Pings `node` with `ping(bound)` (a quick call bounded by `bound` seconds, run on a worker thread) that answers
+    how late, in seconds, Node's main thread ran since the last ping."""
 
-    def __init__(self, node: NodeRuntime, ping: Callable[[], Any], call_seconds: Callable[[], float]) -> None:
+    def __init__(self, node: NodeRuntime, ping: Callable[[float], Any], call_seconds: Callable[[], float]) -> None:
         self.node = node
         self.ping = ping
         self.call_seconds = call_seconds
         self._asked: float | None = None  # monotonic time of the unanswered ping
+        self._late: deque[tuple[float, float]] = deque()  # (when, seconds late) the runtime showed
+
+    def bound(self) -> float:
+        """How long a quick call into Node may take before Node counts as wedged: `call_seconds()`, or LATE_FACTOR
+        times the longest lateness the runtime showed in the last LATE_MEMORY_SECONDS if that is longer."""
+        now = time.monotonic()
+        while self._late and now - self._late[0][0] > LATE_MEMORY_SECONDS:
+            self._late.popleft()
+        return max(self.call_seconds(), LATE_FACTOR * max((late for _, late in self._late), default=0.0))
+
+    def _answered(self, said: Any) -> None:
+        """A ping's answer: how late Node measured its main thread ran (a thread blocked for s seconds makes its
+        next timer s seconds late). Not the answer's own time, which a busy Python process lengthens too."""
+        if isinstance(said, int | float):
+            self._late.append((time.monotonic(), float(said)))
 
     @property
     def answering(self) -> bool:
@@ -45,9 +71,10 @@ class RuntimeWatchdog:
         try:
             while True:
                 if not node.alive:
-                    raise BridgeBroken(f"the Node runtime (pid {node.pid}) died")
+                    raise BridgeBroken(f"the Node runtime (pid {node.pid}) died ({node.end})")
                 if ping is None:
-                    ping = asyncio.ensure_future(asyncio.to_thread(self.ping))
+                    bound = self.bound()
+                    ping = asyncio.ensure_future(asyncio.to_thread(self.ping, bound))
                     asked = self._asked = time.monotonic()
                 await asyncio.wait([ping], timeout=LIVENESS_POLL_SECONDS)
                 if not ping.done():
@@ -59,7 +86,9 @@ class RuntimeWatchdog:
                 if ping.exception() is not None and node.alive:
                     await asyncio.to_thread(node.kill)
                     raise BridgeBroken(f"the Node runtime (pid {node.pid}) did not answer within "
-                                       f"{self.call_seconds():.0f} s ({ping.exception()}); it was killed") from None
+                                       f"{bound:.0f} s ({ping.exception()}); it was killed") from None
+                if ping.exception() is None:
+                    self._answered(ping.result())
                 ping = None
                 await asyncio.sleep(max(0.0, asked + LIVENESS_POLL_SECONDS - time.monotonic()))
         finally:

@@ -8,6 +8,7 @@ const { detachPathResults } = require('./path_results')
 const { countSearchTime } = require('./search_time')
 const { listenForVerdicts } = require('./dig_verdicts')
 const { installFastFindBlocks } = require('./find_blocks')
+const { isolateListeners } = require('./listeners')
 
 detachPathResults()
 countSearchTime()
@@ -45,6 +46,19 @@ function announceOwnDigs (bot) {
   }
 }
 
+// A listener of this bot threw (listeners.js): its walk is stopped, so a pathfinder that throws on every physics
+// tick stops throwing, and the bot's owner (index.js: its running program fails) is told once per failure.
+function listenerFailed (bot, source, event, err) {
+  const what = `${source} ${event} handler failed: ${err.message}`
+  if (bot.blockpact.listenerError !== what) console.error(`${bot.username}: ${err.stack ?? what}`)
+  bot.blockpact.listenerError = what
+  try {
+    bot.pathfinder?.setGoal(null)
+  } finally {
+    bot.blockpact.onListenerError?.(what)
+  }
+}
+
 // options: {username, host, port, version, auth, spawnTimeoutMs}; resolves with the spawned bot.
 function connectBot (options) {
   const bot = mineflayer.createBot({
@@ -56,7 +70,10 @@ function connectBot (options) {
     hideErrors: true,
     logErrors: false
   })
-  bot.blockpact = { lastError: null, endReason: null, digTarget: null }
+  // onListenerError(what): set by the bot's owner; listenerError: the last listener failure, as text
+  bot.blockpact = { lastError: null, endReason: null, digTarget: null, listenerError: null, onListenerError: null }
+  isolateListeners(bot, (event, err) => listenerFailed(bot, 'the bot\'s', event, err))
+  isolateListeners(bot._client, (event, err) => listenerFailed(bot, 'its connection\'s', event, err))
   announceOwnDigs(bot)
   listenForVerdicts(bot)
   bot.on('error', err => { bot.blockpact.lastError = err.message })

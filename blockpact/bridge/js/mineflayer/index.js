@@ -61,6 +61,15 @@ class LiveWorld {
     // How late Node's main thread runs its timers: bots answer the server's keep-alives on that thread.
     this.delays = monitorEventLoopDelay({ resolution: 20 })
     this.delays.enable()
+    this.pingDelays = monitorEventLoopDelay({ resolution: 20 }) // the watchdog's own (watchdog.py), apart from loopDelay's
+    this.pingDelays.enable()
+  }
+
+  // The watchdog's ping: how late the main thread ran at worst since the last ping, in seconds (a quick call).
+  ping () {
+    const late = this.pingDelays.max / 1e9
+    this.pingDelays.reset()
+    return late
   }
 
   // The main thread's lateness since the last call, in ms: {mean, p99, max} (a quick synchronous call).
@@ -189,6 +198,10 @@ class LiveWorld {
       bot.once('end', () => {
         if (body.run && this.bodies.get(name) === body) runner.cancel(body.run.id, `${name} lost its connection (${bot.blockpact.endReason})`)
       })
+      // One of its event listeners threw (connect.js): the program cannot trust its body any more; other bots go on.
+      bot.blockpact.onListenerError = (what) => {
+        if (body.run && this.bodies.get(name) === body) runner.cancel(body.run.id, `${name}'s body failed: ${what}`)
+      }
       reply(done, { ok: true, version: bot.version })
     }, err => reply(done, { ok: false, error: err.message }))
   }
@@ -320,6 +333,7 @@ class LiveWorld {
 
   close (done) {
     this.delays.disable()
+    this.pingDelays.disable()
     Promise.all([...this.bodies.keys()].map(name => this.#leave(name)))
       .then(() => reply(done, { ok: true }), err => reply(done, { ok: false, error: err.message }))
   }
