@@ -180,9 +180,10 @@ def test_a_wedged_node_runtime_fails_the_program_and_is_replaced(monkeypatch) ->
     try:
         assert wedged.failure == "bridge", (wedged.failure, wedged.error)
         assert re.search(r"did not answer during program run .*restarted", wedged.error), wedged.error
-        # Found by the run's silence (answers to Node are posted, not awaited): NODE_PING_SECONDS (3 s) without a word from Node, then a ping unanswered within its
-        # bound (3 s stretched by the load when it was asked, at most MAX_STRETCH times: bridge/machine_load.py), then at
-        # most a poll (1 s); the wedged runtime is killed, not waited for. Far below the 40 s that Node stays blocked.
+        # Found by the run's silence (answers to Node are posted, not awaited): NODE_PING_SECONDS (3 s) without a word
+        # from Node, then a ping unanswered within its bound (3 s stretched by the load when it was asked, at most
+        # MAX_STRETCH times: bridge/machine_load.py), then at most a poll (1 s); the wedged runtime is killed, not waited
+        # for. Far below the 40 s that Node stays blocked.
         assert took < scaled(3 + 3 * MAX_STRETCH + 1) + 3, took
         assert _gone(pid)
         assert after.success, after.error
