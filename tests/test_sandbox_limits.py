@@ -57,6 +57,9 @@ EXPECTED = {
 # caches shared with other processes) the compute budget may come first; either limit stops the program.
 ALSO_ACCEPTED = {name: ("budget", "compute_budget_seconds", r"^timed out after 3 s of computing time")
                  for name in ("7_array_buffers.js", "15_long_text_arguments.js")}
+# Filling 50 MB between calls answered at once, a worker's loop may be free too briefly for its own ArrayBuffer check
+# to run (it runs on a timer); the main thread's watch on the process's growth stops the program then.
+ALSO_ACCEPTED["11_stepwise_buffers.js"] = ("limit", "busyGrowthMb", r"^out of memory: the Node process grew by \d+ MB while")
 
 
 def _peak_rss(pid: int) -> int:
@@ -102,7 +105,8 @@ def test_every_hostile_program_is_stopped_by_the_limit_it_breaks_and_the_body_ru
         node.close()
     for name, expected in EXPECTED.items():
         result, seconds, after = outcomes[name]
-        kind, limit, error = ALSO_ACCEPTED[name] if name in ALSO_ACCEPTED and result.failure == "budget" else expected
+        other = ALSO_ACCEPTED.get(name)
+        kind, limit, error = other if other is not None and result.limit == other[1] else expected
         assert not result.success, name
         assert re.search(error, result.error), (name, result.error)
         assert (result.failure, result.limit) == (kind, limit), (name, result.failure, result.limit, result.error)
