@@ -45,7 +45,13 @@ async function startServer ({ version = VERSION, args = [] } = {}) {
   let ready
   const readyLine = new Promise((resolve) => { ready = resolve })
   lines.on('line', (line) => {
-    const message = JSON.parse(line)
+    let message
+    try {
+      message = JSON.parse(line)
+    } catch { // a line that is not the control protocol (a plugin's or a library's print): shown, not fatal
+      process.stderr.write(`server: ${line}\n`)
+      return
+    }
     if (message.ready) return ready(message)
     waiting.get(message.id)?.(message)
     waiting.delete(message.id)
