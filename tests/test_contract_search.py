@@ -51,3 +51,28 @@ def test_items_go_to_whoever_values_them_most() -> None:
     gifts = [c for c in candidates(load_world(WORLDS / "gold_key.toml")) if Give in kinds(c)]
     assert gifts and Give("Ada", "Ben", "raw_gold", None) in gifts[0].clauses
     assert "Gini <= 0.1" in OBJECTIVE
+
+
+def test_a_candidate_whose_episode_was_lost_fails_the_search_instead_of_scoring() -> None:
+    """A candidate's episode in which Node (or the bridge, the sandbox) lost a program must not be scored: its welfare
+    would steer the search with nobody told (seen: the bots' runtime killed during a cleanup_mp run's search, the run
+    still exited 0). Here a real simulated episode's result for one player is marked lost, as SimWorld marks it."""
+    import asyncio
+    import dataclasses
+
+    import pytest
+
+    from blockpact.agents.scripted.contract_search import evaluate
+    from blockpact.bridge.runtime import BridgeBroken
+    from blockpact.bridge.sim import SimWorld
+
+    class LosesOneProgram(SimWorld):
+        async def run_programs(self, programs, **kwargs):
+            results = await super().run_programs(programs, **kwargs)
+            first = sorted(results)[0]
+            results[first] = dataclasses.replace(results[first], success=False, failure="bridge", error="the runtime died")
+            return results
+
+    spec = load_world("double_vein")
+    with pytest.raises(BridgeBroken, match=r"episode of .* was lost: Gizmo's program: bridge: the runtime died"):
+        asyncio.run(evaluate(spec, candidates(spec)[0], 0, LosesOneProgram))

@@ -49,6 +49,16 @@ class ProgramResult:
         return asdict(self)
 
 
+# A program lost to Node, the bridge or the sandbox says nothing about its agent: whoever scores it must fail instead.
+INFRASTRUCTURE_FAILURES = ("bridge", "sandbox")
+
+
+def lost_programs(results: Mapping[str, ProgramResult]) -> str | None:
+    """Why programs of `results` were lost to the infrastructure ("P1's program: bridge: ..."), or None if none was."""
+    lost = [r for _, r in sorted(results.items()) if r.failure in INFRASTRUCTURE_FAILURES]
+    return "; ".join(f"{r.player}'s program: {r.failure}: {r.error}" for r in lost) or None
+
+
 class Body(Protocol):
     """One player's body: runs a program (JavaScript calling the primitives of skills/primitives.toml) to
     its end and says how it went; primitives' soft failures are chat lines in `ProgramResult.chat`."""

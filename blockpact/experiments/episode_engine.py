@@ -19,7 +19,7 @@ from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import CriticProtocol
 from blockpact.agents.observation import share_group_observations
 from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, TaskOutcome, VoyagerLoop, run_together
-from blockpact.bridge.protocols import World
+from blockpact.bridge.protocols import World, lost_programs
 from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.failures import UnitFailure
 from blockpact.experiments.judging import Judges, settle
@@ -198,12 +198,8 @@ class WorldEpisodeEngine:
                         judge_critique=judge_critique or None, chat_log=chat)
 
 
-# A program that failed because Node, the bridge or the sandbox broke says nothing about its agent: the
-# unit fails with that cause (failures.py) instead of scoring the lost program as the agent's outcome.
-INFRASTRUCTURE_FAILURES = ("bridge", "sandbox")
-
-
 def _fail_on_broken_infrastructure(results: dict[str, ProgramResult]) -> None:
-    broken = [r for _, r in sorted(results.items()) if r.failure in INFRASTRUCTURE_FAILURES]
-    if broken:
-        raise UnitFailure("bridge", "; ".join(f"{r.player}'s program: {r.failure}: {r.error}" for r in broken))
+    """The unit fails with cause bridge (failures.py) instead of scoring a lost program as its agent's outcome."""
+    lost = lost_programs(results)
+    if lost is not None:
+        raise UnitFailure("bridge", lost)

@@ -189,6 +189,8 @@ async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int, world_facto
     """Play `candidate` with the scripted cooperative players on the simulator and settle it. `world_factory`:
     where (default a SimWorld); `budget`: each program's simulated seconds (default the episode's length)."""
     from blockpact.agents.scripted.cooperative import ScriptedCooperativeAgent
+    from blockpact.bridge.protocols import lost_programs
+    from blockpact.bridge.runtime import BridgeBroken
     from blockpact.bridge.sim import SimWorld
 
     players = sorted(spec.players)
@@ -196,7 +198,10 @@ async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int, world_facto
     world = (world_factory or SimWorld)(spec, seed)
     try:
         programs = {p: ScriptedCooperativeAgent(p, spec, contract).proposal().code for p in players}
-        await world.run_programs(programs, budget=spec.episode_seconds if budget is None else budget)
+        results = await world.run_programs(programs, budget=spec.episode_seconds if budget is None else budget)
+        lost = lost_programs(results)
+        if lost is not None:  # a candidate scored on a lost episode would steer the search without anybody knowing
+            raise BridgeBroken(f"the contract search's episode of {candidate.name!r} was lost: {lost}")
         world.finish()
         events = list(world.events)
     finally:
