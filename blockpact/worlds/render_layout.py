@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 from PIL import ImageFont
@@ -67,17 +66,11 @@ class Scene:
 # -- fonts and text ------------------------------------------------------------------------------
 @cache
 def _font(size: int, bold: bool = False) -> Font:
-    """DejaVu Sans (system copy or matplotlib's bundled one), else Pillow's default font."""
+    """DejaVu Sans where the system has it, else Pillow's own scalable default font (Pillow >= 10.1)."""
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     try:
         return ImageFont.truetype(name, size)
     except OSError:
-        pass
-    try:
-        import matplotlib
-
-        return ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / name), size)
-    except (ImportError, OSError):
         return ImageFont.load_default(size)
 
 
