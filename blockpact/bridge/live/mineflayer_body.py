@@ -182,7 +182,7 @@ class MineflayerWorld:
                 options = {
                     "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
                     "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
-                }
+                    "keepAliveTimeoutMs": int(live_settings().bots.keep_alive_timeout * 1000)}
                 answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
                 if answer["ok"]:
                     break

@@ -67,6 +67,8 @@ function connectBot (options) {
     port: options.port ?? 25565,
     version: options.version || false,
     auth: options.auth ?? 'offline',
+    // how long without the server's keep-alive before the client gives up on it (minecraft-protocol: 30 s)
+    checkTimeoutInterval: options.keepAliveTimeoutMs ?? 30_000,
     hideErrors: true,
     logErrors: false
   })
