@@ -25,6 +25,35 @@ function listenForVerdicts (bot) {
   })
 }
 
+// The server's keep-alives (one every 4 s of its own time, js/server/server.js) share the connection with its
+// verdicts, in order: a finished dig the server has not answered by the time `keepAlives` of them arrived was
+// never going to be (dig_verdicts answers within POLL_LIMIT polls, 2 s). Counted in the server's time, not the
+// bot's ticks: with 64 bots on a busy machine the server answered >10 s after a finish while the bots' physics
+// ticked on, and a tick bound left 13 bots that had broken their block saying the server never judged it
+// (bench/live_scale.py). Resolves with whether the verdict came first; also when the connection ends or
+// `abort` (an AbortSignal) fires.
+const VERDICT_KEEP_ALIVES = 4
+
+function untilVerdict (bot, heard, abort, keepAlives = VERDICT_KEEP_ALIVES) {
+  return new Promise(resolve => {
+    let left = keepAlives
+    const client = bot._client
+    const onKeepAlive = () => { if (--left <= 0) done(false) }
+    const onAbort = () => done(false)
+    const onEnd = () => done(false)
+    function done (came) {
+      client.removeListener('keep_alive', onKeepAlive)
+      bot.removeListener('end', onEnd)
+      abort.removeEventListener('abort', onAbort)
+      resolve(came)
+    }
+    client.on('keep_alive', onKeepAlive)
+    bot.once('end', onEnd)
+    abort.addEventListener('abort', onAbort, { once: true })
+    heard.then(() => done(true))
+  })
+}
+
 function parse (text) {
   try {
     return JSON.parse(text)
@@ -33,4 +62,4 @@ function parse (text) {
   }
 }
 
-module.exports = { listenForVerdicts, CHANNEL }
+module.exports = { listenForVerdicts, untilVerdict, CHANNEL }

@@ -5,6 +5,7 @@ const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
 const { asVec3, checkCancelled, goto, countOf } = require('./common')
 const { bounded, boundSeconds } = require('./bounds')
+const { untilVerdict } = require('../dig_verdicts')
 const { formatPosition } = require('../feedback')
 const { canHarvest, toolName, underWorldRule } = require('../harvest')
 
@@ -105,18 +106,12 @@ async function collectOne (ctx, pos, type, name) {
     bot.off('blockUpdate', onUpdate)
     ctx.abort.removeEventListener('abort', stop)
   }
-  let unheard = null // the wait's abort listener, removed after it: a program that digs 500 blocks adds 500
   try {
-    if (finished && serverJudges && !verdict) { // its answer is on its way: bounded as a round trip to the server
-      await bounded('hearing whose dig broke it', boundSeconds(ctx.settings), () => new Promise(resolve => {
-        hearVerdict = unheard = resolve
-        ctx.abort.addEventListener('abort', resolve, { once: true })
-      }), () => {}, bot)
-        .catch(err => { if (err.name !== 'Bounded') throw err })
+    if (finished && serverJudges && !verdict) { // its answer is on its way, bounded in the server's own time
+      await untilVerdict(bot, new Promise(resolve => { hearVerdict = resolve }), ctx.abort)
     }
   } finally {
     bot.off('blockpact:digVerdict', onVerdict)
-    if (unheard) ctx.abort.removeEventListener('abort', unheard)
   }
   checkCancelled(ctx)
   if (finished && serverJudges) {
