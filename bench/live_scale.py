@@ -32,9 +32,13 @@ from pathlib import Path
 from typing import Any
 
 COLUMNS = 8  # bots stand on a grid of lanes, 3 blocks apart
+# Each bot walks up to its own dirt block: within 1 block of it, every other dirt block is at least 2 away, so the
+# nearest dirt mineBlock finds is its own. (Walking to within 1 of the lane's cell instead left a bot coming from
+# the spawn one block north of the cell, 1 from the row above's dirt and 2 from its own, and some dug their
+# neighbour's block: a fault of the bench, counted as failed programs of the bots it left without one.)
 PROGRAM = """async function work(bot) {{
   bot.chat('hello');
-  await moveTo(bot, new Vec3({x}, 64, {z}), 1);
+  await moveTo(bot, new Vec3({x}, 64, {dirt_z}), 1);
   const mined = await mineBlock(bot, 'dirt', 1);
   if (mined !== 1) throw new Error('mined ' + mined + ' dirt');
   for (let i = 0; i < {rounds}; i++) {{
@@ -46,7 +50,7 @@ PROGRAM = """async function work(bot) {{
 
 
 def yard(bots: int) -> str:
-    """A world file: a stone floor with one dirt block per bot, each in its own lane."""
+    """A world file: a stone floor with one dirt block per bot, just south of its lane's cell."""
     width, depth = yard_size(bots)
     lines = [["." for _ in range(width)] for _ in range(depth)]
     for i in range(bots):
@@ -87,7 +91,7 @@ def shard(port: int, version: str, lanes: dict[str, int], rounds: int, budget: f
             programs = {}
             for body in bodies:
                 x, z = cell(lanes[body.player])
-                programs[body.player] = PROGRAM.format(rounds=rounds, x=x, z=z, z2=z + 2)
+                programs[body.player] = PROGRAM.format(rounds=rounds, x=x, z=z, z2=z + 2, dirt_z=z + 1)
             started = time.perf_counter()
             results = await world.run_programs(programs, budget=budget) if programs else {}
             act_s = time.perf_counter() - started
