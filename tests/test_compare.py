@@ -95,28 +95,65 @@ def test_numbers_equal_each_runs_metrics(runs, tmp_path) -> None:
     half = 12.706 * statistics.stdev(diffs) / math.sqrt(2)
     assert float(row["ci95_low"]) == pytest.approx(statistics.fmean(diffs) - half)
     html = (out / "compare.html").read_text()
-    assert "<script" not in html and html.count("<svg") == 4  # 2 worlds × (welfare, Gini) and "cleanup" in html
+    assert "<script" not in html and "cleanup" in html
+    assert html.count("<svg") == 6  # 2 worlds × (welfare, Gini), and Cleanup's survival and survival time
 
 
-def test_optional_measures_and_failures_are_read_when_present(runs, tmp_path) -> None:
-    """Efficiency and survival (GovSim measures) are picked up wherever a seed's entry carries them;
-    a failed seed is counted as failed, never as a zero."""
+def test_failed_seeds_are_counted_never_as_zeros(runs, tmp_path) -> None:
+    """A failed seed is counted as failed, never as a zero."""
     run = tmp_path / "copy"
     shutil.copytree(runs["cleanup_none"], run)
     metrics = json.loads((run / "metrics.json").read_text())
     cond = metrics["conditions"]["none"]
-    for i, r in enumerate(cond["runs"]):
-        r["govsim"] = {"efficiency": 0.1 * (i + 1), "survival": i + 1.0}
     failed = cond["runs"].pop()
     cond["seeds_finished"] -= 1
     cond["errors"] = [{"seed": failed["seed"], "error": "RuntimeError: boom"}]
     (run / "metrics.json").write_text(json.dumps(metrics))
     c = compare([run])
     (group,) = c.groups
-    assert c.measures == ["welfare", "gini", "efficiency", "survival"]
-    assert group.estimate("efficiency").mean == pytest.approx(0.2) and group.estimate("survival").n == 3
+    assert group.estimate("welfare").n == 3
     assert len(group.samples) == 3 and group.failed[0]["error"] == "RuntimeError: boom"
     assert group.seeds_planned == 4 and group.unfinished == 0
+
+
+def test_govsim_measures_come_from_the_runs_commons_section(tmp_path) -> None:
+    """Efficiency, survival and survival time of a commons, per seed, from what `blockpact run` writes under
+    metrics.json's `commons` (a new user found compare reading them from nowhere: the test had made up their place).
+    The built-in commons with a declared reference welfare: without a contract the pumpkins collapse, with the
+    negotiated one they last."""
+    world = tmp_path / "commons.toml"
+    text = (BUILTIN_DIR / "commons.toml").read_text()
+    assert "\nlength_known = true\n" in text
+    world.write_text(text.replace("\nlength_known = true\n", "\nlength_known = true\nreference_welfare = 600\n"
+                                    'reference_method = "a round number, for this test"\n'))
+    run = tmp_path / "run"
+    assert main(["run", str(world), "--seeds", "2", "--out", str(run)]) == 0
+    commons = json.loads((run / "metrics.json").read_text())["commons"]["conditions"]
+    c = compare([run])
+    assert c.measures == ["welfare", "gini", "efficiency", "survival", "survival_time"]
+    for group in c.groups:
+        seeds = {s["seed"]: s for s in commons[group.condition]["seeds"]}
+        assert group.by_seed("efficiency") == {k: s["welfare"] / 600 for k, s in seeds.items()}
+        survived = {k: 0.0 if any(r["collapsed"] for r in s["resources"].values()) else 1.0 for k, s in seeds.items()}
+        assert group.by_seed("survival") == survived
+        assert group.estimate("survival").mean == commons[group.condition]["survival_rate"]
+        assert group.by_seed("survival_time") == {k: min(r["survival_time"] for r in s["resources"].values())
+                                                  for k, s in seeds.items()}
+    by_condition = {g.condition: g for g in c.groups}
+    assert by_condition["none"].estimate("survival").mean == 0.0 and by_condition["negotiate"].estimate("survival").mean == 1.0
+
+
+def test_bounded_measures_have_bounded_intervals(runs, tmp_path) -> None:
+    """A Gini's interval stays within [0, 1] however few the seeds (a t interval on 2 seeds reaches below 0)."""
+    run = tmp_path / "copy"
+    shutil.copytree(runs["cleanup_none"], run)
+    metrics = json.loads((run / "metrics.json").read_text())
+    for r, gini in zip(metrics["conditions"]["none"]["runs"], (0.0, 0.5, 0.0, 0.02)):
+        r["gini"] = gini
+    (run / "metrics.json").write_text(json.dumps(metrics))
+    (group,) = compare([run]).groups
+    e = group.estimate("gini")
+    assert e.low == 0.0 and 0 < e.high < 1 and e.mean == pytest.approx(0.13)
 
 
 def test_a_sweep_directory_is_searched_and_bad_input_is_refused(runs, tmp_path) -> None:

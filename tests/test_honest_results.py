@@ -19,7 +19,8 @@ from blockpact.llm.errors import LLMBadReply, LLMUnavailable, LLMUnreachable
 from blockpact.cli import main
 from blockpact.experiments.failures import UnitFailure, classify
 from blockpact.experiments.records import read_run
-from blockpact.experiments.welfare import gini_measure, summary_stats, t975
+from blockpact.experiments.stats import t975
+from blockpact.experiments.welfare import gini_measure, summary_stats
 from test_run_cli import shell_env
 
 ENGLISH = "Gizmo should share some of his iron with Glitch"
@@ -44,6 +45,8 @@ def test_summary_stats_give_a_students_t_interval() -> None:
     assert stats["ci95"] == pytest.approx([2.0 - half, 2.0 + half])
     assert summary_stats([4.0])["ci95"] is None and summary_stats([])["mean"] is None
     assert t975(60) == pytest.approx(2.000, abs=2e-3) and t975(1000) == pytest.approx(1.962, abs=2e-3)
+    # cut at the measure's range: a Gini of 0 and 0.5 on two seeds gives t's [-2.93, 3.43]
+    assert summary_stats([0.0, 0.5], (0.0, 1.0))["ci95"] == [0.0, 1.0]
 
 
 def test_failure_causes() -> None:

@@ -22,10 +22,13 @@ from typing import Any
 from blockpact.errors import UserError
 from blockpact.experiments.stats import Estimate, estimate
 
-MEASURES = ("welfare", "gini", "efficiency", "survival")
-# Names a measure may have in a seed's metrics (the GovSim measures come from another part of blockpact).
-ALIASES = {"welfare": ("welfare",), "gini": ("gini",), "efficiency": ("efficiency",),
-           "survival": ("survival", "survival_time", "survived")}
+# welfare and Gini from each seed's entry in metrics.json's `conditions`; GovSim's measures, for worlds with renewable
+# resources, from its entry in `commons` (commons_metrics.py): efficiency (when the world declares a reference
+# welfare), survival (1 when no resource collapsed: its mean is GovSim's survival rate) and survival_time (simulated
+# seconds until the first resource collapsed; the episode's length when none did).
+MEASURES = ("welfare", "gini", "efficiency", "survival", "survival_time")
+# The range a measure can take: a group's interval is cut there (paired differences are not bounded).
+BOUNDS = {"gini": (0.0, 1.0), "efficiency": (0.0, None), "survival": (0.0, 1.0), "survival_time": (0.0, None)}
 BASELINE = "none"
 
 
@@ -68,7 +71,7 @@ class Group:
                    - len({(f["run"], f.get("seed")) for f in self.failed}), 0)
 
     def estimate(self, measure: str) -> Estimate:
-        return estimate([s.values[measure] for s in self.samples if measure in s.values])
+        return estimate([s.values[measure] for s in self.samples if measure in s.values], BOUNDS.get(measure, (None, None)))
 
     def by_seed(self, measure: str) -> dict[int, float]:
         """One value per seed (the mean when a seed was run more than once)."""
@@ -173,12 +176,16 @@ def load_run(path: Path) -> RunSource:
     return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics)
 
 
-def measure_values(seed_run: Mapping[str, Any]) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for measure in MEASURES:
-        value = _find(seed_run, ALIASES[measure])
-        if value is not None:
-            out[measure] = value
+def measure_values(seed_run: Mapping[str, Any], commons_seed: Mapping[str, Any] | None = None) -> dict[str, float]:
+    """One seed's measures: its entry in `conditions`, and in `commons` for a world with renewable resources."""
+    out = {m: v for m in ("welfare", "gini") if (v := _number(seed_run.get(m))) is not None}
+    if commons_seed:
+        if (efficiency := _number(commons_seed.get("efficiency"))) is not None:
+            out["efficiency"] = efficiency
+        resources = list((commons_seed.get("resources") or {}).values())
+        if resources:
+            out["survival"] = 0.0 if any(r.get("collapsed") for r in resources) else 1.0
+            out["survival_time"] = min(float(r["survival_time"]) for r in resources)
     return out
 
 
@@ -190,18 +197,6 @@ def _number(value: Any) -> float | None:
     return None
 
 
-def _find(entry: Mapping[str, Any], names: Sequence[str]) -> float | None:
-    for name in names:
-        if (v := _number(entry.get(name))) is not None:
-            return v
-    for child in entry.values():
-        if isinstance(child, Mapping):
-            for name in names:
-                if (v := _number(child.get(name))) is not None:
-                    return v
-    return None
-
-
 def compare(paths: Iterable[Path]) -> Comparison:
     runs = [load_run(p) for p in find_runs(paths)]
     groups: dict[tuple[str, str, str], Group] = {}
@@ -209,13 +204,16 @@ def compare(paths: Iterable[Path]) -> Comparison:
     for run in runs:
         if run.metrics.get("status") not in (None, "complete"):
             warnings.append(f"{run.path}: run status {run.metrics.get('status')!r}: only its finished seeds count")
+        commons = (run.metrics.get("commons") or {}).get("conditions", {})
         for name, cond in run.metrics.get("conditions", {}).items():
+            commons_seeds = {int(s["seed"]): s for s in commons.get(name, {}).get("seeds", [])}
             key = (run.world, name, run.population_label)
             group = groups.setdefault(key, Group(*key, cond.get("contract_mode")))
             group.seeds_planned += int(cond.get("seeds_planned", 0))
             group.failed.extend({"run": str(run.path), **e} for e in cond.get("errors", []))
             for seed_run in cond.get("runs", []):
-                group.samples.append(Sample(*key, int(seed_run["seed"]), run.path, measure_values(seed_run)))
+                seed = int(seed_run["seed"])
+                group.samples.append(Sample(*key, seed, run.path, measure_values(seed_run, commons_seeds.get(seed))))
     ordered = sorted(groups.values(), key=lambda g: (g.world, g.population, g.condition != BASELINE, g.condition))
     for g in ordered:
         seeds = [s.seed for s in g.samples]

@@ -90,9 +90,9 @@ def _seed_run(seed: SeedRecord) -> dict[str, Any] | None:
     }
 
 
-def _stats(values: list[float]) -> dict[str, Any]:
+def _stats(values: list[float], bounds: tuple[float | None, float | None] = (None, None)) -> dict[str, Any]:
     return {k: ([_finite(x) for x in v] if isinstance(v, list) else _finite(v) if isinstance(v, float) else v)
-            for k, v in summary_stats(values).items()}
+            for k, v in summary_stats(values, bounds).items()}
 
 
 def gini_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def gini_stats(runs: list[dict[str, Any]]) -> dict[str, Any]:
     if shifted:
         notes.append(f"{len(shifted)} of {len(runs)} seed(s) measured on shifted rewards "
                      f"({shifted[0]['gini_measure']['reason']})")
-    return {**_stats(defined), "undefined": len(undefined), "shifted": len(shifted), "note": "; ".join(notes) or None}
+    return {**_stats(defined, (0.0, 1.0)), "undefined": len(undefined), "shifted": len(shifted), "note": "; ".join(notes) or None}
 
 
 def _outcome_key(run: dict[str, Any]) -> str:

@@ -45,7 +45,9 @@ class Estimate:
         return {"n": self.n, "mean": self.mean, "std": self.std, "ci95_low": self.low, "ci95_high": self.high}
 
 
-def estimate(values: Sequence[float]) -> Estimate:
+def estimate(values: Sequence[float], bounds: tuple[float | None, float | None] = (None, None)) -> Estimate:
+    """Mean and Student's t interval; the interval is cut at `bounds`, the range the measure can take (a Gini's
+    [0, 1]): with few seeds a t interval reaches past it, and a Gini "CI" of [-0.54, 0.96] reads as nonsense."""
     n = len(values)
     if n == 0:
         return Estimate(0, None, None, None, None)
@@ -54,4 +56,7 @@ def estimate(values: Sequence[float]) -> Estimate:
         return Estimate(1, mean, None, None, None)
     std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     half = t975(n - 1) * std / math.sqrt(n)
-    return Estimate(n, mean, std, mean - half, mean + half)
+    lowest, highest = bounds
+    low = mean - half if lowest is None else max(lowest, mean - half)
+    high = mean + half if highest is None else min(highest, mean + half)
+    return Estimate(n, mean, std, low, high)

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass
 
+from blockpact.experiments.stats import estimate
 from blockpact.judge.metrics import Curve, gini
 
 
@@ -52,34 +54,13 @@ def gini_measure(values: Iterable[float]) -> GiniMeasure:
     return GiniMeasure(gini(xs))
 
 
-# Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; beyond, the normal's 1.96 plus
-# the first Cornish-Fisher terms (error below 1e-3).
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-         2.045, 2.042)
-
-
-def t975(df: int) -> float:
-    if df < 1:
-        raise ValueError("degrees of freedom must be at least 1")
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959964
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-
-
-def summary_stats(values: Sequence[float]) -> dict[str, float | int | list[float] | None]:
-    """n, mean, sample standard deviation and the 95% confidence interval of the mean (Student's t):
-    the interval is None below two values (no spread to estimate)."""
-    n = len(values)
-    if n == 0:
+def summary_stats(values: Sequence[float], bounds: tuple[float | None, float | None] = (None, None)) -> dict[str, Any]:
+    """n, mean, sample standard deviation and the 95% confidence interval of the mean (Student's t, cut at the
+    measure's `bounds`): the interval is None below two values (no spread to estimate)."""
+    if not values:
         return {"n": 0, "mean": None, "std": None, "ci95": None}
-    ms = mean_std(values)
-    ci = None
-    if n > 1:
-        half = t975(n - 1) * ms["std"] / math.sqrt(n)
-        ci = [ms["mean"] - half, ms["mean"] + half]
-    return {"n": n, "mean": ms["mean"], "std": ms["std"], "ci95": ci}
+    e = estimate(values, bounds)
+    return {"n": e.n, **mean_std(values), "ci95": None if e.low is None else [e.low, e.high]}
 
 
 def mean_std(values: Sequence[float]) -> dict[str, float]:
