@@ -44,6 +44,19 @@ def test_unknown_world_is_a_clear_error(capsys) -> None:
     assert "no world named 'atlantis'" in err and "double_vein" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("argv, unknown", [(["run", "double_vein", "--seed", "2"], "--seed 2"),
+                                           (["world", "show", "double_vein", "--bogus"], "--bogus")])
+def test_an_abbreviated_or_unknown_option_is_refused_with_its_commands_usage(argv, unknown, capsys) -> None:
+    """`--seed 2` is not taken for `--seeds 2` (argparse's abbreviations ran seeds 0 and 1 with exit 0), and the
+    error shows the usage of the command it was given to."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    command = " ".join(a for a in argv[:2] if a in ("run", "world", "show"))
+    assert f"usage: blockpact {command}" in err and f"unrecognized arguments: {unknown}" in err
+
+
 def test_world_new_writes_a_template_that_validates(tmp_path: Path, capsys) -> None:
     out = tmp_path / "fishery.toml"
     assert main(["world", "new", "fishery", "--out", str(out)]) == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from blockpact import __version__
 from blockpact.errors import UserError
@@ -28,6 +29,22 @@ COMMAND_GROUPS: list[str] = [
 ]
 
 
+class CommandParser(argparse.ArgumentParser):
+    """argparse without abbreviated options (`run --seed 2` was taken as `--seeds 2`, and ran seeds 0 and 1), and a
+    command's unknown option reported with that command's usage rather than the top-level one."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self.is_command = True  # a subcommand's parser (the top level's says False): everything after it is its own
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras and self.is_command:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or only of `verb`'s when a command module has that name.
 
@@ -36,8 +53,9 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     """
     import importlib
 
-    parser = argparse.ArgumentParser(prog="blockpact", description="LLM-driven agents that organize, negotiate and keep "
-                                     "agreements in Minecraft-style worlds.")
+    parser = CommandParser(prog="blockpact", description="LLM-driven agents that organize, negotiate and keep "
+                           "agreements in Minecraft-style worlds.")
+    parser.is_command = False
     parser.add_argument("--version", action="version", version=f"blockpact {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in [m for m in COMMAND_GROUPS if m.rpartition(".")[2] == verb] or COMMAND_GROUPS:
