@@ -114,6 +114,15 @@ def test_contract_condition_reaches_the_optimum_and_evens_it_out(double_vein_run
     assert all(r["contract"] is None and r["transfers"] == {"Gizmo": 0.0, "Glitch": 0.0} for r in c["none"]["runs"])
 
 
+def test_welfare_plot_marks_the_settled_welfare_where_the_judge_moved_rewards(double_vein_run) -> None:
+    """The welfare curve is the inventories' worth; where the judge's settlement changed rewards (the negotiated
+    contract's transfers), the settled welfare the tables report is a point at the end, named in the legend."""
+    out, _ = double_vein_run
+    svg = (out / "plots" / "welfare.svg").read_text()
+    assert "negotiate: after the judge&#x27;s settlement" in svg or "negotiate: after the judge's settlement" in svg
+    assert "none: after" not in svg and "inventories" in svg
+
+
 def test_report_rebuilds_everything_from_events_alone(double_vein_run, tmp_path: Path, capsys) -> None:
     out, _ = double_vein_run
     copy = tmp_path / "copy"

@@ -77,7 +77,12 @@ def welfare_plot(run: RunRecord, path: Path) -> bool:
         curves = [welfare_curve(reward_curves(ep.events, run.config.values)) for ep in episodes]
         times = _grid(curves, _end(episodes))
         _band(ax, times, np.array([_sample(c, times) for c in curves]), f"{condition.name} (n={len(episodes)})", f"C{i}")
-    ax.set(xlabel=clock_label(run), ylabel="social welfare (emeralds)",
+        # The curve is what the inventories are worth; the judge's transfers and gifts are settled after the end,
+        # and that (the welfare the tables report) is drawn as a point at the end when it differs.
+        settled = [sum(ep.rewards.values()) for ep in episodes if ep.rewards is not None]
+        if any(ep.rewards != ep.inventory_rewards for ep in episodes):
+            ax.scatter([times[-1]], [float(np.mean(settled))], color=f"C{i}", label=f"{condition.name}: after the judge's settlement")
+    ax.set(xlabel=clock_label(run), ylabel="social welfare (emeralds): inventories' worth",
            title=f"{run.config.world}: social welfare, mean and min–max over seeds ({_label(run)})")
     ax.legend(loc="lower right")
     _save(fig, path)
