@@ -274,6 +274,20 @@ def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Pat
     assert "1 of 2 condition-seed units did not complete: 1 server" in outcome.problem
 
 
+def test_a_long_failure_cause_is_cut_at_a_word_and_says_so() -> None:
+    """stderr's one line: a new user saw a missing API key's hint cut to "(set OPE)"."""
+    from blockpact.experiments.runner import units_problem
+
+    message = "EndpointError: no API key: " + "the endpoint asks for one, " * 12 + "(set OPENAI_API_KEY)"
+    metrics = {"all_completed": False, "conditions": {"none": {
+        "failures": {"endpoint": {"count": 1, "seeds": [0], "first_message": message}},
+        "units": {"interrupted": 0, "not_started": 0}, "seeds_planned": 1}}}
+    problem = units_problem(metrics)
+    cause = problem[problem.index("(") + 1:problem.index(" [...])")]
+    assert message.startswith(cause) and message[len(cause)] == " " and len(cause) < 200
+    assert problem.endswith("their numbers are not in the results (metrics.json: failures)")
+
+
 def test_logs_of_older_blockpact_read_with_the_new_statuses(tmp_path: Path) -> None:
     """seed_end `ok`/`error` and a seed_error without a cause (logs written before unit statuses)."""
     out = tmp_path / "old"

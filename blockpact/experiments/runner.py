@@ -9,6 +9,7 @@ outcome says how each (condition, seed) unit ended and the exit status the run d
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,9 +112,14 @@ def units_problem(metrics: dict[str, Any]) -> str | None:
                 counts[key] = counts.get(key, 0) + c["units"][status]
     planned = sum(c["seeds_planned"] for c in metrics["conditions"].values())
     failed = sum(counts.values())
-    causes = ", ".join(f"{n} {cause}" + (f" ({first[cause][:160]})" if cause in first else "") for cause, n in counts.items())
+    # a long cause is cut at a word, saying so (an API key's hint was cut to "(set OPE)"); metrics.json has it whole
+    causes = ", ".join(f"{n} {cause}" + (f" ({_shortened(first[cause])})" if cause in first else "") for cause, n in counts.items())
     return (f"{failed} of {planned} condition-seed units did not complete: {causes}; "
-            "their numbers are not in the results")
+            "their numbers are not in the results (metrics.json: failures)")
+
+
+def _shortened(message: str) -> str:
+    return textwrap.shorten(message, 200, placeholder=" [...]")
 
 
 def exit_status(metrics: dict[str, Any]) -> int:
