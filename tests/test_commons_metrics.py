@@ -22,7 +22,8 @@ def commons_run(tmp_path_factory) -> Path:
 
 def test_the_greedy_commons_collapses_and_the_report_says_when(commons_run: Path) -> None:
     commons = json.loads((commons_run / "metrics.json").read_text())["commons"]
-    assert commons["resources"] == [{"key": "pumpkin@patch", "collapse_below": 5.0, "sustainable_level": 50.0}]
+    assert commons["resources"] == [{"key": "pumpkin@patch", "collapse_below": 5.0, "sustainable_level": 50.0,
+                                     "over_usage_undefined": None}]
     none = commons["conditions"]["none"]
     greedy = none["seeds"][0]["resources"]["pumpkin@patch"]
     assert greedy["collapsed"] and 0 < greedy["survival_time"] < 720 and greedy["final_stock"] == 0
@@ -60,3 +61,13 @@ def test_only_valued_renewed_blocks_are_resources() -> None:
     assert commons_resources(load_world("double_vein")) == []  # no dynamics
     cleanup = [r.key for r in commons_resources(load_world("cleanup"))]
     assert cleanup and not any(k.startswith("slime_block") for k in cleanup)  # pollution is no resource
+
+
+def test_a_resource_without_over_usage_says_why(tmp_path: Path) -> None:
+    """Cleanup's mushroom blocks come back one by one (a regrow rule): over-usage is not defined, and the report
+    says why instead of a bare dash."""
+    out = tmp_path / "cleanup"
+    assert main(["run", "cleanup", "--contract", "none", "--seeds", "1", "--out", str(out)]) == 0
+    (resource,) = json.loads((out / "metrics.json").read_text())["commons"]["resources"]
+    assert resource["sustainable_level"] is None and resource["over_usage_undefined"].startswith("not defined")
+    assert f"Over-usage of {resource['key']}: not defined" in (out / "report.html").read_text()

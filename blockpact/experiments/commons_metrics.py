@@ -29,6 +29,10 @@ from blockpact.experiments.welfare import mean_std, sustainability
 from blockpact.worlds.spec.schema import GrowRule, WorldSpec
 
 MEASURED_ON = "last finished episode of each seed"
+# Why a resource has no over-usage: GovSim's sustainable level (the stock that regrows to capacity in one period)
+# exists for a stock growing by a factor up to a cap (a `grow` rule), not for blocks coming back one by one.
+NO_SUSTAINABLE_LEVEL = ("not defined: the resource is renewed by a rule other than growth by a factor up to a cap, so it "
+                        "has no sustainable level (the stock from which it regrows to capacity in one period)")
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,9 @@ def commons_metrics(run: RunRecord, spec: WorldSpec) -> dict[str, Any] | None:
         }
     return {
         "measured_on": MEASURED_ON,
-        "resources": [{"key": r.key, "collapse_below": r.threshold, "sustainable_level": r.sustainable_level} for r in resources],
+        "resources": [{"key": r.key, "collapse_below": r.threshold, "sustainable_level": r.sustainable_level,
+                       "over_usage_undefined": None if r.sustainable_level is not None else NO_SUSTAINABLE_LEVEL}
+                      for r in resources],
         "reference": reference or {"welfare": None, "how": "the world declares no reference optimum, so efficiency is not reported"},
         "conditions": conditions,
     }
