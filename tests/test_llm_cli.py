@@ -51,7 +51,8 @@ def test_endpoint_without_model_list_still_checks(capsys: pytest.CaptureFixture[
 def test_no_endpoint_says_so_and_mentions_the_fallback(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = check(capsys)
     assert code == 1 and out == ""
-    assert "no LLM endpoint configured" in err and "scripted baseline agents" in err
+    assert "no LLM endpoint configured" in err and "scripted baseline agents unless told otherwise" in err
+    assert "never falling back" in err
     assert "Traceback" not in err
 
 

@@ -60,7 +60,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.timeout is not None:
         settings = settings.with_timeout(args.timeout)
     if (problem := settings.endpoint_problem()) is not None:
-        raise LLMNotConfigured(f"{problem}. Commands will use the scripted baseline agents.")
+        raise LLMNotConfigured(f"{problem}. Runs use the scripted baseline agents unless told otherwise; "
+                               "those asked for LLM agents (--agents llm) stop with this error, never falling back")
     print(f"config:   {' < '.join(settings.sources)}")
     print(f"endpoint: {settings.base_url} (timeout {settings.timeout_for('default'):g} s)")
     key = "set" if settings.api_key else "not set (fine for local servers)"
