@@ -53,6 +53,9 @@ def test_untagged_blocks_count_and_other_languages_do_not() -> None:
         ("I will mine iron now.", "no_code", "the reply has no ```javascript code block"),
         ("```javascript\nasync function f(bot) {\n  mineBlock(bot, 'x'\n}\n```", "syntax", "Unexpected token at line 3, column 0 of the code"),
         ("```javascript\nfunction f(bot) { return 1; }\n```", "no_entry", "no async function taking `bot`"),
+        # the action prompt's skeleton echoed back (SmolLM2-135M did): it ran as a success that did nothing
+        ("```javascript\nasync function mainFunctionName(bot) {\n  // ...\n}\n```", "empty",
+         "the function mainFunctionName has an empty body"),
     ],
 )
 def test_unusable_replies_say_why(reply: str, kind: str, message: str) -> None:

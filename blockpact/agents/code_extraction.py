@@ -27,7 +27,7 @@ _SECTION = re.compile(
 
 
 class CodeExtractionError(Exception):
-    """A reply with no runnable program; `kind` is "no_code", "syntax" or "no_entry"."""
+    """A reply with no runnable program; `kind` is "no_code", "syntax", "no_entry" or "empty"."""
 
     def __init__(self, kind: str, message: str, line: int | None = None, column: int | None = None) -> None:
         where = f" at line {line}, column {column} of the code" if line is not None else ""
@@ -43,6 +43,7 @@ class ExtractedProgram:
     function_name: str
     helpers: tuple[str, ...]
     dropped: tuple[str, ...]  # top-level calls removed (the runner calls the entry itself)
+    empty: bool = False  # the entry function's body has no statement
 
 
 def code_blocks(reply: str) -> list[str]:
@@ -71,7 +72,16 @@ def parse_program(source: str) -> ExtractedProgram:
     result = json.loads(_extractor(runtime()).extract(source))
     if not result["ok"]:
         raise CodeExtractionError(result["kind"], result["message"], result["line"], result["column"])
-    return ExtractedProgram(result["code"], result["entry"], tuple(result["helpers"]), tuple(result["dropped"]))
+    return ExtractedProgram(result["code"], result["entry"], tuple(result["helpers"]), tuple(result["dropped"]), result["empty"])
+
+
+def _with_steps(program: ExtractedProgram) -> ExtractedProgram:
+    """An LLM's program must do something: an empty entry function (the prompt's skeleton echoed back by a small
+    model) ran as a success that did nothing. It is sent back like any other unusable reply."""
+    if program.empty:
+        raise CodeExtractionError("empty", f"the function {program.function_name} has an empty body: write the task's "
+                                           "steps in it (calls such as await mineBlock(bot, ...))")
+    return program
 
 
 def extract_program(reply: str) -> ExtractedProgram:
@@ -84,14 +94,14 @@ def extract_program(reply: str) -> ExtractedProgram:
     the most plausible candidate."""
     blocks = code_blocks(reply)
     if blocks:
-        return parse_program("\n".join(block.rstrip() for block in blocks) + "\n")
+        return _with_steps(parse_program("\n".join(block.rstrip() for block in blocks) + "\n"))
     candidates = _loose_candidates(reply)
     if not candidates:
         raise CodeExtractionError("no_code", "the reply has no ```javascript code block")
     first_error: CodeExtractionError | None = None
     for candidate in candidates:
         try:
-            return parse_program(candidate)
+            return _with_steps(parse_program(candidate))
         except CodeExtractionError as exc:
             first_error = first_error or exc
     assert first_error is not None

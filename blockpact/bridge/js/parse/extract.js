@@ -36,7 +36,7 @@ function syntaxFailure(err) {
 
 function createExtractor(acorn) {
   // Returns a JSON string (one bridge round trip for the whole answer):
-  //   { ok: true, code, entry, helpers: [names], dropped: [statement source] }
+  //   { ok: true, code, entry, helpers: [names], dropped: [statement source], empty }
   //   { ok: false, kind: 'syntax' | 'no_entry', message, line, column }
   function extract(source) {
     const options = { ecmaVersion: 'latest', sourceType: 'script', locations: true };
@@ -89,7 +89,8 @@ function createExtractor(acorn) {
         return JSON.stringify(syntaxFailure(strictError));
       }
     }
-    return JSON.stringify({ ok: true, code, entry: entry.id.name, helpers, dropped });
+    // empty: the entry's body has no statement (a small model echoing the prompt's skeleton)
+    return JSON.stringify({ ok: true, code, entry: entry.id.name, helpers, dropped, empty: entry.body.body.length === 0 });
   }
   return { extract };
 }
