@@ -85,6 +85,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}")
         return 1
     print(f"{path}: valid")
+    from blockpact.worlds.rules.obtainable import unobtainable_values
+
+    for key, warning in unobtainable_values(load_world(path, args.mc_version)):
+        print(f"warning: {key}: {warning}")
     return 0
 
 

@@ -1,0 +1,41 @@
+"""What players of a world can come to hold, and which values name something they never can.
+
+A player's `values` entry for an item no block of the world drops, no chest or inventory holds, and no recipe or
+furnace makes from what can be had is worth nothing in play: a slip in a world file (a new user valued `melon`
+where melon blocks drop `melon_slice`) that loads, runs and reports zeros without saying why.
+"""
+
+from __future__ import annotations
+
+from blockpact.worlds.rules import game
+from blockpact.worlds.spec import mcdata
+from blockpact.worlds.spec.schema import WorldSpec
+from blockpact.worlds.state import WorldState
+
+
+def obtainable_items(spec: WorldSpec) -> set[str]:
+    """Items players can hold: in chests and starting inventories, dropped by the world's blocks (its map's and
+    those its rules bring), then what recipes and furnaces make from those, to a fixed point."""
+    state = WorldState(spec)
+    have = {item for chest in spec.chests.values() for item in chest.items}
+    have |= {item for player in spec.players.values() for item in player.inventory}
+    blocks = set(spec.blocks.values()) | {rule.block for rule in spec.rules}
+    have |= {item for block in blocks if block in state.data.blocks for item in game.expected_drops(state, block)}
+    smelted = mcdata.smelting_table()["outputs"]
+    while True:
+        made = {result for result, recipes in state.data.recipes.items()
+                if result not in have and any(all(i in have for i in r.ingredients) for r in recipes)}
+        made |= {out for raw, out in smelted.items() if raw in have and out not in have}
+        if not made:
+            return have
+        have |= made
+
+
+def unobtainable_values(spec: WorldSpec) -> list[tuple[str, str]]:
+    """(key path, warning) for each player's value on an item nobody in the world can come to hold."""
+    have = obtainable_items(spec)
+    return [(f"players.{name}.values.{item}",
+             f"no block of this world drops {item}, no chest or inventory holds it, and no recipe or furnace makes it:"
+             " it is worth nothing in play")
+            for name, player in sorted(spec.players.items()) for item in sorted(player.values)
+            if item != "emerald" and item not in have]
