@@ -134,6 +134,14 @@ def test_unknown_top_level_key(tmp_path: Path) -> None:
     assert "dynamics" in problem.message and "players" in problem.message
 
 
+def test_a_misspelt_required_key_is_unknown_and_its_key_missing(tmp_path: Path) -> None:
+    """Not "probability: got None": TOML has no null, so the value is missing (a new user's typo)."""
+    text = edit("probability = 0.1", "probabilty = 0.1")
+    expect(tmp_path, text, "dynamics[0].probabilty", "probabilty = 0.1", "unknown key 'probabilty'")
+    (problem,) = [p for p in problems_in(tmp_path, text) if p.path == "dynamics[0].probability"]
+    assert problem.message.startswith("missing (expected a probability"), str(problem)
+
+
 @pytest.mark.parametrize(
     ("old", "new", "path", "marker"),
     [

@@ -33,7 +33,7 @@ from blockpact.worlds.spec.schema import (
     Vec,
     WorldSpec,
 )
-from blockpact.worlds.spec.value_reader import Problem, WorldSpecError
+from blockpact.worlds.spec.value_reader import Problem, WorldSpecError, got
 
 CONDITION = re.compile(r"^\s*([a-z0-9_]+)\s+in\s+([A-Za-z0-9_-]+)\s*(<=|>=|==|!=|<|>)\s*(\d+)\s*$")
 
@@ -100,7 +100,7 @@ class WorldReader(MapReader):
         seconds = self.number(episode.get("seconds", 1), "episode.seconds", lo=1e-9, what="a number of seconds > 0")
         known = episode.get("length_known", True)
         if not isinstance(known, bool):
-            self.err("episode.length_known", f"got {known!r} (expected true or false)")
+            self.err("episode.length_known", f"{got(known)} (expected true or false)")
         extra: dict[str, object] = {}
         if "reference_welfare" in episode:  # the world's own reference optimum, for GovSim's efficiency
             welfare = self.number(episode["reference_welfare"], "episode.reference_welfare", lo=1e-9,
@@ -145,7 +145,7 @@ class WorldReader(MapReader):
             name = self.string(entry.get("name", f"group{i}"), f"{path}.name") or f"group{i}"
             members = entry.get("members")
             if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
-                self.err(f"{path}.members", f"got {members!r} (expected a list of at least two player names)")
+                self.err(f"{path}.members", f"{got(members)} (expected a list of at least two player names)")
                 continue
             unknown = [m for m in members if m not in players]
             if unknown and players:
@@ -159,7 +159,7 @@ class WorldReader(MapReader):
                 continue
             shared = entry.get("shared_observation", False)
             if not isinstance(shared, bool):
-                self.err(f"{path}.shared_observation", f"got {shared!r} (expected true or false)")
+                self.err(f"{path}.shared_observation", f"{got(shared)} (expected true or false)")
                 continue
             if share is not None and start is not None:
                 groups.append(GroupSpec(name, tuple(dict.fromkeys(members)), share, start, end, shared))
@@ -225,10 +225,10 @@ class WorldReader(MapReader):
             # Without weights every count is equally likely.
             weights = entry.get("weights", [1.0 / len(counts)] * len(counts) if isinstance(counts, list) and counts else [])
             if not isinstance(counts, list) or not all(isinstance(c, int) and c >= 0 for c in counts) or not counts:
-                self.err(f"{path}.counts", f"got {counts!r} (expected a non-empty list of counts >= 0)")
+                self.err(f"{path}.counts", f"{got(counts)} (expected a non-empty list of counts >= 0)")
                 continue
             if not isinstance(weights, list) or len(weights) != len(counts):
-                self.err(f"{path}.weights", f"got {weights!r} (expected one probability per count, {len(counts)} in all)")
+                self.err(f"{path}.weights", f"{got(weights)} (expected one probability per count, {len(counts)} in all)")
                 continue
             probs = [self.number(w, f"{path}.weights[{j}]", 0.0, 1.0, "a probability in [0, 1]") for j, w in enumerate(weights)]
             if any(p is None for p in probs):
@@ -273,7 +273,7 @@ class WorldReader(MapReader):
                 continue
             kind = entry.get("rule")
             if kind not in RULE_KEYS:
-                self.err(f"{path}.rule", f"got {kind!r} (expected one of: {', '.join(RULE_KEYS)})")
+                self.err(f"{path}.rule", f"{got(kind)} (expected one of: {', '.join(RULE_KEYS)})")
                 continue
             self.unknown_keys(entry, RULE_KEYS[kind], path)
             block = self.block_name(entry.get("block"), f"{path}.block")
@@ -295,7 +295,7 @@ class WorldReader(MapReader):
             elif kind == "spawn" and prob is not None:
                 per = entry.get("per", "region")
                 if per not in ("region", "cell"):
-                    self.err(f"{path}.per", f"got {per!r} (expected \"region\" or \"cell\")")
+                    self.err(f"{path}.per", f"{got(per)} (expected \"region\" or \"cell\")")
                     continue
                 rules.append(SpawnRule(block, region.name, prob, on, cap, per, when, probability_from=scale))
             elif kind == "grow":

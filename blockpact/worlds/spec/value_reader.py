@@ -13,6 +13,11 @@ from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec.schema import Vec
 
 
+def got(value: Any) -> str:
+    """How a problem names the value found: TOML has no null, so None is a key that is not there (often misspelt)."""
+    return "missing" if value is None else f"got {value!r}"
+
+
 @dataclass(frozen=True)
 class Problem:
     file: str
@@ -68,12 +73,12 @@ class ValueReader:
             and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         ):
             return (value[0], value[1], value[2])
-        self.err(path, f"got {value!r} (expected a list of 3 integers [x, y, z])")
+        self.err(path, f"{got(value)} (expected a list of 3 integers [x, y, z])")
         return None
 
     def number(self, value: Any, path: str, lo: float | None = None, hi: float | None = None, what: str = "a number") -> float | None:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self.err(path, f"got {value!r} (expected {what})")
+            self.err(path, f"{got(value)} (expected {what})")
             return None
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             self.err(path, f"{value} is out of range (expected {what})")
@@ -85,13 +90,13 @@ class ValueReader:
             self.err(path, f"got {value!r}, which is not a whole number (expected {what})")
             return None
         if isinstance(value, bool) or not isinstance(value, int) or (lo is not None and value < lo):
-            self.err(path, f"got {value!r} (expected {what})")
+            self.err(path, f"{got(value)} (expected {what})")
             return None
         return value
 
     def string(self, value: Any, path: str, what: str = "a string") -> str | None:
         if not isinstance(value, str):
-            self.err(path, f"got {value!r} (expected {what})")
+            self.err(path, f"{got(value)} (expected {what})")
             return None
         return value
 
