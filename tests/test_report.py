@@ -11,7 +11,7 @@ from rich.console import Console
 
 from blockpact.experiments.progress import RunProgress
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan
-from blockpact.experiments.records import ConditionSpec
+from blockpact.experiments.records import ConditionSpec, read_run
 from blockpact.experiments.rundir import RunDir
 from blockpact.experiments.runner import run_plan
 from blockpact.experiments.scripted import scripted_participants
@@ -37,6 +37,9 @@ class Result:
     contract: str | None
     accepted_round: int | None
     turns: list[Turn]
+    proposed_by: str | None = "Gizmo"
+    proposed_round: int | None = 1
+    accepted_by: tuple[str, ...] = ("Glitch",)
 
 
 class HostileNegotiation:
@@ -100,6 +103,16 @@ def test_report_shows_negotiation_judges_and_program_errors(tmp_path: Path) -> N
     assert row, "formal vs LLM comparison row missing"
     assert "formal judge</b>" in html and "Glitch was owed 6" in html and "[accept]" in html
     assert "Program error (Glitch, line 3)" in html and "async function f(bot) { x.y; }" in html
+    assert "proposed by Gizmo, accepted by Glitch (round 2)" in html
+
+
+def test_the_contract_event_says_who_proposed_and_who_accepted(tmp_path: Path) -> None:
+    run = read_run(_hostile_run(tmp_path).events)
+    seeds = {s.condition: s for s in run.seeds}
+    negotiated, none = seeds["negotiate"], seeds["none"]
+    assert (negotiated.contract_source, negotiated.accepted_round) == ("negotiated", 2)
+    assert (negotiated.proposed_by, negotiated.accepted_by) == ("Gizmo", ["Glitch"])
+    assert (none.proposed_by, none.accepted_by) == (None, [])
 
 
 def test_progress_is_silent_when_output_is_not_a_terminal(monkeypatch) -> None:

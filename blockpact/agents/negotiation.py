@@ -4,17 +4,25 @@ Negotiators speak in turn for at most k rounds. Each reply is `[thinking] ... [m
 proposal `[contract] ... [contract end]` or `[accept]`; an accept in round i selects the proposal of
 round i-1; no accept after k rounds means no contract. Thinking is private: the other side only ever
 sees messages, proposals and accepts.
+
+With N > 2 players (the paper's protocol is two-player) a "round" is one reply, still in turn, and
+there are ceil(k * N / 2) of them, so each player speaks as often as in a two-player negotiation of k.
+The standing proposal is the latest one followed only by accepts; an accept selects it, and it is
+adopted when the N - 1 replies after it all accept it (every other player, each in their own turn).
+A new proposal replaces it; a reply that neither proposes nor accepts (a message only, or a pass)
+rejects it: it stands no longer. With two players this is exactly the paper's rule.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any, Protocol
 
-from blockpact.agents.negotiation_format import FormatError, parse_reply
+from blockpact.agents.negotiation_format import NO_PROPOSAL, FormatError, parse_reply
 from blockpact.agents.negotiation_plan import social_optimum_clauses
 from blockpact.judge.clauses import Clause
 from blockpact.llm.repair import ask_until_usable
@@ -27,6 +35,7 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).parent
 SETTINGS_FILE = HERE / "negotiation.toml"
+NO_STANDING = "there is no standing proposal to accept; propose a contract instead"
 PROMPTS = HERE / "prompts"
 
 
@@ -51,8 +60,11 @@ class NegotiationTurn:
 @dataclass
 class NegotiationResult:
     contract: str | None
-    accepted_round: int | None
+    accepted_round: int | None  # the round of the last accept, the one that adopted the contract
     turns: list[NegotiationTurn] = field(default_factory=list)
+    proposed_by: str | None = None  # who proposed the adopted contract ...
+    proposed_round: int | None = None  # ... in which round
+    accepted_by: list[str] = field(default_factory=list)  # who accepted it, in turn order (every other player)
 
 
 class Negotiator(Protocol):
@@ -93,9 +105,37 @@ def _template(name: str) -> Template:
     return Template((PROMPTS / name).read_text(encoding="utf-8"))
 
 
+def turn_budget(rounds: int, players: int) -> int:
+    """Replies in a negotiation: `rounds` with two players (or one); with N > 2, ceil(rounds * N / 2), so
+    each player gets as many turns as in a two-player negotiation of `rounds`."""
+    return rounds if players <= 2 else math.ceil(rounds * players / 2)
+
+
+def _standing_index(history: Sequence[NegotiationTurn]) -> int | None:
+    for i in range(len(history) - 1, -1, -1):
+        if history[i].proposal is not None:
+            return i
+        if not history[i].accept:
+            return None
+    return None
+
+
+def standing_proposal(history: Sequence[NegotiationTurn]) -> NegotiationTurn | None:
+    """The turn whose proposal stands: the latest proposal with only accepts after it (two players:
+    the previous round's proposal). A turn that neither proposes nor accepts ends it."""
+    i = _standing_index(history)
+    return None if i is None else history[i]
+
+
+def accepted_by(history: Sequence[NegotiationTurn]) -> list[str]:
+    """Who has accepted the standing proposal so far, in turn order."""
+    i = _standing_index(history)
+    return [] if i is None else [t.player for t in history[i + 1:]]
+
+
 def can_accept(history: Sequence[NegotiationTurn]) -> bool:
-    """An accept needs a proposal in the round just before."""
-    return bool(history) and history[-1].proposal is not None
+    """An accept needs a standing proposal (two players: a proposal in the round just before)."""
+    return standing_proposal(history) is not None
 
 
 def public_history(history: Sequence[NegotiationTurn]) -> str:
@@ -114,19 +154,27 @@ def public_history(history: Sequence[NegotiationTurn]) -> str:
 
 
 async def negotiate(negotiators: Sequence[Negotiator], rounds: int | None = None) -> NegotiationResult:
-    """Run the protocol; the negotiators speak in the given order, round 1 first."""
+    """Run the protocol; the negotiators speak in the given order, round 1 first. `rounds` is the
+    two-player length: with N > 2 negotiators there are `turn_budget(rounds, N)` rounds (one reply each)."""
     if not negotiators:
         raise ValueError("negotiation needs at least one negotiator")
     k = rounds if rounds is not None else load_negotiation_settings().negotiation.rounds
+    n = len(negotiators)
+    budget, needed = turn_budget(k, n), max(1, n - 1)
+    no_standing = ("accepted with no proposal in the previous round: counted as a pass" if n <= 2 else
+                   "accepted with no standing proposal (none yet, or a reply since it neither proposed nor accepted): "
+                   "counted as a pass")
     turns: list[NegotiationTurn] = []
-    for round_ in range(1, k + 1):
-        negotiator = negotiators[(round_ - 1) % len(negotiators)]
-        turn = await negotiator.reply(list(turns), round_, k)
+    for round_ in range(1, budget + 1):
+        negotiator = negotiators[(round_ - 1) % n]
+        turn = await negotiator.reply(list(turns), round_, budget)
         if turn.accept and not can_accept(turns):
-            turn = replace(turn, accept=False, error="accepted with no proposal in the previous round: counted as a pass")
+            turn = replace(turn, accept=False, error=no_standing)
         turns.append(turn)
-        if turn.accept:
-            return NegotiationResult(turns[-2].proposal, round_, turns)
+        if turn.accept and len(accepts := accepted_by(turns)) >= needed:
+            standing = standing_proposal(turns)
+            assert standing is not None
+            return NegotiationResult(standing.proposal, round_, turns, standing.player, standing.round, accepts)
     return NegotiationResult(None, None, turns)
 
 
@@ -146,8 +194,18 @@ class LLMNegotiator:
         self.spec = spec
         self.settings = settings or load_negotiation_settings()
 
+    def rules(self, rounds: int) -> tuple[str, str]:
+        """How negotiation works and what an [accept] selects: the paper's text with two players."""
+        players = sorted(self.spec.players)  # the order every caller seats negotiators in
+        if len(players) <= 2:
+            return _template("negotiator_rules_two.md").substitute(rounds=rounds), "the contract proposed in the previous round"
+        rules = _template("negotiator_rules_many.md").substitute(
+            count=len(players), order=", ".join(players), rounds=rounds, others_count=len(players) - 1)
+        return rules, "the standing proposal (the latest contract proposed, accepted by every reply since)"
+
     def system_prompt(self, rounds: int) -> str:
         others = [p for p in sorted(self.spec.players) if p != self.player]
+        rules, accept_what = self.rules(rounds)
         length = (
             f"The scenario lasts {self.spec.episode_seconds:g} seconds."
             if self.spec.length_known
@@ -161,14 +219,28 @@ class LLMNegotiator:
             description=self.spec.description_for(self.player),
             values=_value_list(self.spec, self.player),
             length=length,
-            rounds=rounds,
+            rules=rules,
+            accept_what=accept_what,
         )
 
+    @property
+    def many(self) -> bool:
+        return len(self.spec.players) > 2
+
     def turn_prompt(self, history: Sequence[NegotiationTurn], round_: int, rounds: int) -> str:
-        if can_accept(history):
-            note = f"You may [accept] the contract {history[-1].player} proposed in round {history[-1].round}, or propose another."
+        standing = standing_proposal(history)
+        if standing is None:
+            note = ("There is no standing proposal to accept: propose a contract." if self.many else
+                    "There is no proposal from the previous round to accept: propose a contract.")
+        elif not self.many:
+            note = f"You may [accept] the contract {standing.player} proposed in round {standing.round}, or propose another."
         else:
-            note = "There is no proposal from the previous round to accept: propose a contract."
+            done = accepted_by(history)
+            waiting = [p for p in sorted(self.spec.players) if p not in (standing.player, self.player, *done)]
+            note = (f"The standing proposal is the contract {standing.player} proposed in round {standing.round}; "
+                    f"accepted so far by {', '.join(done) or 'nobody'}. You may [accept] it or propose another. "
+                    + (f"It is adopted only if {' and '.join(waiting)} also accept{'s' if len(waiting) == 1 else ''} it after you."
+                       if waiting else "If you accept, every other player has accepted it and it is adopted."))
         return _template("negotiator_turn.md").substitute(
             history=public_history(history), round=round_, rounds=rounds, accept_note=note
         )
@@ -180,7 +252,8 @@ class LLMNegotiator:
             {"role": "user", "content": self.turn_prompt(history, round, k)},
         ]
         asked = await ask_until_usable(
-            self.client, self.settings.negotiation.role, messages, lambda raw: parse_reply(raw, can_accept=can_accept(history)),
+            self.client, self.settings.negotiation.role, messages,
+            lambda raw: parse_reply(raw, can_accept=can_accept(history), refusal=NO_STANDING if self.many else NO_PROPOSAL),
             lambda reason: {"role": "user", "content": _template("negotiator_retry.md").substitute(reason=reason)},
             self.settings.negotiation.attempts, errors=(FormatError,))
         if asked.value is not None:
@@ -218,7 +291,8 @@ class ScriptedNegotiator:
         lines = asdict(self.settings.scripted)
         if self.reason:
             lines["thinking"] = lines["propose"] = f"scripted: {self.reason}"
-        if can_accept(history) and self.agrees_with(history[-1].proposal or ""):
+        standing = standing_proposal(history)
+        if standing is not None and self.agrees_with(standing.proposal or ""):
             raw = f"[thinking] {lines['thinking']}\n[message] {lines['accept']}\n[accept]"
             return NegotiationTurn(round, self.player, lines["thinking"], lines["accept"], None, True, raw, source="scripted")
         raw = f"[thinking] {lines['thinking']}\n[message] {lines['propose']}\n[contract]\n{self.contract}\n[contract end]"

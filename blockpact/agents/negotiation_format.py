@@ -29,8 +29,12 @@ def _kind(tag: str) -> str:
     return "contract end" if name in ("contract end", "/ contract", "end contract") else name
 
 
-def parse_reply(text: str, *, can_accept: bool) -> ParsedReply:
-    """The reply's parts, or FormatError; `can_accept` is false when the previous round proposed nothing."""
+NO_PROPOSAL = "there is no proposal from the previous round to accept; propose a contract instead"
+
+
+def parse_reply(text: str, *, can_accept: bool, refusal: str = NO_PROPOSAL) -> ParsedReply:
+    """The reply's parts, or FormatError; `can_accept` is false when no proposal stands (two players: the
+    previous round proposed nothing); `refusal` is then the reason an [accept] is sent back."""
     tags = [(_kind(m.group(1)), m.start(), m.end()) for m in _TAG.finditer(text)]
     messages = [t for t in tags if t[0] == "message"]
     if len(messages) != 1:
@@ -68,7 +72,7 @@ def parse_reply(text: str, *, can_accept: bool) -> ParsedReply:
         raise FormatError("write [accept] once")
     if accepts:
         if not can_accept:
-            raise FormatError("there is no proposal from the previous round to accept; propose a contract instead")
+            raise FormatError(refusal)
         message = _TAG.sub("", text[message_end:]).strip()
         return ParsedReply(thinking, message, None, True)
     raise FormatError("the reply neither proposes a contract ([contract] ... [contract end]) nor accepts ([accept])")

@@ -3,7 +3,8 @@ an agent (the live backend's embedded server only; bridge/live/human_seats.py wa
 
 - Negotiation: on their turn the person is told (in chat only they see) what the others said and
   proposed, and answers in chat: plain lines are their message, `propose <contract>` proposes (numbered
-  clauses may share one line), `accept` accepts the previous round's proposal, `pass` ends the turn.
+  clauses may share one line), `accept` accepts the standing proposal (two players: the previous
+  round's; more: the latest, which every other player must accept in turn), `pass` ends the turn.
   Their lines become their turn (source "human") in the negotiation every player reads.
 - Play: no program is written for them; their part of the episode is whatever they do on the server
   until they say `done` or the episode ends. Their inventory is scored like anyone's.
@@ -18,7 +19,8 @@ from collections.abc import Sequence
 from blockpact.agents.action import Proposal
 from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import Critique
-from blockpact.agents.negotiation import NegotiationSettings, NegotiationTurn, can_accept, load_negotiation_settings
+from blockpact.agents.negotiation import (NegotiationSettings, NegotiationTurn, can_accept, load_negotiation_settings,
+                                          standing_proposal)
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.human_seats import HumanSeats
 from blockpact.judge.contract import parse_contract
@@ -76,7 +78,9 @@ class HumanNegotiator:
         values = ", ".join(f"{item} {v:g}" for item, v in sorted(self.spec.players[self.player].values.items()))
         return (f"You are {self.player} in {self.spec.title}. Items are worth to you (emeralds): {values or 'nothing'}.\n"
                 f"Negotiation: {rounds} rounds in turn. On your turn say anything; 'propose 1. ... 2. ...' proposes a "
-                "contract; 'accept' accepts the previous round's proposal; 'pass' ends your turn.")
+                + ("contract; 'accept' accepts the previous round's proposal; 'pass' ends your turn." if len(self.spec.players) <= 2
+                   else "contract; 'accept' accepts the standing (latest) proposal, adopted only once every other player "
+                   "accepts it in turn; a new proposal replaces it; 'pass' ends your turn and rejects it."))
 
     async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
         k = rounds or self.settings.negotiation.rounds
@@ -87,8 +91,8 @@ class HumanNegotiator:
             self.seats.tell(self.player, "\n".join(_turn_lines(turn)))
         self.shown = len(history) + 1
         seconds = self.seats.settings.turn_seconds
-        acceptable = can_accept(history)
-        note = f" 'accept' takes {history[-1].player}'s proposal." if acceptable else ""
+        standing = standing_proposal(history)
+        note = f" 'accept' takes {standing.player}'s proposal." if standing is not None else ""
         self.seats.tell(self.player, f"Round {round} of {k}: your turn ({seconds:g} s).{note}")
         said: list[str] = []  # every line, for `raw`
         message: list[str] = []  # the plain lines: their message
@@ -111,7 +115,8 @@ class HumanNegotiator:
         if word in ("accept", "[accept]") and not rest:
             if can_accept(history):
                 return NegotiationTurn(round_, self.player, "", "", None, True, "")
-            self.seats.tell(self.player, "There is no proposal from the previous round to accept: propose one or pass.")
+            self.seats.tell(self.player, "There is no proposal from the previous round to accept: propose one or pass."
+                            if len(self.spec.players) <= 2 else "There is no standing proposal to accept: propose one or pass.")
             return False
         if word == "propose" and rest:
             contract = parse_contract(rest, sorted(self.spec.players), world=self.spec.name)

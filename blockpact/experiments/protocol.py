@@ -116,8 +116,11 @@ class NegotiationOutcome(Protocol):
     """Matches blockpact.agents.negotiation.NegotiationResult."""
 
     contract: str | None
-    accepted_round: int | None
+    accepted_round: int | None  # the round of the accept that adopted it
     turns: Sequence[Any]  # NegotiationTurn: round, player, thinking, message, proposal, accept, raw, source, error
+    proposed_by: str | None
+    proposed_round: int | None
+    accepted_by: Sequence[str]  # with N > 2 players every other player, in turn order
 
 
 class ContractNegotiation(Protocol):
@@ -291,6 +294,7 @@ class RunProtocol:
         self.writer.emit("seed_end", {"status": "completed"}, coords)
 
     async def contract(self, condition: ConditionSpec, seed: int, coords: Coords) -> str | None:
+        agreement: dict[str, Any] = {}
         if condition.contract_mode == "none":
             text, source, accepted = None, "none", None
         elif condition.contract_mode == "given":
@@ -301,7 +305,9 @@ class RunProtocol:
                 self.writer.emit("negotiation_turn", _turn_data(turn), coords)
             text, accepted = result.contract, result.accepted_round
             source = "negotiated" if text is not None else "no_agreement"
-        self.writer.emit("contract", {"text": text, "source": source, "accepted_round": accepted}, coords)
+            agreement = {"proposed_by": result.proposed_by, "proposed_round": result.proposed_round,
+                         "accepted_by": list(result.accepted_by)}
+        self.writer.emit("contract", {"text": text, "source": source, "accepted_round": accepted, **agreement}, coords)
         return text
 
     async def episode(self, episode: EpisodeInput, coords: Coords) -> dict[str, Handover]:

@@ -125,7 +125,9 @@ class SeedRecord:
     turns: list[NegotiationTurnRecord] = field(default_factory=list)
     contract: str | None = None
     contract_source: str | None = None  # "none" | "given" | "negotiated" | "no_agreement"
-    accepted_round: int | None = None
+    accepted_round: int | None = None  # the round of the accept that adopted the negotiated contract
+    proposed_by: str | None = None  # who proposed it (older logs: not recorded)
+    accepted_by: list[str] = field(default_factory=list)  # who accepted it, in turn order (older logs: empty)
     episodes: list[EpisodeRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     causes: list[str] = field(default_factory=list)  # the failure cause of each error (failures.CAUSES)
@@ -257,6 +259,7 @@ class _Builder:
             case "contract":
                 s = self.seed(e)
                 s.contract, s.contract_source, s.accepted_round = d.get("text"), d.get("source"), d.get("accepted_round")
+                s.proposed_by, s.accepted_by = d.get("proposed_by"), list(d.get("accepted_by") or [])
             case "episode_start":
                 self.episode(e).world_seed = d.get("world_seed")
             case "world":

@@ -126,6 +126,8 @@ def _seed_views(run: RunRecord) -> list[dict[str, Any]]:
             "welfare": _fmt(sum(final.rewards.values()) if final and final.rewards else None, 1),
             "contract": s.contract,
             "contract_source": s.contract_source or "–",
+            "agreement": (f"proposed by {s.proposed_by}, accepted by {', '.join(s.accepted_by)} (round {s.accepted_round})"
+                          if s.contract_source == "negotiated" and s.proposed_by else None),
             "turns": s.turns,
             "episodes": episodes,
             "errors": s.errors,
