@@ -21,6 +21,14 @@ def test_world_list_and_show(capsys) -> None:
     shown = capsys.readouterr().out
     assert "Chest:    tool_chest at [6, 64, 7]: iron_pickaxe 1, stone_pickaxe 1" in shown
     assert "Player:   Glitch at [9, 64, 9]; values diamond 5, raw_iron 3" in shown
+    assert "Drop:" not in shown  # no drop table of its own: minecraft-data's drops
+    # what plays the dilemma out: drop tables, rules' rates (a new user found them missing)
+    assert main(["world", "show", "cleanup"]) == 0
+    shown = capsys.readouterr().out
+    assert "Drop:     red_mushroom_block -> red_mushroom: 0 (0.6), 1 (0.3), 2 (0.1); 0.5 on average" in shown
+    assert "Rule:     regrow red_mushroom_block in mushrooms, p 0.05/s when slime_block in river <= 7" in shown
+    assert main(["world", "show", "commons"]) == 0
+    assert "Rule:     grow pumpkin in patch, x2 every 60 s up to 100 when pumpkin in patch >= 5" in capsys.readouterr().out
 
 
 def test_validate_exit_codes_and_problem_lines(tmp_path: Path, capsys) -> None:

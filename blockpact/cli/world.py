@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import re
 from pathlib import Path
+from typing import Any
 
 import blockpact.worlds
 from blockpact.errors import UserError
+from blockpact.worlds.spec.schema import GrowRule
 from blockpact.worlds.world_files import builtin_names, load_world, resolve_path, validate_world
 
 TEMPLATE = Path(blockpact.worlds.__file__).parent / "templates" / "world.toml"
@@ -67,13 +69,33 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"Player:   {name} at {list(player.spawn)}; values {values}; inventory {inv}")
     for pos, chest in sorted(spec.chests.items()):
         items = ", ".join(f"{i} {n}" for i, n in sorted(chest.items.items())) or "empty"
-        print(f"Chest:    {chest.name} at {list(pos)}: {items}")
+        owner = f"; counts for {chest.owner} at the end" if chest.owner else ""
+        print(f"Chest:    {chest.name} at {list(pos)}: {items}{owner}")
+    present = set(spec.blocks.values()) | {rule.block for rule in spec.rules}
+    for block, drop in sorted((b, d) for b, d in spec.drops.items() if b in present):
+        odds = ", ".join(f"{n} ({w:.3g})" for n, w in zip(drop.counts, drop.weights))
+        print(f"Drop:     {block} -> {drop.item}: {odds}; {drop.expected:.3g} on average")
+    for block, tools in sorted(spec.harvest.items()):
+        print(f"Harvest:  {block} with {', '.join(sorted(tools)) or 'anything'}")
     for name, region in sorted(spec.regions.items()):
         print(f"Region:   {name} {list(region.lo)}..{list(region.hi)}")
     for rule in spec.rules:
-        when = " when " + " and ".join(map(str, rule.when)) if rule.when else ""
-        print(f"Rule:     {rule.kind} {rule.block} in {rule.region}{when}")
+        print(f"Rule:     {rule.kind} {rule.block} in {rule.region}{_rate(rule)}"
+              + (" when " + " and ".join(map(str, rule.when)) if rule.when else ""))
     return 0
+
+
+def _rate(rule: Any) -> str:
+    """How fast a dynamics rule acts, as the world file says it."""
+    if isinstance(rule, GrowRule):
+        return f", x{rule.factor:g} every {rule.every:g} s" + (f" up to {rule.cap}" if rule.cap is not None else "")
+    rate = f", p {rule.probability:g}/s" + (" per cell" if getattr(rule, "per", None) == "cell" else "")
+    if rule.probability_from is not None:
+        f = rule.probability_from
+        rate += f" scaled by {f.block} in {f.region} (full at {f.full_at:g}, none at {f.zero_at:g})"
+    if getattr(rule, "cap", None) is not None:
+        rate += f" up to {rule.cap}"
+    return rate
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
