@@ -30,27 +30,25 @@ function listenForVerdicts (bot) {
 // never going to be (dig_verdicts answers within POLL_LIMIT polls, 2 s). Counted in the server's time, not the
 // bot's ticks: with 64 bots on a busy machine the server answered >10 s after a finish while the bots' physics
 // ticked on, and a tick bound left 13 bots that had broken their block saying the server never judged it
-// (bench/live_scale.py). Resolves with whether the verdict came first; also when the connection ends or
-// `abort` (an AbortSignal) fires.
+// (bench/live_scale.py). Resolves when `heard` does, after VERDICT_KEEP_ALIVES keep-alives, when the connection
+// ends or when `abort` (an AbortSignal) fires; the caller reads which from its own state.
 const VERDICT_KEEP_ALIVES = 4
 
-function untilVerdict (bot, heard, abort, keepAlives = VERDICT_KEEP_ALIVES) {
+function untilVerdict (bot, heard, abort) {
   return new Promise(resolve => {
-    let left = keepAlives
+    let left = VERDICT_KEEP_ALIVES
     const client = bot._client
-    const onKeepAlive = () => { if (--left <= 0) done(false) }
-    const onAbort = () => done(false)
-    const onEnd = () => done(false)
-    function done (came) {
+    const onKeepAlive = () => { if (--left <= 0) done() }
+    function done () {
       client.removeListener('keep_alive', onKeepAlive)
-      bot.removeListener('end', onEnd)
-      abort.removeEventListener('abort', onAbort)
-      resolve(came)
+      bot.removeListener('end', done)
+      abort.removeEventListener('abort', done)
+      resolve()
     }
     client.on('keep_alive', onKeepAlive)
-    bot.once('end', onEnd)
-    abort.addEventListener('abort', onAbort, { once: true })
-    heard.then(() => done(true))
+    bot.once('end', done)
+    abort.addEventListener('abort', done, { once: true })
+    heard.then(done)
   })
 }
 
