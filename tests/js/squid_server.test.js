@@ -7,6 +7,7 @@ const { spawn } = require('child_process')
 const { once } = require('events')
 const net = require('net')
 const { Vec3 } = require('vec3')
+const mineflayer = require('mineflayer')
 const { startServer, connectBot, quitBot, command, eventually, withTimeout, VERSION } = require('./squid_harness')
 
 const SERVER = require.resolve('../../blockpact/bridge/js/server/server.js')
@@ -72,6 +73,18 @@ describe('one server started with an operator (its start is the costly part)', (
     await withTimeout(kicked, 3000, 'bot end')
     assert.equal(alive(server.pid), false)
   })
+})
+
+test('disconnects a join past max-entities at once, saying why (not a silent wait for the spawn timeout)', async (t) => {
+  const server = await startServer({ args: ['--max-entities', '0'] }) // room for one player
+  t.after(() => server.close())
+  const first = await connectBot(server, 'first')
+  t.after(() => quitBot(first))
+  const second = mineflayer.createBot({ host: '127.0.0.1', port: server.port, username: 'second', version: server.version, auth: 'offline', hideErrors: true })
+  second.on('error', () => {})
+  const [reason] = await withTimeout(once(second, 'kicked'), 10000, 'second refused')
+  assert.match(JSON.stringify(reason), /server is full.*max-entities 0/)
+  assert.ok(first._client.socket.writable, 'the admitted player stays')
 })
 
 test('stops on SIGTERM with exit code 0', async (t) => {

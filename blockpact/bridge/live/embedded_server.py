@@ -81,7 +81,8 @@ class EmbeddedServer:
     def command_line(self) -> list[str]:
         settings = live_settings().server
         args = [node_binary(), str(SERVER_JS), "--port", str(self.requested_port), "--host", self.host,
-                "--version", self.version, "--seed", str(self.seed), "--view-distance", str(settings.view_distance)]
+                "--version", self.version, "--seed", str(self.seed), "--view-distance", str(settings.view_distance),
+                "--max-entities", str(settings.max_entities)]
         for op in self.ops:
             args += ["--op", op]
         if self.everybody_op:

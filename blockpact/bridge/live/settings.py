@@ -18,6 +18,7 @@ class ServerTimes:
     request_timeout: float = bounds(gt=0)
     stop_timeout: float = bounds(gt=0)
     view_distance: int = bounds(ge=1)
+    max_entities: int = bounds(ge=1)
 
 
 @dataclass(frozen=True)

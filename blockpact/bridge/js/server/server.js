@@ -30,6 +30,9 @@ function settingsFor (options) {
     port: options.port ?? 25565,
     version: options.version ?? '1.20.4',
     'max-players': options.maxPlayers ?? 64,
+    // flying-squid counts players among its entities and refuses a join past this (its default, 100, stopped
+    // the 101st of 128 bench bots); a refused join is told why (plugin/capacity.js).
+    'max-entities': options.maxEntities ?? 1000,
     'view-distance': options.viewDistance ?? 4,
     'everybody-op': options.everybodyOp ?? false,
     gameMode: options.gameMode ?? 0,
@@ -110,6 +113,7 @@ function parseArgs (argv) {
     else if (flag === '--world-dir') options.worldDir = value()
     else if (flag === '--seed') options.seed = Number(value())
     else if (flag === '--view-distance') options.viewDistance = Number(value())
+    else if (flag === '--max-entities') options.maxEntities = Number(value())
     else if (flag === '--op') options.ops.push(value())
     else if (flag === '--everybody-op') options.everybodyOp = true
     else if (flag === '--time') {

@@ -16,6 +16,7 @@ const { applyWorldSettings } = require('./world')
 const { journal } = require('./journal')
 const { playerStore } = require('./persistence')
 const { viewControl } = require('./view')
+const { refuseUnadmittedJoins } = require('./capacity')
 
 const parts = new WeakMap() // serv -> the plugin's per-server pieces
 
@@ -30,6 +31,7 @@ module.exports.server = function (serv, settings) {
   const store = playerStore(serv, tools)
   const verdicts = digVerdicts(serv)
   parts.set(serv, { tools, windows, chests, drops, verdicts, log, store, ops: new Set(options.ops ?? []) })
+  refuseUnadmittedJoins(serv, settings)
 
   serv.blockpact = {
     getChest: chests.getChest,
