@@ -114,8 +114,9 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
     import socket
 
     from blockpact.bridge import machine_load
-    from blockpact.bridge.live import mineflayer_body
-    from blockpact.bridge.live.mineflayer_body import BotError, join_timeout, node_call_seconds
+    from blockpact.bridge.live import joins, mineflayer_body
+    from blockpact.bridge.live.joins import join_timeout
+    from blockpact.bridge.live.mineflayer_body import BotError, node_call_seconds
 
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
@@ -134,7 +135,7 @@ def test_a_join_that_fails_is_tried_again_with_a_timeout_scaled_by_load(monkeypa
     monkeypatch.setattr(machine_load.os, "getloadavg", lambda: (8.0, 0.0, 0.0))
     monkeypatch.setattr(machine_load.os, "cpu_count", lambda: 2)
     assert join_timeout() == 4 * 30.0
-    assert join_timeout(64) == 4 * 30.0 + 63 * mineflayer_body.JOIN_SECONDS_PER_BOT  # the last of 64 joining at once
+    assert join_timeout(64) == 4 * 30.0 + 63 * joins.JOIN_SECONDS_PER_BOT  # the last of 64 joining at once
     # a quick call into Node: stretched too, but at most 3x, so a wedged runtime is still found
     assert node_call_seconds() == 3 * mineflayer_body.NODE_CALL_SECONDS
     monkeypatch.setattr(machine_load.os, "getloadavg", lambda: (0.5, 0.0, 0.0))

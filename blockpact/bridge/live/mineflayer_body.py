@@ -18,7 +18,8 @@ from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
-from blockpact.bridge.machine_load import load_per_core, stretched
+from blockpact.bridge.machine_load import stretched
+from blockpact.bridge.live.joins import JoinQueue
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.bridge.live.watchdog import RuntimeWatchdog
 from blockpact.settings import default_mc_version
@@ -39,16 +40,6 @@ NODE_CALL_SECONDS_PER_BOT = 0.25  # more per bot: 64 starting together block Nod
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
                  "connectionLost", "players", "setHarvest", "loopDelay", "ping")
-
-
-JOIN_SECONDS_PER_BOT = 0.5  # the server logs bots in one after another: 64 at once took 22-26 s on an idle machine
-
-
-def join_timeout(joining: int = 1) -> float:
-    """live.toml's spawn_timeout scaled by the machine's load per core (a busy machine joins slower), and
-    JOIN_SECONDS_PER_BOT more for each other bot of the world joining meanwhile: the load average lags a minute
-    behind, so on a machine idle until then the last of 64 bots logging in at once neared the 30 s bound."""
-    return live_settings().bots.spawn_timeout * load_per_core() + JOIN_SECONDS_PER_BOT * max(0, joining - 1)
 
 
 def node_call_seconds() -> float:
@@ -111,7 +102,7 @@ class MineflayerWorld:
         self._callbacks: set[Any] = set()  # JSPyBridge holds Python callbacks weakly
         self._closed = False
         self._batches = 0
-        self._joining = 0  # connect() calls under way
+        self._joins = JoinQueue()
         self._watchdog = RuntimeWatchdog(self._node, self._ping, self._call_seconds)
 
     async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
@@ -173,27 +164,17 @@ class MineflayerWorld:
         it takes no part in signals."""
         if player in self._bodies:
             return self._bodies[player]
-        attempts = live_settings().bots.join_attempts
-        errors: list[str] = []
-        self._joining += 1
-        try:
-            for attempt in range(attempts):
-                spawn_timeout = join_timeout(self._joining)
-                options = {
-                    "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
-                    "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
-                    "keepAliveTimeoutMs": int(live_settings().bots.keep_alive_timeout * 1000)}
-                answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
-                if answer["ok"]:
-                    break
-                errors.append(str(answer["error"]))
-                if attempt + 1 < attempts:
-                    await asyncio.sleep(min(5.0, 1.0 + attempt))
-            else:
-                tries = f" ({attempts} attempts)" if attempts > 1 else ""
-                raise BotError(f"{errors[-1]}{tries}")
-        finally:
-            self._joining -= 1
+        async def attempt(spawn_timeout: float) -> str | None:
+            options = {
+                "host": self.address.host, "port": self.address.port, "version": self.address.version or default_mc_version(),
+                "auth": self.address.auth, "spawnTimeoutMs": int(spawn_timeout * 1000), "operator": operator,
+                "keepAliveTimeoutMs": int(live_settings().bots.keep_alive_timeout * 1000)}
+            answer = await self._call("connect", player, json.dumps(options), timeout=spawn_timeout + CALLBACK_MARGIN_SECONDS)
+            return None if answer["ok"] else str(answer["error"])
+
+        error = await self._joins.join(attempt)
+        if error is not None:
+            raise BotError(error)
         body = MineflayerBody(self, player)
         self._bodies[player] = body
         return body

@@ -25,6 +25,7 @@ class ServerTimes:
 class BotSettings:
     spawn_timeout: float = bounds(gt=0)
     join_attempts: int = bounds(ge=1)
+    join_concurrency: int = bounds(ge=1)
     settle_timeout: float = bounds(gt=0)
     keep_alive_timeout: float = bounds(gt=0)
     program_budget: float = bounds(gt=0)
