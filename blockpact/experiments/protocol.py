@@ -24,6 +24,7 @@ from blockpact.config import PROJECT_ROOT
 from blockpact.experiments.failures import classify
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.run_events import CURRENT_COORDS, Coords, EventWriter
+from blockpact.numbers import tidy
 from blockpact.worlds.events import Event, Listener
 from blockpact.worlds.spec.schema import WorldSpec
 
@@ -103,7 +104,7 @@ class EpisodeLog:
                  problems: Sequence[str] = (), clauses: Sequence[Mapping[str, object]] = ()) -> None:
         """`attempts`: LLM replies asked for; `problems`: why the rejected ones failed validation;
         `clauses`: the formal judge's score of each clause (kept, broken by whom, settled, free text)."""
-        self.writer.emit("judgment", {"source": source, "transfers": dict(transfers), "critiques": dict(critiques),
+        self.writer.emit("judgment", {"source": source, "transfers": tidy(dict(transfers)), "critiques": dict(critiques),
                                       "reasoning": reasoning, "valid": valid, "error": error, "attempts": attempts,
                                       "problems": list(problems), "clauses": [dict(c) for c in clauses]}, self.coords)
 
@@ -318,9 +319,11 @@ class RunProtocol:
         CURRENT_COORDS.set(coords)
         outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords))
         CURRENT_COORDS.set(coords.at(episode=None))
-        self.writer.emit("transfers", {"transfers": outcome.transfers, "source": outcome.transfers_source}, coords)
+        # rewards and transfers are derived sums: written to twelve significant digits (blockpact.numbers)
+        transfers = tidy(outcome.transfers)
+        self.writer.emit("transfers", {"transfers": transfers, "source": outcome.transfers_source}, coords)
         replayed = {"replayed_from": outcome.replayed_from} if outcome.replayed_from is not None else {}
-        self.writer.emit("episode_end", {"rewards": outcome.rewards, "inventory_rewards": outcome.inventory_rewards,
-                                         "transfers": outcome.transfers, "sim_seconds": outcome.sim_seconds,
-                                         **replayed}, coords)
+        self.writer.emit("episode_end", {"rewards": tidy(outcome.rewards),
+                                         "inventory_rewards": tidy(outcome.inventory_rewards),
+                                         "transfers": transfers, "sim_seconds": outcome.sim_seconds, **replayed}, coords)
         return outcome.handover
