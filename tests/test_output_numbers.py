@@ -1,6 +1,6 @@
 """The numbers a run writes carry no floating-point noise (blockpact/numbers.py): three rewards of 188/3 add up to
 a welfare of 188, not 187.99999999999997, and their Gini is 0, not 3.8e-17. A new user found both in metrics.json
-(session 12); the world below reproduces their orchard's seed with the real judge."""
+(session 12); tests/worlds/three_way_split.toml reproduces their orchard's seed with the real judge."""
 
 from __future__ import annotations
 
@@ -20,50 +20,15 @@ from blockpact.numbers import equal_up_to_rounding, tidy
 # Inventories worth 33, 62 and 33; the gifts are settled at Bo's value (31 and 29 slices worth 2 each to him),
 # so 188 emeralds are shared three ways: the judge's rewards are 62.666666666666664, 62.66666666666666 and
 # 62.666666666666664, whose float sum is 187.99999999999997.
-WORLD = """
-[world]
-name = "three_way_split"
-title = "Gifts, then an equal share three ways"
-description = \"\"\"
-Ann, Bo and Cy start with melon slices and emeralds; a melon slice is worth 1 emerald to Ann and Cy and 2 to Bo.
-There is nothing to mine.\"\"\"
-
-[map]
-origin = [0, 63, 0]
-size = [6, 3, 6]
-
-[[map.layers]]
-y = 63
-fill = "stone"
-
-[players.Ann]
-spawn = [1, 64, 1]
-values = { melon_slice = 1 }
-inventory = { melon_slice = 31, emerald = 2 }
-
-[players.Bo]
-spawn = [3, 64, 1]
-values = { melon_slice = 2 }
-inventory = { melon_slice = 30, emerald = 2 }
-
-[players.Cy]
-spawn = [5, 64, 1]
-values = { melon_slice = 1 }
-inventory = { melon_slice = 29, emerald = 4 }
-
-[episode]
-seconds = 5
-"""
+WORLD = Path(__file__).parent / "worlds" / "three_way_split.toml"
 CONTRACT = "1. Ann gives all melon_slice to Bo. 2. Cy gives all melon_slice to Bo. 3. Ann, Bo and Cy share their rewards equally."
 JUDGED = [62.666666666666664, 62.66666666666666, 62.666666666666664]  # what the formal judge computes
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
-    base = tmp_path_factory.mktemp("split")
-    (base / "split.toml").write_text(WORLD)
-    out = base / "run"
-    assert main(["run", str(base / "split.toml"), "--contract", CONTRACT, "--seeds", "2", "--out", str(out)]) == 0
+    out = tmp_path_factory.mktemp("split") / "run"
+    assert main(["run", str(WORLD), "--contract", CONTRACT, "--seeds", "2", "--out", str(out)]) == 0
     return out
 
 

@@ -59,12 +59,17 @@ class NegotiationTurn:
 
 @dataclass
 class NegotiationResult:
+    """A round is one reply, for any number of players (the paper's with two): `accepted_round` is the reply
+    that adopted the contract, so with N seated it is at least N (a proposal and N - 1 accepts); the run's
+    records say how many times around the table that was (experiments/records.py, SeedRecord.accepted_lap)."""
+
     contract: str | None
     accepted_round: int | None  # the round of the last accept, the one that adopted the contract
     turns: list[NegotiationTurn] = field(default_factory=list)
     proposed_by: str | None = None  # who proposed the adopted contract ...
     proposed_round: int | None = None  # ... in which round
     accepted_by: list[str] = field(default_factory=list)  # who accepted it, in turn order (every other player)
+    seating: list[str] = field(default_factory=list)  # who negotiated, in speaking order
 
 
 class Negotiator(Protocol):
@@ -178,8 +183,8 @@ async def negotiate(negotiators: Sequence[Negotiator], rounds: int | None = None
         if turn.accept and len(accepts := accepted_by(turns)) >= needed:
             standing = standing_proposal(turns)
             assert standing is not None
-            return NegotiationResult(standing.proposal, round_, turns, standing.player, standing.round, accepts)
-    return NegotiationResult(None, None, turns)
+            return NegotiationResult(standing.proposal, round_, turns, standing.player, standing.round, accepts, seating)
+    return NegotiationResult(None, None, turns, seating=seating)
 
 
 def _value_list(spec: WorldSpec, player: str) -> str:

@@ -122,6 +122,7 @@ class NegotiationOutcome(Protocol):
     proposed_by: str | None
     proposed_round: int | None
     accepted_by: Sequence[str]  # with N > 2 players every other player, in turn order
+    seating: Sequence[str]  # who negotiated, in speaking order
 
 
 class ContractNegotiation(Protocol):
@@ -307,7 +308,7 @@ class RunProtocol:
             text, accepted = result.contract, result.accepted_round
             source = "negotiated" if text is not None else "no_agreement"
             agreement = {"proposed_by": result.proposed_by, "proposed_round": result.proposed_round,
-                         "accepted_by": list(result.accepted_by)}
+                         "accepted_by": list(result.accepted_by), "seating": list(result.seating)}
         self.writer.emit("contract", {"text": text, "source": source, "accepted_round": accepted, **agreement}, coords)
         return text
 
