@@ -197,3 +197,68 @@ def test_how_a_persons_lines_become_their_turn() -> None:
     assert "Ada proposes: 1. Hugo mines all pumpkin." in desk.told[1]  # the other side's turn, told in chat
     silent, _ = turn(["hmm"], [offer])
     assert silent.passed and silent.message == "hmm" and "within 0.2 s: the turn passed" in silent.error
+
+
+THREE = TESTS / "worlds" / "human_patch_three.toml"  # Ada and Bea (scripted) with Hugo (the person)
+SOCIAL_OPTIMUM = "1. Hugo mines all pumpkin.\n2. At the end of the scenario Hugo transfers 6 emeralds to Ada."
+
+
+def test_a_person_among_three_is_told_the_rule_and_their_accept_is_one_of_the_two_needed() -> None:
+    """Seated among three (Ada, Bea: scripted), the person is told that every other player must accept and in
+    which order they speak; a contract Bea accepted binds nobody until the person accepts too, and their accept
+    adopts it. Seated between the two, their accept and Bea's are the two needed."""
+    from blockpact.agents.negotiation import ScriptedNegotiator, negotiate
+    from blockpact.experiments.human import HumanNegotiator
+
+    spec = load_world(THREE)
+
+    def negotiation(order: list[str], lines: list[str]):  # noqa: ANN202
+        desk = ChatDesk(lines)
+        seat = {"Hugo": HumanNegotiator("Hugo", spec, desk)}  # type: ignore[arg-type]
+        negotiators = [seat.get(p) or ScriptedNegotiator(p, spec) for p in order]
+        return asyncio.run(negotiate(negotiators, 2)), desk  # 3 rounds: ceil(2 * 3 / 2)
+
+    # Ada proposes, Bea accepts: one accept is not enough. The person passes: no contract binds anyone.
+    passed, desk = negotiation(["Ada", "Bea", "Hugo"], ["pass"])
+    briefing = desk.told[0]
+    assert "3 players in this order: Ada, Bea, Hugo" in briefing
+    assert "'accept' accepts the standing (latest) proposal, adopted only once all 2 other players accept it in turn" in briefing
+    assert [(t.player, t.accept, t.proposal is not None) for t in passed.turns] == [
+        ("Ada", False, True), ("Bea", True, False), ("Hugo", False, False)]
+    assert passed.contract is None and passed.accepted_by == []
+    # the same, and the person accepts: theirs is the second accept, and it adopts the contract
+    accepted, desk = negotiation(["Ada", "Bea", "Hugo"], ["Fine by me.", "accept"])
+    assert any("Bea accepts." in t for t in desk.told) and any("'accept' takes Ada's proposal" in t for t in desk.told)
+    assert (accepted.contract, accepted.accepted_round, accepted.proposed_by) == (SOCIAL_OPTIMUM, 3, "Ada")
+    assert accepted.accepted_by == ["Bea", "Hugo"] and accepted.turns[2].source == "human"
+    # seated between the two (not by name): the person's accept comes first and Bea's completes it
+    between, desk = negotiation(["Ada", "Hugo", "Bea"], ["accept"])
+    assert "3 players in this order: Ada, Hugo, Bea" in desk.told[0]
+    assert (between.contract, between.accepted_by) == (SOCIAL_OPTIMUM, ["Hugo", "Bea"])
+
+
+def test_a_person_negotiates_among_three_players(embedded_server: EmbeddedServer, tmp_path: Path) -> None:
+    """Live, with the mineflayer stand-in: the person hears the rule for three in chat, and the contract is
+    adopted by their accept after Bea's (a scripted player's alone would not have bound them)."""
+    text = SCENARIO.format(contract="negotiate").replace(str(WORLD), str(THREE)).replace(
+        'Ada = "scripted:cooperative"\n', 'Ada = "scripted:cooperative"\nBea = "scripted:cooperative"\n')
+    plan = scenario_plan(parse_scenario(__import__("tomllib").loads(text), text, None), load_world(THREE), None)
+    person = StandIn(embedded_server, tmp_path / "client.log")
+    try:
+        person.wait_for("spawned", 30)
+        run_dir = play(plan, embedded_server, tmp_path / "run")
+    finally:
+        person.stop()
+    heard = [e["text"] for e in person.lines() if e["kind"] == "heard"]
+    assert any("3 players in this order: Ada, Bea, Hugo" in t and "all 2 other players accept it in turn" in t
+               for t in heard), heard
+    assert any("Bea accepts." in t for t in heard), heard
+    events = [json.loads(line) for line in run_dir.events.read_text().splitlines()]
+    turns = [e["data"] for e in events if e["kind"] == "negotiation_turn"]
+    assert [(t["player"], t["source"], t["accept"]) for t in turns] == [
+        ("Ada", "scripted", False), ("Bea", "scripted", True), ("Hugo", "human", True)]
+    contract = next(e["data"] for e in events if e["kind"] == "contract")
+    assert (contract["source"], contract["text"], contract["accepted_round"]) == ("negotiated", SOCIAL_OPTIMUM, 3)
+    assert (contract["accepted_by"], contract["seating"]) == (["Bea", "Hugo"], ["Ada", "Bea", "Hugo"])
+    [seed] = read_run(run_dir.events).of_condition("negotiate")
+    assert seed.completed, seed.errors

@@ -170,7 +170,7 @@ def test_the_protocol_turns_an_accept_without_proposal_into_a_pass(double_vein) 
     class Eager:
         player = "Gizmo"
 
-        async def reply(self, history, round, rounds=None):  # noqa: A002
+        async def reply(self, history, round, rounds=None, seating=None):  # noqa: A002
             return NegotiationTurn(round, self.player, "", "yes", None, True, "[accept]")
 
     result = asyncio.run(negotiate([Eager(), ScriptedNegotiator("Glitch", double_vein)], 3))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +27,7 @@ from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.llm import LLMClient
 from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 
+WORLDS = Path(__file__).parent / "worlds"
 X = "1. Cy gives all melon_slice to Bo."
 Y = "1. Ann mines all melon_slice.\n2. At the end of the scenario Ann transfers 3 emeralds to Cy."
 
@@ -39,8 +41,10 @@ class Fake:
         self.script = list(script)
         self.seen: list[list[NegotiationTurn]] = []
 
-    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
+    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None,  # noqa: A002
+                    seating: list[str] | None = None) -> NegotiationTurn:
         self.seen.append(list(history))
+        self.seating = seating
         word = self.script.pop(0) if self.script else "say"
         if word == "accept":
             return NegotiationTurn(round, self.player, "", "ok", None, True, "[accept]", source="scripted")
@@ -165,3 +169,46 @@ def test_an_llm_accept_without_a_standing_proposal_is_sent_back_with_the_reason(
         retry = stub.chat_requests[1].body["messages"][-1]["content"]
     assert "there is no standing proposal to accept" in retry
     assert result.turns[0].proposal == offer and result.contract is None  # Blake accepted, Casey did not
+
+
+def test_the_prompts_state_the_order_the_players_are_seated_in() -> None:
+    """negotiate() seats players in the order it is given; the prompts say that order (not the names sorted), and
+    N is the number seated. Stag hunt's hunters Ada, Ben and Cy, seated Cy, Ada, Ben."""
+    spec = load_world(WORLDS / "stag_hunt.toml")
+    offer = "1. Ada mines all diamond_ore."
+    seating = ["Cy", "Ada", "Ben"]
+    with OpenAIStub([_reply("propose", offer), _reply("accept"), _reply("accept")]) as stub:
+
+        async def go():
+            async with LLMClient(stub_settings(stub)) as client:
+                return await negotiate([LLMNegotiator(client, p, spec) for p in seating], 2)
+
+        result = asyncio.run(go())
+        system = [r.body["messages"][0]["content"] for r in stub.chat_requests]
+        turn = [r.body["messages"][1]["content"] for r in stub.chat_requests]
+    assert [t.player for t in result.turns] == seating and result.accepted_by == ["Ada", "Ben"]
+    assert all("They speak in turn in this order, again and again: Cy, Ada, Ben." in s for s in system)
+    assert "You are Cy" in system[0] and "negotiate a contract with Ada and Ben." in system[0]
+    assert "You are Ada" in system[1] and "negotiate a contract with Cy and Ben." in system[1]
+    assert "Cy proposed in round 1; accepted so far by nobody" in turn[1] and "only if Ben also accepts it" in turn[1]
+    assert "accepted so far by Ada" in turn[2] and "every other player has accepted it and it is adopted" in turn[2]
+
+
+def test_n_is_the_number_of_players_seated_not_of_the_world() -> None:
+    """Three of commons' four players seated: the prompt speaks of 3 players and 2 others who must accept."""
+    spec = load_world(BUILTIN_DIR / "commons.toml")
+    offer = "1. Casey mines at most 3 red_mushroom every 60 seconds."
+    blake, alex = Fake("Blake", "accept"), Fake("Alex", "say")
+    with OpenAIStub([_reply("propose", offer)]) as stub:
+
+        async def go():
+            async with LLMClient(stub_settings(stub)) as client:
+                return await negotiate([LLMNegotiator(client, "Casey", spec), blake, alex], 2)
+
+        result = asyncio.run(go())
+        system = stub.chat_requests[0].body["messages"][0]["content"]
+    assert "There are 3 players. They speak in turn in this order, again and again: Casey, Blake, Alex." in system
+    assert "all 2 other players have accepted it" in system and "Drew" not in system.split("How negotiation works")[1]
+    assert "negotiate a contract with Blake and Alex." in system
+    assert blake.seating == alex.seating == ["Casey", "Blake", "Alex"]
+    assert result.contract is None  # Alex only talked: the proposal was rejected

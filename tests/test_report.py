@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+
+from blockpact.agents.negotiation import NegotiationTurn, negotiate
+from blockpact.cli import main
 
 from blockpact.experiments.progress import RunProgress
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan
@@ -40,6 +44,7 @@ class Result:
     proposed_by: str | None = "Gizmo"
     proposed_round: int | None = 1
     accepted_by: tuple[str, ...] = ("Glitch",)
+    seating: tuple[str, ...] = ("Gizmo", "Glitch")
 
 
 class HostileNegotiation:
@@ -103,7 +108,7 @@ def test_report_shows_negotiation_judges_and_program_errors(tmp_path: Path) -> N
     assert row, "formal vs LLM comparison row missing"
     assert "formal judge</b>" in html and "Glitch was owed 6" in html and "[accept]" in html
     assert "Program error (Glitch, line 3)" in html and "async function f(bot) { x.y; }" in html
-    assert "proposed by Gizmo, accepted by Glitch (round 2)" in html
+    assert "proposed by Gizmo, accepted by Glitch (round 2; 2 players seated: each spoke at most once)" in html
 
 
 def test_the_contract_event_says_who_proposed_and_who_accepted(tmp_path: Path) -> None:
@@ -113,6 +118,57 @@ def test_the_contract_event_says_who_proposed_and_who_accepted(tmp_path: Path) -
     assert (negotiated.contract_source, negotiated.accepted_round) == ("negotiated", 2)
     assert (negotiated.proposed_by, negotiated.accepted_by) == ("Gizmo", ["Glitch"])
     assert (none.proposed_by, none.accepted_by) == (None, [])
+
+
+class Scripted:
+    """A negotiator (the real Negotiator protocol) replying from a script: a contract text proposes it,
+    "accept" accepts, "say" only talks (which rejects the standing proposal)."""
+
+    def __init__(self, player: str, *script: str) -> None:
+        self.player, self.script = player, list(script)
+
+    async def reply(self, history, round, rounds=None, seating=None) -> NegotiationTurn:  # noqa: A002
+        word = self.script.pop(0) if self.script else "say"
+        accept, proposal = word == "accept", word if word not in ("accept", "say") else None
+        return NegotiationTurn(round, self.player, "", word, proposal, accept, word, source="scripted")
+
+
+class SeatedNegotiation:
+    """Three players seated Cy, Ann, Bo (not by name): Cy proposes, Ann rejects by talking, Bo proposes again,
+    Cy and Ann accept in rounds 4 and 5, the second time around the table."""
+
+    async def negotiate(self, spec, seed: int):
+        return await negotiate([Scripted("Cy", "1. Cy gives all melon_slice to Ann.", "accept"), Scripted("Ann", "say", "accept"),
+                                Scripted("Bo", "1. Ann gives all melon_slice to Bo.")], 4)  # 6 rounds
+
+
+def _seated_run(tmp_path: Path) -> RunDir:
+    plan = RunPlan(load_world(Path(__file__).parent / "worlds" / "three_way_split.toml"), "sim", "scripted",
+                   [ConditionSpec("negotiate", "negotiate")], [0], 1)
+    return run_plan(plan, tmp_path / "r", participants=Participants(scripted_participants().engine, SeatedNegotiation())).run_dir
+
+
+def test_the_accepted_round_is_the_reply_that_adopted_and_the_report_says_the_lap(tmp_path: Path) -> None:
+    """`accepted_round` counts replies, as every turn's round does (the paper's rounds with two players): here 5 with
+    3 seated. The log records the seating; the report says how many times each player had spoken by then."""
+    run_dir = _seated_run(tmp_path)
+    (contract,) = [json.loads(line)["data"] for line in run_dir.events.read_text().splitlines() if '"kind": "contract"' in line]
+    assert (contract["accepted_round"], contract["proposed_round"], contract["seating"]) == (5, 3, ["Cy", "Ann", "Bo"])
+    (seed,) = read_run(run_dir.events).seeds
+    assert [t.round for t in seed.turns] == [1, 2, 3, 4, 5] and seed.accepted_lap == 2
+    line = "proposed by Bo, accepted by Cy, Ann (round 5; 3 players seated: each spoke at most twice)"
+    assert line in run_dir.report.read_text()
+
+    # an older log has no seating: it is read as the order in which players first spoke, and reports the same
+    lines = [json.loads(line) for line in run_dir.events.read_text().splitlines()]
+    for event in lines:
+        if event["kind"] == "contract":
+            del event["data"]["seating"]
+    run_dir.events.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    assert main(["report", str(run_dir.root)]) == 0
+    (seed,) = read_run(run_dir.events).seeds
+    assert (seed.seating, seed.seated, seed.accepted_round, seed.accepted_lap) == ([], ["Cy", "Ann", "Bo"], 5, 2)
+    assert line in run_dir.report.read_text()
 
 
 def test_progress_is_silent_when_output_is_not_a_terminal(monkeypatch) -> None:

@@ -59,18 +59,26 @@ class NegotiationTurn:
 
 @dataclass
 class NegotiationResult:
+    """A round is one reply, for any number of players (the paper's with two): `accepted_round` is the reply
+    that adopted the contract, so with N seated it is at least N (a proposal and N - 1 accepts); the run's
+    records say how many times around the table that was (experiments/records.py, SeedRecord.accepted_lap)."""
+
     contract: str | None
     accepted_round: int | None  # the round of the last accept, the one that adopted the contract
     turns: list[NegotiationTurn] = field(default_factory=list)
     proposed_by: str | None = None  # who proposed the adopted contract ...
     proposed_round: int | None = None  # ... in which round
     accepted_by: list[str] = field(default_factory=list)  # who accepted it, in turn order (every other player)
+    seating: list[str] = field(default_factory=list)  # who negotiated, in speaking order
 
 
 class Negotiator(Protocol):
     player: str
 
-    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn: ...
+    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None,
+                    seating: Sequence[str] | None = None) -> NegotiationTurn:
+        """`seating`: every seated player in speaking order (negotiate() passes the order it was given)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -160,6 +168,7 @@ async def negotiate(negotiators: Sequence[Negotiator], rounds: int | None = None
         raise ValueError("negotiation needs at least one negotiator")
     k = rounds if rounds is not None else load_negotiation_settings().negotiation.rounds
     n = len(negotiators)
+    seating = [negotiator.player for negotiator in negotiators]
     budget, needed = turn_budget(k, n), max(1, n - 1)
     no_standing = ("accepted with no proposal in the previous round: counted as a pass" if n <= 2 else
                    "accepted with no standing proposal (none yet, or a reply since it neither proposed nor accepted): "
@@ -167,15 +176,15 @@ async def negotiate(negotiators: Sequence[Negotiator], rounds: int | None = None
     turns: list[NegotiationTurn] = []
     for round_ in range(1, budget + 1):
         negotiator = negotiators[(round_ - 1) % n]
-        turn = await negotiator.reply(list(turns), round_, budget)
+        turn = await negotiator.reply(list(turns), round_, budget, seating=list(seating))
         if turn.accept and not can_accept(turns):
             turn = replace(turn, accept=False, error=no_standing)
         turns.append(turn)
         if turn.accept and len(accepts := accepted_by(turns)) >= needed:
             standing = standing_proposal(turns)
             assert standing is not None
-            return NegotiationResult(standing.proposal, round_, turns, standing.player, standing.round, accepts)
-    return NegotiationResult(None, None, turns)
+            return NegotiationResult(standing.proposal, round_, turns, standing.player, standing.round, accepts, seating)
+    return NegotiationResult(None, None, turns, seating=seating)
 
 
 def _value_list(spec: WorldSpec, player: str) -> str:
@@ -194,18 +203,26 @@ class LLMNegotiator:
         self.spec = spec
         self.settings = settings or load_negotiation_settings()
 
-    def rules(self, rounds: int) -> tuple[str, str]:
+    def seated(self, seating: Sequence[str] | None = None) -> list[str]:
+        """Who negotiates, in speaking order: the seating negotiate() passes; without one (a prompt asked for
+        outside a negotiation) every player of the world, sorted by name, as every caller seats them."""
+        return list(seating) if seating else sorted(self.spec.players)
+
+    def many(self, seating: Sequence[str] | None = None) -> bool:
+        return len(self.seated(seating)) > 2
+
+    def rules(self, rounds: int, seating: Sequence[str] | None = None) -> tuple[str, str]:
         """How negotiation works and what an [accept] selects: the paper's text with two players."""
-        players = sorted(self.spec.players)  # the order every caller seats negotiators in
+        players = self.seated(seating)
         if len(players) <= 2:
             return _template("negotiator_rules_two.md").substitute(rounds=rounds), "the contract proposed in the previous round"
         rules = _template("negotiator_rules_many.md").substitute(
             count=len(players), order=", ".join(players), rounds=rounds, others_count=len(players) - 1)
         return rules, "the standing proposal (the latest contract proposed, accepted by every reply since)"
 
-    def system_prompt(self, rounds: int) -> str:
-        others = [p for p in sorted(self.spec.players) if p != self.player]
-        rules, accept_what = self.rules(rounds)
+    def system_prompt(self, rounds: int, seating: Sequence[str] | None = None) -> str:
+        others = [p for p in self.seated(seating) if p != self.player]
+        rules, accept_what = self.rules(rounds, seating)
         length = (
             f"The scenario lasts {self.spec.episode_seconds:g} seconds."
             if self.spec.length_known
@@ -223,20 +240,21 @@ class LLMNegotiator:
             accept_what=accept_what,
         )
 
-    @property
-    def many(self) -> bool:
-        return len(self.spec.players) > 2
-
-    def turn_prompt(self, history: Sequence[NegotiationTurn], round_: int, rounds: int) -> str:
+    def turn_prompt(self, history: Sequence[NegotiationTurn], round_: int, rounds: int,
+                    seating: Sequence[str] | None = None) -> str:
         standing = standing_proposal(history)
+        many = self.many(seating)
         if standing is None:
-            note = ("There is no standing proposal to accept: propose a contract." if self.many else
+            note = ("There is no standing proposal to accept: propose a contract." if many else
                     "There is no proposal from the previous round to accept: propose a contract.")
-        elif not self.many:
+        elif not many:
             note = f"You may [accept] the contract {standing.player} proposed in round {standing.round}, or propose another."
         else:
             done = accepted_by(history)
-            waiting = [p for p in sorted(self.spec.players) if p not in (standing.player, self.player, *done)]
+            seated = self.seated(seating)
+            me = seated.index(self.player) if self.player in seated else -1
+            after_me = seated[me + 1:] + seated[:me + 1]  # who speaks after this player, in turn
+            waiting = [p for p in after_me if p not in (standing.player, self.player, *done)]
             note = (f"The standing proposal is the contract {standing.player} proposed in round {standing.round}; "
                     f"accepted so far by {', '.join(done) or 'nobody'}. You may [accept] it or propose another. "
                     + (f"It is adopted only if {' and '.join(waiting)} also accept{'s' if len(waiting) == 1 else ''} it after you."
@@ -245,15 +263,17 @@ class LLMNegotiator:
             history=public_history(history), round=round_, rounds=rounds, accept_note=note
         )
 
-    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
+    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None,  # noqa: A002
+                    seating: Sequence[str] | None = None) -> NegotiationTurn:
         k = rounds or self.settings.negotiation.rounds
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": self.system_prompt(k)},
-            {"role": "user", "content": self.turn_prompt(history, round, k)},
+            {"role": "system", "content": self.system_prompt(k, seating)},
+            {"role": "user", "content": self.turn_prompt(history, round, k, seating)},
         ]
+        refusal = NO_STANDING if self.many(seating) else NO_PROPOSAL
         asked = await ask_until_usable(
             self.client, self.settings.negotiation.role, messages,
-            lambda raw: parse_reply(raw, can_accept=can_accept(history), refusal=NO_STANDING if self.many else NO_PROPOSAL),
+            lambda raw: parse_reply(raw, can_accept=can_accept(history), refusal=refusal),
             lambda reason: {"role": "user", "content": _template("negotiator_retry.md").substitute(reason=reason)},
             self.settings.negotiation.attempts, errors=(FormatError,))
         if asked.value is not None:
@@ -287,7 +307,8 @@ class ScriptedNegotiator:
         parsed = parse_contract(proposal, sorted(self.spec.players), world=self.spec.name)
         return sorted(map(repr, parsed.clauses)) == sorted(map(repr, self.clauses))
 
-    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
+    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None,  # noqa: A002
+                    seating: Sequence[str] | None = None) -> NegotiationTurn:
         lines = asdict(self.settings.scripted)
         if self.reason:
             lines["thinking"] = lines["propose"] = f"scripted: {self.reason}"

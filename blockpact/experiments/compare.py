@@ -21,6 +21,7 @@ from typing import Any
 
 from blockpact.errors import UserError
 from blockpact.experiments.stats import Estimate, estimate
+from blockpact.numbers import tidy, tidy_fraction
 
 # welfare and Gini from each seed's entry in metrics.json's `conditions`; GovSim's measures, for worlds with renewable
 # resources, from its entry in `commons` (commons_metrics.py): efficiency (when the world declares a reference
@@ -172,13 +173,15 @@ def load_run(path: Path) -> RunSource:
         from blockpact.experiments.metrics_file import run_metrics
         from blockpact.experiments.records import read_run
 
-        metrics = run_metrics(read_run(path / "events.jsonl"))
+        metrics = tidy(run_metrics(read_run(path / "events.jsonl")))  # the numbers metrics.json would hold
     return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics)
 
 
 def measure_values(seed_run: Mapping[str, Any], commons_seed: Mapping[str, Any] | None = None) -> dict[str, float]:
     """One seed's measures: its entry in `conditions`, and in `commons` for a world with renewable resources."""
     out = {m: v for m in ("welfare", "gini") if (v := _number(seed_run.get(m))) is not None}
+    if "gini" in out:  # an older metrics.json wrote equal rewards' Gini as 3.8e-17
+        out["gini"] = tidy_fraction(out["gini"])
     if commons_seed:
         if (efficiency := _number(commons_seed.get("efficiency"))) is not None:
             out["efficiency"] = efficiency

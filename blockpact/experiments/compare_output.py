@@ -14,6 +14,7 @@ import jinja2
 
 from blockpact.experiments.compare import Comparison, Group
 from blockpact.experiments.settings import TEMPLATES
+from blockpact.numbers import tidy
 
 SUMMARY_FIELDS = ["world", "condition", "population", "contract_mode", "seeds_planned", "seeds_failed",
                   "seeds_unfinished"]
@@ -31,7 +32,7 @@ def summary_rows(comparison: Comparison) -> list[dict[str, Any]]:
             e = g.estimate(m)
             row.update({f"{m}_n": e.n, f"{m}_mean": e.mean, f"{m}_std": e.std,
                         f"{m}_ci95_low": e.low, f"{m}_ci95_high": e.high})
-        rows.append(row)
+        rows.append(tidy(row))
     return rows
 
 
@@ -43,10 +44,10 @@ def paired_rows(comparison: Comparison) -> list[dict[str, Any]]:
     rows = []
     for p in comparison.paired:
         e = p.estimate
-        rows.append({"world": p.world, "population": p.population, "baseline": p.baseline,
+        rows.append(tidy({"world": p.world, "population": p.population, "baseline": p.baseline,
                      "condition": p.condition, "measure": p.measure, "n_pairs": e.n, "unmatched_seeds": p.unmatched,
                      "mean_difference": e.mean, "std": e.std, "ci95_low": e.low, "ci95_high": e.high,
-                     "seeds": " ".join(map(str, p.seeds))})
+                     "seeds": " ".join(map(str, p.seeds))}))
     return rows
 
 

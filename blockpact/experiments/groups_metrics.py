@@ -4,6 +4,7 @@ episode (rewards after transfers and sharing), with the mean over seeds."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from blockpact.experiments.records import RunRecord
@@ -23,7 +24,7 @@ def _contract_groups(spec: WorldSpec, contract: str | None, rewards: dict[str, f
         if isinstance(clause, Pool):
             values = [rewards.get(p, 0.0) for p in clause.players]
             out[f"contract clause {n}"] = {"members": list(clause.players), "share": 1.0, "from": 0.0, "until": None,
-                                           "welfare": sum(values), "gini": None if any(v < 0 for v in values) else gini(values)}
+                                           "welfare": math.fsum(values), "gini": None if any(v < 0 for v in values) else gini(values)}
     return out
 
 

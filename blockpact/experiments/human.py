@@ -74,19 +74,30 @@ class HumanNegotiator:
         self.settings = settings or load_negotiation_settings()
         self.shown = 0  # turns of the history already told to the person
 
-    def _briefing(self, rounds: int) -> str:
-        values = ", ".join(f"{item} {v:g}" for item, v in sorted(self.spec.players[self.player].values.items()))
-        return (f"You are {self.player} in {self.spec.title}. Items are worth to you (emeralds): {values or 'nothing'}.\n"
-                f"Negotiation: {rounds} rounds in turn. On your turn say anything; 'propose 1. ... 2. ...' proposes a "
-                + ("contract; 'accept' accepts the previous round's proposal; 'pass' ends your turn." if len(self.spec.players) <= 2
-                   else "contract; 'accept' accepts the standing (latest) proposal, adopted only once every other player "
-                   "accepts it in turn; a new proposal replaces it; 'pass' ends your turn and rejects it."))
+    def _seated(self, seating: Sequence[str] | None) -> list[str]:
+        """Who negotiates, in speaking order (negotiate()'s seating; without one, the world's players sorted)."""
+        return list(seating) if seating else sorted(self.spec.players)
 
-    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None) -> NegotiationTurn:  # noqa: A002
+    def _briefing(self, rounds: int, seating: Sequence[str] | None = None) -> str:
+        values = ", ".join(f"{item} {v:g}" for item, v in sorted(self.spec.players[self.player].values.items()))
+        seated = self._seated(seating)
+        head = (f"You are {self.player} in {self.spec.title}. Items are worth to you (emeralds): {values or 'nothing'}.\n"
+                f"Negotiation: {rounds} rounds in turn")
+        if len(seated) <= 2:
+            return head + (". On your turn say anything; 'propose 1. ... 2. ...' proposes a contract; 'accept' accepts "
+                           "the previous round's proposal; 'pass' ends your turn.")
+        return head + (f", {len(seated)} players in this order: {', '.join(seated)}. On your turn say anything; "
+                       "'propose 1. ... 2. ...' proposes a contract; 'accept' accepts the standing (latest) proposal, "
+                       f"adopted only once all {len(seated) - 1} other players accept it in turn; a new proposal replaces "
+                       "it; 'pass' ends your turn and rejects it.")
+
+    async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None,  # noqa: A002
+                    seating: Sequence[str] | None = None) -> NegotiationTurn:
         k = rounds or self.settings.negotiation.rounds
+        many = len(self._seated(seating)) > 2
         await self.seats.wait_for(self.player)
         if self.shown == 0:
-            self.seats.tell(self.player, self._briefing(k))
+            self.seats.tell(self.player, self._briefing(k, seating))
         for turn in history[self.shown:]:
             self.seats.tell(self.player, "\n".join(_turn_lines(turn)))
         self.shown = len(history) + 1
@@ -100,7 +111,7 @@ class HumanNegotiator:
         while (left := deadline - time.monotonic()) > 0:
             for line in await self.seats.next_lines(self.player, left):
                 said.append(line)
-                turn = self._read(line, history, round)
+                turn = self._read(line, history, round, many)
                 if turn is None:
                     message.append(line.strip())
                 elif isinstance(turn, NegotiationTurn):
@@ -108,15 +119,15 @@ class HumanNegotiator:
         ran_out = f"no proposal, accept or pass within {seconds:g} s: the turn passed"
         return self._turn(NegotiationTurn(round, self.player, "", "", None, False, "", error=ran_out), message, said)
 
-    def _read(self, line: str, history: Sequence[NegotiationTurn], round_: int) -> NegotiationTurn | bool | None:
+    def _read(self, line: str, history: Sequence[NegotiationTurn], round_: int, many: bool) -> NegotiationTurn | bool | None:
         """The turn `line` ends; None for a line of their message; False for a word that cannot apply now."""
         word, _, rest = line.strip().partition(" ")
         word, rest = word.lower().rstrip(":"), rest.strip()
         if word in ("accept", "[accept]") and not rest:
             if can_accept(history):
                 return NegotiationTurn(round_, self.player, "", "", None, True, "")
-            self.seats.tell(self.player, "There is no proposal from the previous round to accept: propose one or pass."
-                            if len(self.spec.players) <= 2 else "There is no standing proposal to accept: propose one or pass.")
+            self.seats.tell(self.player, "There is no standing proposal to accept: propose one or pass."
+                            if many else "There is no proposal from the previous round to accept: propose one or pass.")
             return False
         if word == "propose" and rest:
             contract = parse_contract(rest, sorted(self.spec.players), world=self.spec.name)

@@ -18,6 +18,7 @@ from blockpact.experiments.llm_accounting import llm_accounting
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
 from blockpact.experiments.contract_reading import free_text_warning
 from blockpact.experiments.welfare import gini_measure, social_welfare, summary_stats
+from blockpact.numbers import tidy
 
 MEASURED_ON = "last finished episode of each completed seed; rewards after transfers"
 DISAGREEMENT_TOLERANCE = 1e-6  # emeralds
@@ -239,4 +240,5 @@ def _unit_list(units: list[tuple[str, int]]) -> list[dict[str, Any]]:
 
 
 def write_metrics(metrics: dict[str, Any], path: Path) -> None:
-    path.write_text(json.dumps(metrics, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
+    """Numbers to twelve significant digits (blockpact.numbers): 188.0, not 187.99999999999997."""
+    path.write_text(json.dumps(tidy(metrics), indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")

@@ -24,6 +24,7 @@ from blockpact.config import PROJECT_ROOT
 from blockpact.experiments.failures import classify
 from blockpact.experiments.records import ConditionSpec
 from blockpact.experiments.run_events import CURRENT_COORDS, Coords, EventWriter
+from blockpact.numbers import tidy
 from blockpact.worlds.events import Event, Listener
 from blockpact.worlds.spec.schema import WorldSpec
 
@@ -103,7 +104,7 @@ class EpisodeLog:
                  problems: Sequence[str] = (), clauses: Sequence[Mapping[str, object]] = ()) -> None:
         """`attempts`: LLM replies asked for; `problems`: why the rejected ones failed validation;
         `clauses`: the formal judge's score of each clause (kept, broken by whom, settled, free text)."""
-        self.writer.emit("judgment", {"source": source, "transfers": dict(transfers), "critiques": dict(critiques),
+        self.writer.emit("judgment", {"source": source, "transfers": tidy(dict(transfers)), "critiques": dict(critiques),
                                       "reasoning": reasoning, "valid": valid, "error": error, "attempts": attempts,
                                       "problems": list(problems), "clauses": [dict(c) for c in clauses]}, self.coords)
 
@@ -121,6 +122,7 @@ class NegotiationOutcome(Protocol):
     proposed_by: str | None
     proposed_round: int | None
     accepted_by: Sequence[str]  # with N > 2 players every other player, in turn order
+    seating: Sequence[str]  # who negotiated, in speaking order
 
 
 class ContractNegotiation(Protocol):
@@ -306,7 +308,7 @@ class RunProtocol:
             text, accepted = result.contract, result.accepted_round
             source = "negotiated" if text is not None else "no_agreement"
             agreement = {"proposed_by": result.proposed_by, "proposed_round": result.proposed_round,
-                         "accepted_by": list(result.accepted_by)}
+                         "accepted_by": list(result.accepted_by), "seating": list(result.seating)}
         self.writer.emit("contract", {"text": text, "source": source, "accepted_round": accepted, **agreement}, coords)
         return text
 
@@ -318,9 +320,11 @@ class RunProtocol:
         CURRENT_COORDS.set(coords)
         outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords))
         CURRENT_COORDS.set(coords.at(episode=None))
-        self.writer.emit("transfers", {"transfers": outcome.transfers, "source": outcome.transfers_source}, coords)
+        # rewards and transfers are derived sums: written to twelve significant digits (blockpact.numbers)
+        transfers = tidy(outcome.transfers)
+        self.writer.emit("transfers", {"transfers": transfers, "source": outcome.transfers_source}, coords)
         replayed = {"replayed_from": outcome.replayed_from} if outcome.replayed_from is not None else {}
-        self.writer.emit("episode_end", {"rewards": outcome.rewards, "inventory_rewards": outcome.inventory_rewards,
-                                         "transfers": outcome.transfers, "sim_seconds": outcome.sim_seconds,
-                                         **replayed}, coords)
+        self.writer.emit("episode_end", {"rewards": tidy(outcome.rewards),
+                                         "inventory_rewards": tidy(outcome.inventory_rewards),
+                                         "transfers": transfers, "sim_seconds": outcome.sim_seconds, **replayed}, coords)
         return outcome.handover

@@ -128,12 +128,28 @@ class SeedRecord:
     accepted_round: int | None = None  # the round of the accept that adopted the negotiated contract
     proposed_by: str | None = None  # who proposed it (older logs: not recorded)
     accepted_by: list[str] = field(default_factory=list)  # who accepted it, in turn order (older logs: empty)
+    seating: list[str] = field(default_factory=list)  # who negotiated, in speaking order (older logs: empty)
     episodes: list[EpisodeRecord] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     causes: list[str] = field(default_factory=list)  # the failure cause of each error (failures.CAUSES)
     finished: bool = False  # its seed_end is in the log (completed or failed)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)  # `llm_call` events' data, in order
     end_status: str | None = None  # seed_end's status: "completed" | "failed" (older logs: "ok" | "error")
+
+    @property
+    def seated(self) -> list[str]:
+        """Who negotiated, in speaking order: the recorded seating; for older logs, the order in which players
+        first spoke (every seated player has spoken by the time a contract is adopted)."""
+        return self.seating or list(dict.fromkeys(t.player for t in self.turns))
+
+    @property
+    def accepted_lap(self) -> int | None:
+        """How many times around the table the adopting accept came (a round is one reply): 1 when it came
+        before anybody spoke a second time (rounds 1..N with N seated), 2 in rounds N+1..2N, ..."""
+        seated = len(self.seated)
+        if self.accepted_round is None or seated == 0:
+            return None
+        return -(-self.accepted_round // seated)
 
     @property
     def status(self) -> str:
@@ -260,6 +276,7 @@ class _Builder:
                 s = self.seed(e)
                 s.contract, s.contract_source, s.accepted_round = d.get("text"), d.get("source"), d.get("accepted_round")
                 s.proposed_by, s.accepted_by = d.get("proposed_by"), list(d.get("accepted_by") or [])
+                s.seating = list(d.get("seating") or [])
             case "episode_start":
                 self.episode(e).world_seed = d.get("world_seed")
             case "world":

@@ -16,7 +16,7 @@ import jinja2
 from blockpact.experiments.llm_accounting import rows as llm_rows
 from blockpact.experiments.metrics_file import judge_disagreement
 from blockpact.experiments.plot_files import Plot
-from blockpact.experiments.records import RunRecord
+from blockpact.experiments.records import RunRecord, SeedRecord
 from blockpact.experiments.settings import TEMPLATES, run_settings
 
 
@@ -126,14 +126,26 @@ def _seed_views(run: RunRecord) -> list[dict[str, Any]]:
             "welfare": _fmt(sum(final.rewards.values()) if final and final.rewards else None, 1),
             "contract": s.contract,
             "contract_source": s.contract_source or "–",
-            "agreement": (f"proposed by {s.proposed_by}, accepted by {', '.join(s.accepted_by)} (round {s.accepted_round})"
-                          if s.contract_source == "negotiated" and s.proposed_by else None),
+            "agreement": _agreement(s),
             "turns": s.turns,
             "episodes": episodes,
             "errors": s.errors,
             "program_errors": sum(len(e["errors"]) for e in episodes),
         })
     return views
+
+
+def _agreement(s: SeedRecord) -> str | None:
+    """Who proposed and who accepted a negotiated contract, and the round of the adopting accept: a round is one
+    reply, numbered as the turns above it are, for any number of players; with N seated it is at least N, so
+    the line also says how many times each player had spoken by then."""
+    if s.contract_source != "negotiated" or not s.proposed_by:
+        return None
+    text = f"proposed by {s.proposed_by}, accepted by {', '.join(s.accepted_by)} (round {s.accepted_round}"
+    if (lap := s.accepted_lap) is not None:
+        times = {1: "once", 2: "twice"}.get(lap, f"{lap} times")
+        text += f"; {len(s.seated)} players seated: each spoke at most {times}"
+    return text + ")"
 
 
 def _embed(plot: Plot) -> dict[str, str]:

@@ -10,6 +10,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from blockpact.numbers import equal_up_to_rounding
+
 # t_{0.975, df} for df = 1..30.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
          2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
@@ -54,7 +56,8 @@ def estimate(values: Sequence[float], bounds: tuple[float | None, float | None] 
     mean = math.fsum(values) / n
     if n == 1:
         return Estimate(1, mean, None, None, None)
-    std = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    # values equal up to rounding (twenty seeds' identical Gini) have no spread: not one of 3.6e-18
+    std = 0.0 if equal_up_to_rounding(values) else math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     half = t975(n - 1) * std / math.sqrt(n)
     lowest, highest = bounds
     low = mean - half if lowest is None else max(lowest, mean - half)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from blockpact.experiments.study import Study, Unit
+from blockpact.numbers import tidy
 
 INDEX = "index.json"
 # A unit's outcome: "complete" (every seed finished), "error" (the run ended, a seed failed: recorded in
@@ -149,7 +150,7 @@ class Index:
         doc = {"study": self.study.name, "study_file": str(self.study.path), "study_text": self.study.text,
                "units": self.units}
         tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(doc, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(tidy(doc), indent=2, allow_nan=False) + "\n", encoding="utf-8")
         tmp.replace(self.path)
 
 

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from blockpact.experiments.stats import estimate
 from blockpact.judge.metrics import Curve, gini
+from blockpact.numbers import equal_up_to_rounding
 
 
 def social_welfare(rewards: Mapping[str, float]) -> float:
-    return float(sum(rewards.values()))
+    return math.fsum(rewards.values())  # exact sum of the floats, rounded once
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ def gini_measure(values: Iterable[float]) -> GiniMeasure:
     """The Gini of `values`, defined for every input a run can produce.
 
     - fewer than two players, or every value 0 (nothing to share): undefined (None, with the reason);
-    - all values equal: 0 (equality), also when they are negative;
+    - all values equal (to twelve significant digits: blockpact.numbers): 0 (equality), also when negative;
     - a negative value (a transfer larger than the payer's holdings): measured on the values shifted by
       -min so the smallest is 0 (basis "shifted"), the usual convention for Gini of signed incomes.
     """
@@ -44,7 +45,7 @@ def gini_measure(values: Iterable[float]) -> GiniMeasure:
         return GiniMeasure(None, reason="undefined: fewer than two players")
     if all(x == 0 for x in xs):
         return GiniMeasure(None, reason="undefined: every reward is 0 (nothing to share)")
-    if all(x == xs[0] for x in xs):
+    if equal_up_to_rounding(xs):
         return GiniMeasure(0.0)
     low = min(xs)
     if low < 0:
@@ -64,12 +65,13 @@ def summary_stats(values: Sequence[float], bounds: tuple[float | None, float | N
 
 
 def mean_std(values: Sequence[float]) -> dict[str, float]:
-    """Mean and sample standard deviation (0 for a single value), as reported in the paper's tables."""
+    """Mean and sample standard deviation (0 for a single value, and for values equal up to rounding), as
+    reported in the paper's tables."""
     n = len(values)
     if n == 0:
         return {"mean": math.nan, "std": math.nan}
-    mean = sum(values) / n
-    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    mean = math.fsum(values) / n
+    std = 0.0 if equal_up_to_rounding(values) else math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
     return {"mean": mean, "std": std}
 
 

@@ -13,6 +13,7 @@ events alone:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +68,6 @@ def group_outcomes(spec: WorldSpec, rewards: Mapping[str, float]) -> dict[str, d
         values = [rewards.get(p, 0.0) for p in group.members]
         out[group.name] = {
             "members": list(group.members), "share": group.share, "from": group.start, "until": group.end,
-            "welfare": sum(values), "gini": None if any(v < 0 for v in values) else gini(values),
+            "welfare": math.fsum(values), "gini": None if any(v < 0 for v in values) else gini(values),
         }
     return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from blockpact.numbers import equal_up_to_rounding
 from blockpact.worlds.events import Event
 
 
@@ -15,7 +16,8 @@ def gini(values: Iterable[float]) -> float:
     """G = sum_i sum_j |x_i - x_j| / (2 (n - 1) sum x): 0 for equality, 1 when one player has everything.
 
     The (n - 1) normalisation (as in the contracting paper) makes "one has all" equal 1 for any n.
-    Undefined cases (fewer than two players, or nothing to share) give 0.
+    Undefined cases (fewer than two players, or nothing to share) give 0, and so do values equal to twelve
+    significant digits (rewards split three ways differ in their last bit, which is no inequality).
     """
     xs = [float(v) for v in values]
     n, total = len(xs), sum(xs)
@@ -23,6 +25,8 @@ def gini(values: Iterable[float]) -> float:
         return 0.0
     if any(x < 0 for x in xs):
         raise ValueError("gini needs non-negative rewards")
+    if equal_up_to_rounding(xs):
+        return 0.0
     diffs = sum(abs(a - b) for a in xs for b in xs)
     return diffs / (2 * (n - 1) * total)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from blockpact.experiments.org.records import OrgEpisode, OrgRun
+from blockpact.numbers import tidy
 
 # Two-sided 95% Student-t quantiles for 1..30 degrees of freedom; 1.96 beyond.
 _T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
@@ -108,4 +109,4 @@ def org_metrics(run: OrgRun) -> dict[str, Any]:
 
 
 def write_org_metrics(metrics: dict[str, Any], path: Path) -> None:
-    path.write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(tidy(metrics), indent=2) + "\n", encoding="utf-8")
