@@ -242,3 +242,21 @@ def test_a_runtime_ended_by_an_uncaught_exception_says_why(capfd, monkeypatch) -
     assert "node: TypeError: a listener failed in a timer" in shown, shown
     assert "Node.js v" in shown, shown
     assert rt.runtime().alive  # the next user gets a fresh runtime
+
+
+def test_a_call_in_flight_when_node_dies_fails_at_once() -> None:
+    """A call waiting for its answer when Node is killed was woken by nothing: the caller blocked for the call's
+    whole bound (a world master's drainJournal held a live episode 32 s at load 11, issue 18 asks 15 s). The end
+    of Node's output now wakes every waiting call, which fails as BridgeBroken saying how Node ended."""
+    node = rt.runtime()
+    spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+    killer = threading.Timer(1.0, os.kill, (node.pid, signal.SIGKILL))
+    killer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(rt.BridgeBroken, match=r"is gone \(a long call; killed by SIGKILL\)$"):
+            node.call("a long call", lambda: spin(60_000, timeout=120))  # Node busy 60 s, the call's bound 120 s
+    finally:
+        killer.cancel()
+    assert time.monotonic() - started < scaled(15)
+    assert rt.runtime().alive  # the next user gets a fresh runtime

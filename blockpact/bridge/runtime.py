@@ -186,8 +186,9 @@ class NodeRuntime:
         try:
             return fn(*args)
         except Exception as exc:  # JSPyBridge raises bare Exceptions for a crashed or timed-out bridge
-            alive = "still running" if self.alive else "gone"
-            raise BridgeBroken(f"the Node bridge failed during {what} (Node {alive}): {type(exc).__name__}: {exc}") from exc
+            if not self.alive:  # woken without an answer (jspybridge._wake_waiting_calls), or timed out meanwhile
+                raise BridgeBroken(f"the Node runtime (pid {self.pid}) is gone ({what}; {self.end})") from exc
+            raise BridgeBroken(f"the Node bridge failed during {what} (Node still running): {type(exc).__name__}: {exc}") from exc
 
     def post(self, what: str, method: Any, *args: Any) -> None:
         """`method(*args)` (JSON arguments) sent to Node without waiting for its answer (jspybridge.post), for a
