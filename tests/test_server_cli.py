@@ -73,3 +73,20 @@ def test_a_bad_world_stops_the_server_it_started() -> None:
     assert proc.returncode == 1
     assert "no world named 'no_such_world'" in err
     assert "at 127.0.0.1" not in out
+
+
+def test_a_server_that_did_not_start_says_why_until_one_does(embedded_server: EmbeddedServer) -> None:
+    """A live run's next seed tells a server that never started (start_failure) from one that died: after a
+    failed start the notice said "had exited with code 0; restarted it", as if it had crashed (a new user's check)."""
+    from blockpact.bridge.live.embedded_server import ServerError
+
+    server = EmbeddedServer(port=embedded_server.port)  # the shared server holds the port: this one exits
+    with pytest.raises(ServerError) as failed:
+        server.start()
+    assert server.start_failure == str(failed.value) and "exited" in str(failed.value)
+    server.requested_port = 0
+    try:
+        server.start()
+        assert server.start_failure is None and server.running
+    finally:
+        server.stop()

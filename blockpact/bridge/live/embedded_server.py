@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from blockpact.bridge.live.settings import live_settings
+from blockpact.bridge.machine_load import stretched
 from blockpact.bridge.runtime import JS_DIR, check_node, node_binary
 from blockpact.config import PROJECT_ROOT
 from blockpact.settings import default_mc_version
@@ -60,6 +61,7 @@ class EmbeddedServer:
         self._ready_info: dict[str, Any] = {}
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
         self._readers: list[threading.Thread] = []
+        self.start_failure: str | None = None  # why the last start() failed; None once one succeeds
 
     def _reset(self) -> None:
         """Forget a process that has exited, before starting a new one."""
@@ -112,12 +114,14 @@ class EmbeddedServer:
                          threading.Thread(target=self._read_stderr, name="squid-stderr", daemon=True)]
         for reader in self._readers:
             reader.start()
-        timeout = live_settings().server.start_timeout
+        timeout = stretched(live_settings().server.start_timeout)  # a busy machine starts it slower
         if not self._ready.wait(timeout) or not self._ready_info:
             # ready without its line: stdout closed, the process is exiting
             problem = "exited" if self._ready.is_set() else f"did not accept connections within {timeout:g} s"
             self.stop()
-            raise ServerError(f"the embedded Minecraft server {problem}: {self.stderr_tail() or 'no output'}")
+            self.start_failure = f"the embedded Minecraft server {problem}: {self.stderr_tail() or 'no output'}"
+            raise ServerError(self.start_failure)
+        self.start_failure = None
         self.port = int(self._ready_info["port"])
         return self
 

@@ -109,15 +109,16 @@ class LiveWorld:
         if self.bots is not None:
             return
         if self.server is not None and not self.server.running:
-            dead_pid, exit_code = self.server.pid, self.server.exited
+            dead_pid, exit_code, failed_start = self.server.pid, self.server.exited, self.server.start_failure
             await asyncio.to_thread(self.server.start)
             self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
                           f"(pid {self.server.pid})")
-            if dead_pid is not None:  # an earlier episode's server died: this episode plays on a new one
+            if dead_pid is not None:  # an earlier episode's server died (or never started): this one plays on a new one
                 self.state.emit(None, "server_restart", old_pid=dead_pid, exit_code=exit_code, pid=self.server.pid,
-                                    port=self.server.port)
-                self.announce(f"the embedded server (pid {dead_pid}) had exited with code {exit_code}; "
-                              f"restarted it for seed {self.seed} (pid {self.server.pid})")
+                                    port=self.server.port, failed_start=failed_start)
+                ended = f"did not start ({failed_start})" if failed_start else f"had exited with code {exit_code}"
+                self.announce(f"the embedded server (pid {dead_pid}) {ended}; started another for seed {self.seed} "
+                              f"(pid {self.server.pid})")
         if self.humans is not None:  # nobody else joins before the people do (bounded: HumanAbsent)
             for person in self.humans.humans:
                 await self.humans.wait_for(person)
