@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from blockpact.cli import main
-from blockpact.worlds.rules.obtainable import obtainable_items, unobtainable_values
+from blockpact.bridge.live.world_compiler import compile_world
+from blockpact.worlds.rules.obtainable import obtainable_items, smelting_uses, unobtainable_values
 from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 
 
@@ -36,3 +37,23 @@ def test_validate_and_run_say_so_where_the_user_looks(tmp_path: Path, capsys) ->
     assert "valid" in out and "warning: players.Gizmo.values.melon: no block of this world drops melon" in out
     assert main(["run", str(world), "--seeds", "1", "--contract", "none", "--out", str(tmp_path / "run")]) == 0
     assert "blockpact: warning: world double_vein: players.Gizmo.values.melon" in capsys.readouterr().err
+
+
+def test_what_takes_a_furnace_is_unsupported_on_blockpacts_server_before_play(tmp_path: Path) -> None:
+    """The embedded server opens no furnace window; a world whose play takes one (a furnace on its map, a value on
+    what only a furnace makes) ran live with a plain zero for it and no word (a new user's check). compile_world
+    now lists it as unsupported there, which the live world logs and announces before anyone plays; an external
+    (vanilla) server smelts."""
+    assert all(smelting_uses(load_world(w)) == [] for w in ("double_vein", "cleanup", "commons", "cleanup_mp", "forest"))
+    text = _double_vein_valuing(tmp_path, "iron_ingot = 9").read_text()
+    smeltery = tmp_path / "smeltery.toml"
+    smeltery.write_text(text.replace('"................",\n  "..II', '"....F...........",\n  "..II', 1)
+                        .replace('"D" = "diamond_ore"', '"D" = "diamond_ore"\n"F" = "furnace"'))
+    spec = load_world(smeltery)
+    assert smelting_uses(spec) == ["a furnace at [4, 64, 1]", "iron_ingot is valued and only a furnace makes it"]
+    (part,) = compile_world(spec).unsupported
+    assert part.startswith("smelting: blockpact's server opens no furnace window (a furnace at [4, 64, 1]; iron_ingot")
+    assert compile_world(spec, plugin=False).unsupported == []
+    # what a chest already holds is not "only a furnace makes it"
+    stocked = load_world(_double_vein_valuing(tmp_path, "iron_pickaxe = 1"))
+    assert smelting_uses(stocked) == []

@@ -78,8 +78,7 @@ class LiveWorld:
         self.master = WorldMaster(self.access, spec, state)
         state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft", **state.snapshot())
         self.bots: MineflayerWorld | None = None
-        self.reconnects = 0
-        self.retries = 0
+        self.reconnects = self.retries = 0
         self._ticker: asyncio.Task | None = None
         self._finished: Event | None = None
         self._closed = False
@@ -126,8 +125,9 @@ class LiveWorld:
         self.master.bot_journal = self.bots.drain_journal
         await self.access.prepare(self.bots)
         compiled = await self.master.build()
-        if compiled.unsupported:
+        if compiled.unsupported:  # before anyone plays, in the log and where the user looks
             self.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
+            self.announce(f"this server does not reproduce part of {self.spec.name}: {'; '.join(compiled.unsupported)}")
         await self.bots.join(self.spec, self.access.target, compiled, players=self.bot_players)
         if self.humans is not None:
             await self.humans.seat(self.spec, compiled)

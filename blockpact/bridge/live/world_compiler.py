@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from blockpact.bridge.live.settings import live_settings
 from blockpact.errors import UserError
+from blockpact.worlds.rules.obtainable import smelting_uses
 from blockpact.worlds.spec.schema import Vec, WorldSpec
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class CompiledWorld:
 
 def compile_world(spec: WorldSpec, seed: int = 0, plugin: bool = True) -> CompiledWorld:
     """The operations that build `spec` for an episode of seed `seed`; without blockpact's server `plugin`
-    (an external server) the world's harvest rules are listed as unsupported instead."""
+    (an external server) the world's harvest rules are listed as unsupported instead, with it smelting is."""
     world: list[Operation] = [*_clear(spec), *_blocks(spec), *game_rules()]
     world += [SetChest(pos, tuple(sorted(chest.items.items()))) for pos, chest in sorted(spec.chests.items())]
     unsupported: list[str] = []
@@ -106,6 +107,8 @@ def compile_world(spec: WorldSpec, seed: int = 0, plugin: bool = True) -> Compil
               for block, drop in sorted(spec.drops.items())]
     if plugin:
         world += [SetHarvest(block, tuple(sorted(tools))) for block, tools in sorted(spec.harvest.items())]
+        if uses := smelting_uses(spec):  # the simulator smelts; a program's smelt here fails mid-episode
+            unsupported.append(f"smelting: blockpact's server opens no furnace window ({'; '.join(uses)})")
     else:
         unsupported += [f"harvest.{block}: tool overrides" for block in sorted(spec.harvest)]
     players = {name: _player(name, p.spawn, p.inventory) for name, p in spec.players.items()}

@@ -13,15 +13,16 @@ from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.state import WorldState
 
 
-def obtainable_items(spec: WorldSpec) -> set[str]:
+def obtainable_items(spec: WorldSpec, furnaces: bool = True) -> set[str]:
     """Items players can hold: in chests and starting inventories, dropped by the world's blocks (its map's and
-    those its rules bring), then what recipes and furnaces make from those, to a fixed point."""
+    those its rules bring), then what recipes and (unless not `furnaces`) furnaces make from those, to a fixed
+    point."""
     state = WorldState(spec)
     have = {item for chest in spec.chests.values() for item in chest.items}
     have |= {item for player in spec.players.values() for item in player.inventory}
     blocks = set(spec.blocks.values()) | {rule.block for rule in spec.rules}
     have |= {item for block in blocks if block in state.data.blocks for item in game.expected_drops(state, block)}
-    smelted = mcdata.smelting_table()["outputs"]
+    smelted = mcdata.smelting_table()["outputs"] if furnaces else {}
     while True:
         made = {result for result, recipes in state.data.recipes.items()
                 if result not in have and any(all(i in have for i in r.ingredients) for r in recipes)}
@@ -39,3 +40,12 @@ def unobtainable_values(spec: WorldSpec) -> list[tuple[str, str]]:
              " it is worth nothing in play")
             for name, player in sorted(spec.players.items()) for item in sorted(player.values)
             if item != "emerald" and item not in have]
+
+
+def smelting_uses(spec: WorldSpec) -> list[str]:
+    """What in a world's play takes a furnace: furnace blocks on its map, and values on items only a furnace
+    makes (from what can be had). A server that cannot smelt must say so before such a world is played."""
+    uses = [f"a furnace at {list(pos)}" for pos, block in sorted(spec.blocks.items()) if block == "furnace"]
+    only_smelted = obtainable_items(spec) - obtainable_items(spec, furnaces=False)
+    valued = sorted({item for player in spec.players.values() for item in player.values if item in only_smelted})
+    return uses + [f"{item} is valued and only a furnace makes it" for item in valued]
