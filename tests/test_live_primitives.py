@@ -208,3 +208,31 @@ def test_a_held_out_world_with_a_custom_plant_drop_and_regrowth_runs_live(server
     assert end.data["rewards"]["Gizmo"] == 8
     assert not [e for e in events if e.kind == "live_unsupported"]
     assert sum(1 for e in events if e.kind == "block" and e.data["cause"] == "dig") == 4
+
+
+def test_an_episode_whose_runtime_ran_late_is_logged_and_said(server) -> None:
+    """Its bots' Node runtime blocked 2.5 s mid-episode (as a busy machine starves it): the episode still counts,
+    and a `runtime_late` event and a line for the user say how late (watchdog.lateness_note)."""
+    from blockpact.bridge.live.world import LiveWorld
+    from blockpact.bridge.runtime import runtime
+
+    spec = load_world(WORLD)
+    said: list[str] = []
+    wait = "async function wait(bot) { await bot.waitForTicks(200); }"
+
+    async def play() -> list:
+        world = LiveWorld(spec, 0, server=server, announce=said.append)
+        try:  # the block comes once the world's bots exist (their runtime measures its lateness from then)
+            runtime().require("node:vm").runInThisContext(
+                "setTimeout(() => { const end = Date.now() + 2500; while (Date.now() < end); }, 4000); 1")
+            results = await world.run_programs({p: wait for p in spec.players}, budget=60)
+            assert all(r.success for r in results.values()), results
+            world.finish()
+            return world.events
+        finally:
+            await world.close()
+
+    events = asyncio.run(play())
+    (late,) = [e for e in events if e.kind == "runtime_late"]
+    assert 2.0 <= late.data["late_s"] < 30, late.data
+    assert any("seed 0: the bots' Node runtime ran up to" in line and "slowed episode" in line for line in said), said

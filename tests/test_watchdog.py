@@ -121,3 +121,18 @@ def test_a_ping_unanswered_past_its_bound_kills_the_runtime() -> None:
     with pytest.raises(BridgeBroken, match=r"did not answer within 0 s .*; it was killed"):
         asyncio.run(dog.watch())
     assert node.killed
+
+
+def test_how_late_the_runtime_ran_is_kept_for_the_episode_and_said_past_two_seconds(monkeypatch) -> None:
+    """A loaded machine's 40 s episode acted for ~28 s and read as a normal seed (a new user's check): the worst
+    lateness the pings reported stays known after the bound has forgotten it, and from LATE_NOTE_SECONDS on the
+    live world logs a `runtime_late` event and says so on stderr (bridge/live/world.py)."""
+    monkeypatch.setattr(watchdog, "LATE_MEMORY_SECONDS", 0.1)
+    monkeypatch.setattr(watchdog, "LIVENESS_POLL_SECONDS", 0.1)
+    lateness = iter([0.2, 3.5, 0.1])
+    dog = RuntimeWatchdog(StandIn(), lambda bound: next(lateness, 0.0), lambda: 30.0)  # type: ignore[arg-type]
+    asyncio.run(_watch_for(dog, 0.8))
+    assert dog.worst_late == 3.5 and dog.bound() == 30.0  # the bound forgot it; the record did not
+    assert watchdog.lateness_note(1.9) is None
+    note = watchdog.lateness_note(dog.worst_late)
+    assert note is not None and "ran up to 3.5 s late" in note and "slowed episode" in note

@@ -21,7 +21,7 @@ from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.machine_load import stretched
 from blockpact.bridge.live.joins import JoinQueue
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
-from blockpact.bridge.live.watchdog import RuntimeWatchdog
+from blockpact.bridge.live.watchdog import RuntimeWatchdog, lateness_note
 from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 from blockpact.settings import settings
@@ -144,6 +144,15 @@ class MineflayerWorld:
     def _ping(self, bound: float) -> float:
         """The watchdog's ping: how late Node's main thread ran since the last one, in seconds."""
         return float(self._sync("ping", timeout=bound))
+
+    @property
+    def worst_late(self) -> float:
+        """Seconds the runtime's main thread ran late at worst while watched."""
+        return self._watchdog.worst_late
+
+    def lateness_note(self) -> str | None:
+        """What the user is told of that lateness, if it is worth telling (watchdog.lateness_note)."""
+        return lateness_note(self._watchdog.worst_late)
 
     async def watch(self) -> None:
         """Never returns: raises BridgeBroken once the Node runtime is gone, stopped or wedged (watchdog.py)."""

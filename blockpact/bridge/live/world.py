@@ -61,18 +61,15 @@ class LiveWorld:
         self.on_disconnect = on_disconnect or settings.episode.on_disconnect
         if self.on_disconnect not in DISCONNECT_POLICIES:
             raise UserError(f"on_disconnect must be one of {', '.join(DISCONNECT_POLICIES)}, got {self.on_disconnect!r}")
-        self.max_reconnects = settings.episode.max_reconnects
-        self.max_retries = settings.episode.max_retries
-        self.tick_interval = settings.world_master.tick_seconds
-        self.play_out = settings.world_master.play_out
+        self.max_reconnects, self.max_retries = settings.episode.max_reconnects, settings.episode.max_retries
+        self.tick_interval, self.play_out = settings.world_master.tick_seconds, settings.world_master.play_out
         if server is not None and address is not None:
             raise UserError("a live world plays either on the embedded server or on an external one, not both")
         self._own_server = server is None and address is None
         self.server = None if address is not None else server or EmbeddedServer(seed=seed)
         self.access: WorldAccess = WitnessedAccess(address) if address is not None else EmbeddedAccess(self.server)
-        self.viewer = viewer
+        self.viewer, self.humans = viewer, humans
         self.announce = announce or (lambda line: None)
-        self.humans = humans
         self.viewer_urls: dict[str, str] = {}
         self.state = state = WorldState(spec, seed)
         self.master = WorldMaster(self.access, spec, state)
@@ -199,6 +196,9 @@ class LiveWorld:
         finally:
             for task in (*tasks.values(), watchdog):
                 task.cancel()
+            if (note := self.bots.lateness_note()) is not None:
+                self.state.emit(None, "runtime_late", late_s=round(self.bots.worst_late, 3))
+                self.announce(f"seed {self.seed}: {note}")
         failure = failure or next((o for o in outcomes if isinstance(o, BaseException)), None)
         if failure is not None:
             raise failure
