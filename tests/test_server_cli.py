@@ -90,3 +90,24 @@ def test_a_server_that_did_not_start_says_why_until_one_does(embedded_server: Em
         assert server.start_failure is None and server.running
     finally:
         server.stop()
+
+
+def test_a_server_killed_during_a_request_says_how_it_ended() -> None:
+    """The message ended in "...control request 'drainEvents': " and nothing (a new user's check): it names the
+    signal, and says when the server wrote nothing on stderr."""
+    import os
+    import threading
+
+    from blockpact.bridge.live.embedded_server import ServerError
+
+    server = EmbeddedServer().start()
+    try:
+        os.kill(server.pid, signal.SIGSTOP)  # the request waits for an answer that never comes
+        threading.Timer(0.5, os.kill, (server.pid, signal.SIGKILL)).start()
+        with pytest.raises(ServerError) as failed:
+            server.request("viewDistance", timeout=60)
+        message = str(failed.value)
+        assert "exited (killed by signal 9) during control request 'viewDistance': " in message, message
+        assert not message.endswith(": "), message
+    finally:
+        server.stop()

@@ -178,7 +178,10 @@ class EmbeddedServer:
             raise ServerError(f"control request {op!r} got no answer within {limit:g} s")
         reply = pending.reply
         if reply is None:
-            raise ServerError(f"the embedded server exited during control request {op!r}: {self.stderr_tail()}")
+            code = self._proc.poll() if self._proc is not None else None
+            ended = "" if code is None else f" ({'killed by signal ' + str(-code) if code < 0 else f'exit code {code}'})"
+            raise ServerError(f"the embedded server exited{ended} during control request {op!r}: "
+                              f"{self.stderr_tail() or 'it wrote nothing on stderr'}")
         if not reply.get("ok"):
             raise ServerError(f"{op}: {reply.get('error')}")
         return reply.get("result")
