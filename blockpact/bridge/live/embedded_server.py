@@ -178,7 +178,10 @@ class EmbeddedServer:
             raise ServerError(f"control request {op!r} got no answer within {limit:g} s")
         reply = pending.reply
         if reply is None:
-            code = self._proc.poll() if self._proc is not None else None
+            try:  # its stdout has closed: the process is gone or going
+                code = self._proc.wait(timeout=2) if self._proc is not None else None
+            except subprocess.TimeoutExpired:
+                code = None
             ended = "" if code is None else f" ({'killed by signal ' + str(-code) if code < 0 else f'exit code {code}'})"
             raise ServerError(f"the embedded server exited{ended} during control request {op!r}: "
                               f"{self.stderr_tail() or 'it wrote nothing on stderr'}")
