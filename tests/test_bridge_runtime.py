@@ -260,3 +260,21 @@ def test_a_call_in_flight_when_node_dies_fails_at_once() -> None:
         killer.cancel()
     assert time.monotonic() - started < scaled(15)
     assert rt.runtime().alive  # the next user gets a fresh runtime
+
+
+def test_a_call_waiting_on_a_stopped_runtime_fails_within_seconds() -> None:
+    """Node stopped (SIGSTOP) while a call waits: the waiting thread is often the event loop's, where the watchdog
+    that kills a stopped runtime also runs, so the call held on for its whole bound. The runtime's guard kills a
+    process stopped for STOPPED_KILL_SECONDS while a call waits, and the call fails saying so."""
+    node = rt.runtime()
+    spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+    stopper = threading.Timer(1.0, os.kill, (node.pid, signal.SIGSTOP))
+    stopper.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(rt.BridgeBroken, match=r"is gone \(a long call; it was stopped while a call waited, and killed"):
+            node.call("a long call", lambda: spin(60_000, timeout=120))
+    finally:
+        stopper.cancel()
+    assert time.monotonic() - started < scaled(15)
+    assert rt.runtime().alive

@@ -57,6 +57,7 @@ class BridgeBroken(RuntimeError):
     """The Node runtime died or the Python-Node bridge stopped answering: not the program's fault."""
 
 
+STOPPED_KILL_SECONDS = 2.0  # a Node process stopped this long while a call waits on it is killed (NodeRuntime.call)
 NODE_LINES_PER_MINUTE = 50  # Node's own diagnostics on stderr (not the bridge's protocol) beyond this are dropped
 
 
@@ -129,8 +130,30 @@ class NodeRuntime:
         self._proc = javascript.connection.proc
         self.pid: int = int(self.require(JS_DIR / "runtime" / "guard.js").install())
         self._closed = False
+        self._waiting = 0  # calls waiting on Node now (from any thread)
+        self._waiting_lock = threading.Lock()
+        self._stopped_kill = False  # killed by the guard below for being stopped while calls waited
+        threading.Thread(target=self._kill_if_stopped_while_called, name="node-stopped-guard", daemon=True).start()
         atexit.register(self.close)
         _install_signal_handlers()
+
+    def _kill_if_stopped_while_called(self) -> None:
+        """Kill the process once it has been stopped (SIGSTOP, a debugger) for STOPPED_KILL_SECONDS while a call
+        waits on it: the waiting thread is often the event loop's (a world master's drainJournal), where the
+        watchdog that would kill a stopped runtime also runs, so nothing else could end the wait before its bound
+        (~30 s on a loaded machine; issue 18 asks 10). The killed process's end then wakes the call
+        (jspybridge._wake_waiting_calls), which fails as BridgeBroken."""
+        since: float | None = None
+        while not self._closed and self._proc.poll() is None:
+            time.sleep(STOPPED_KILL_SECONDS / 4)
+            if not (self._waiting and self.stopped):
+                since = None
+            elif since is None:
+                since = time.monotonic()
+            elif time.monotonic() - since >= STOPPED_KILL_SECONDS:
+                self._stopped_kill = True
+                self._proc.kill()
+                return
 
     def require(self, module: str | Path) -> Any:
         """A Node built-in (`node:net`), a package from the project's node_modules, or a JS file by absolute path."""
@@ -170,6 +193,8 @@ class NodeRuntime:
         code = self._proc.poll()
         if code is None:
             return "its process still runs; the bridge to it was stopped"
+        if self._stopped_kill:
+            return f"it was stopped while a call waited, and killed after {STOPPED_KILL_SECONDS:g} s"
         if code >= 0:
             return f"exited with code {code}"
         try:
@@ -183,12 +208,17 @@ class NodeRuntime:
             raise BridgeBroken(f"the Node runtime (pid {self.pid}) is gone ({what}; {self.end})")
         if self.stopped:  # it would answer nothing, and the caller would block for the call's whole bound
             raise BridgeBroken(f"the Node runtime (pid {self.pid}) is stopped ({what})")
+        with self._waiting_lock:
+            self._waiting += 1
         try:
             return fn(*args)
         except Exception as exc:  # JSPyBridge raises bare Exceptions for a crashed or timed-out bridge
             if not self.alive:  # woken without an answer (jspybridge._wake_waiting_calls), or timed out meanwhile
                 raise BridgeBroken(f"the Node runtime (pid {self.pid}) is gone ({what}; {self.end})") from exc
             raise BridgeBroken(f"the Node bridge failed during {what} (Node still running): {type(exc).__name__}: {exc}") from exc
+        finally:
+            with self._waiting_lock:
+                self._waiting -= 1
 
     def post(self, what: str, method: Any, *args: Any) -> None:
         """`method(*args)` (JSON arguments) sent to Node without waiting for its answer (jspybridge.post), for a
