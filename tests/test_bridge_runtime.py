@@ -268,7 +268,7 @@ def test_a_call_waiting_on_a_stopped_runtime_fails_within_seconds() -> None:
     process stopped for STOPPED_KILL_SECONDS while a call waits, and the call fails saying so."""
     node = rt.runtime()
     spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
-    stopper = threading.Timer(1.0, os.kill, (node.pid, signal.SIGSTOP))
+    stopper = threading.Timer(2.0, os.kill, (node.pid, signal.SIGSTOP))  # after the call's own check
     stopper.start()
     started = time.monotonic()
     try:
@@ -277,4 +277,30 @@ def test_a_call_waiting_on_a_stopped_runtime_fails_within_seconds() -> None:
     finally:
         stopper.cancel()
     assert time.monotonic() - started < scaled(15)
+    assert rt.runtime().alive
+
+
+def test_a_call_waiting_when_its_runtime_is_killed_and_closed_fails_at_once() -> None:
+    """NodeRuntime.kill (the watchdog's) closes the bridge before Node's end is read: the waiting calls were looked
+    for on the current loop, gone by then, and waited out their bound (30 s in a review's repro). Each reader
+    thread now wakes the calls of the loop its own process served."""
+    node = rt.runtime()
+    spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+    outcome: list[BaseException | None] = []
+
+    def call() -> None:
+        try:
+            node.call("a long call", lambda: spin(60_000, timeout=30))
+            outcome.append(None)
+        except BaseException as exc:  # noqa: BLE001 (what the caller got, checked below)
+            outcome.append(exc)
+
+    caller = threading.Thread(target=call)
+    started = time.monotonic()
+    caller.start()
+    time.sleep(1.0)
+    node.kill()
+    caller.join(timeout=60)
+    assert time.monotonic() - started < scaled(15)
+    assert len(outcome) == 1 and isinstance(outcome[0], rt.BridgeBroken) and "is gone" in str(outcome[0]), outcome
     assert rt.runtime().alive

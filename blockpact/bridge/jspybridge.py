@@ -104,7 +104,8 @@ def _reading_to_the_end(connection: ModuleType) -> Any:
 
     def read() -> None:
         com_io()
-        proc = connection.proc
+        me = threading.current_thread()
+        proc = getattr(me, "blockpact_proc", None)  # this reader's own process, not whichever started since
         try:
             rest = b"" if proc is None or proc.stderr is None else proc.stderr.read()
         except (OSError, ValueError):  # closed by whoever stopped the bridge
@@ -112,21 +113,35 @@ def _reading_to_the_end(connection: ModuleType) -> Any:
         for line in rest.decode("utf-8", errors="replace").splitlines():
             if not line.startswith('{"r"'):
                 connection.print("[JSE]", line)
-        _wake_waiting_calls(connection, proc)
+        _wake_waiting_calls(getattr(me, "blockpact_loop", None))
 
     return read
 
 
-def _wake_waiting_calls(connection: ModuleType, proc: Any) -> None:
-    """Node is gone: every call still waiting for its answer is woken, to find none and fail (runtime.call:
+def _wake_waiting_calls(loop: Any) -> None:
+    """Node is gone: every call still waiting on its loop is woken, to find no answer and fail (runtime.call:
     BridgeBroken). JSPyBridge left such a caller blocked for its whole bound: a world master's drainJournal
-    in flight when the bots' runtime was killed held the episode 32 s at load 11 (issue 18 asks 15 s). Not
-    once a new process has replaced this one: the waiting calls are then the new one's."""
-    loop = sys.modules["javascript.config"].event_loop
-    if loop is None or connection.proc is not proc:
+    in flight when the bots' runtime was killed held the episode 32 s at load 11 (issue 18 asks 15 s). The
+    loop is the one this process served (set on its reader thread), not the current one, which may be a new
+    runtime's or None once the dead one was closed. A call whose answer came just before is told "gone" too."""
+    if loop is None:
         return
     for entry in list(loop.requests.values()):
         entry[0].set()
+
+
+class _PopenRecording:
+    """connection's `subprocess`, whose Popen records the process it starts on the thread that starts it (the
+    reader thread, com_io), so that thread knows its own process after it ends."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(subprocess, name)
+
+    @staticmethod
+    def Popen(*args: Any, **kwargs: Any) -> subprocess.Popen:  # noqa: N802 (subprocess's name)
+        proc = subprocess.Popen(*args, **kwargs)
+        threading.current_thread().blockpact_proc = proc  # type: ignore[attr-defined]
+        return proc
 
 
 def _proxy_print(*parts: Any, **_print_options: Any) -> None:
@@ -253,8 +268,10 @@ class _Requests(dict):  # type: ignore[type-arg]
 
 def _with_request_table(init: Any) -> Any:
     def __init__(loop: Any, *args: Any, **kwargs: Any) -> None:
-        init(loop, *args, **kwargs)
+        init(loop, *args, **kwargs)  # starts the connection's reader thread
         loop.requests = _Requests(loop.requests)
+        reader = sys.modules["javascript.connection"].com_thread
+        reader.blockpact_loop = loop  # the loop whose waiting calls it wakes when its Node ends
 
     return __init__
 
@@ -340,6 +357,7 @@ def import_bridge() -> ModuleType:
         connection = importlib.import_module("javascript.connection")
         connection.print = node_line  # type: ignore[attr-defined]  # its [JSE] lines and its stdout copier
         connection.stdout = subprocess.PIPE  # type: ignore[attr-defined]
+        connection.subprocess = _PopenRecording()  # type: ignore[attr-defined]
         connection.notebook = True  # type: ignore[attr-defined]  # "copy Node's stdout in a thread"
         connection.stdout_read = _copy_node_stdout(connection)  # type: ignore[attr-defined]
         connection.readAll = _read_all(connection)  # type: ignore[attr-defined]
