@@ -10,7 +10,11 @@ from blockpact.bridge.live.joins import JoinQueue, join_timeout
 from blockpact.bridge.live.settings import live_settings
 
 
-def test_joins_go_a_few_at_a_time_each_timed_by_the_joins_under_way() -> None:
+def test_joins_go_a_few_at_a_time_each_timed_by_the_joins_under_way(monkeypatch) -> None:
+    from blockpact.bridge import machine_load
+
+    monkeypatch.setattr(machine_load.os, "getloadavg", lambda: (8.0, 0.0, 0.0))  # not moving during the test
+    monkeypatch.setattr(machine_load, "CORES", 2)
     slots = live_settings().bots.join_concurrency
     under_way, most, bounds = 0, 0, []
 
@@ -32,7 +36,11 @@ def test_joins_go_a_few_at_a_time_each_timed_by_the_joins_under_way() -> None:
     assert len(bounds) == 3 * slots and max(bounds) <= join_timeout(slots), (bounds, join_timeout(slots))
 
 
-def test_a_failed_join_is_tried_again_and_the_last_reason_is_kept() -> None:
+def test_a_failed_join_is_tried_again_and_the_last_reason_is_kept(monkeypatch) -> None:
+    from blockpact.bridge import machine_load
+
+    monkeypatch.setattr(machine_load.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    monkeypatch.setattr(machine_load, "CORES", 2)
     reasons = iter(["kicked: the server is full", "did not spawn within 30 s", None])
     calls: list[float] = []
 

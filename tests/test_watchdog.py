@@ -135,4 +135,4 @@ def test_how_late_the_runtime_ran_is_kept_for_the_episode_and_said_past_two_seco
     assert dog.worst_late == 3.5 and dog.bound() == 30.0  # the bound forgot it; the record did not
     assert watchdog.lateness_note(1.9) is None
     note = watchdog.lateness_note(dog.worst_late)
-    assert note is not None and "ran up to 3.5 s late" in note and "slowed episode" in note
+    assert note is not None and "stalled for up to 3.5 s at a time" in note and "slowed episode" in note

@@ -252,7 +252,10 @@ class MineflayerWorld:
         return dict(zip(names, results))
 
     def start_batch(self, size: int) -> StartBatch:
-        """A new start line for `size` programs that play together."""
+        """A new start line for `size` programs that play together. How late the runtime runs is counted from here
+        (lateness_note): joins and world building run it late too, and are not its programs' doing."""
+        self._sync("ping")  # Node's record of its lateness starts again
+        self._watchdog.worst_late = 0.0
         self._batches += 1
         return StartBatch(f"batch-{self._batches}", size)
 

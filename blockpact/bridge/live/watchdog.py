@@ -29,7 +29,7 @@ LIVENESS_POLL_SECONDS = 1.0  # how often the runtime is pinged, and checked to b
 UNANSWERED_SECONDS = 2.0  # a ping unanswered this long: the loop thread makes no other call into Node
 LATE_FACTOR = 3.0  # a call may take this many times the longest lateness the runtime showed lately
 LATE_MEMORY_SECONDS = 60.0  # how long a lateness the runtime showed counts
-LATE_NOTE_SECONDS = 2.0  # a runtime this late during an episode: its bots acted that much after the episode clock
+LATE_NOTE_SECONDS = 2.0  # a runtime's stall this long during an episode's programs is said (lateness_note)
 
 
 def lateness_note(late: float) -> str | None:
@@ -38,8 +38,8 @@ def lateness_note(late: float) -> str | None:
     normal one with a fifth of its usual welfare (a new user's check): it still happened, and is kept, but said."""
     if late < LATE_NOTE_SECONDS:
         return None
-    return (f"the bots' Node runtime ran up to {late:.1f} s late during this episode (a busy machine): they acted "
-            "that much after the episode's clock, and its numbers are those of a slowed episode")
+    return (f"the bots' Node runtime stalled for up to {late:.1f} s at a time during this episode's programs (a busy "
+            "machine): its bots acted late, and its numbers are those of a slowed episode")
 
 
 class RuntimeWatchdog:
@@ -52,7 +52,7 @@ class RuntimeWatchdog:
         self.call_seconds = call_seconds
         self._asked: float | None = None  # monotonic time of the unanswered ping
         self._late: deque[tuple[float, float]] = deque()  # (when, seconds late) the runtime showed
-        self.worst_late = 0.0  # the most it was late, in seconds, since this watchdog was made
+        self.worst_late = 0.0  # its longest stall, in seconds, since this was last set to 0 (a batch of programs started)
 
     def bound(self) -> float:
         """How long a quick call into Node may take before Node counts as wedged: `call_seconds()`, or LATE_FACTOR

@@ -6,7 +6,7 @@
 // Every long operation takes a callback `done(json)` and returns at once: a Python->JS call
 // that waits longer than JSPyBridge's 10 s timeout can wedge the bridge. Results are JSON text,
 // so Python never walks JS proxies.
-const { monitorEventLoopDelay } = require('node:perf_hooks')
+const { monitorEventLoopDelay, performance } = require('node:perf_hooks')
 const { Vec3 } = require('vec3')
 const { createRunner } = require('../sandbox')
 const { connectBot, disconnectBot } = require('./connect')
@@ -20,6 +20,8 @@ const { queryNames } = require('./queries')
 const { Witness } = require('./witness')
 const { startViewer } = require('./viewer')
 const { startLine } = require('./start_line')
+
+const BEAT_MS = 100 // how often the watchdog's beat runs (ping)
 
 // Calls a Python callback; its promise (JSPyBridge) must never become an unhandled rejection.
 function reply (done, value) {
@@ -63,13 +65,18 @@ class LiveWorld {
     this.delays.enable()
     this.pingDelays = monitorEventLoopDelay({ resolution: 20 }) // the watchdog's own (watchdog.py), apart from loopDelay's
     this.pingDelays.enable()
+    // A ping that arrives right after a stall is read before the histogram has its sample (I/O runs before the
+    // next round of timers): the time since this beat last ran says how long that stall was.
+    this.lastBeat = performance.now()
+    this.beat = setInterval(() => { this.lastBeat = performance.now() }, BEAT_MS)
+    this.beat.unref()
   }
 
   // The watchdog's ping: how late the main thread ran at worst since the last ping, in seconds (a quick call).
   ping () {
-    const late = this.pingDelays.max / 1e9
+    const late = Math.max(this.pingDelays.max / 1e9, (performance.now() - this.lastBeat - BEAT_MS) / 1000)
     this.pingDelays.reset()
-    return late
+    return Math.max(0, late)
   }
 
   // The main thread's lateness since the last call, in ms: {mean, p99, max} (a quick synchronous call).
@@ -334,6 +341,7 @@ class LiveWorld {
   close (done) {
     this.delays.disable()
     this.pingDelays.disable()
+    clearInterval(this.beat)
     Promise.all([...this.bodies.keys()].map(name => this.#leave(name)))
       .then(() => reply(done, { ok: true }), err => reply(done, { ok: false, error: err.message }))
   }
