@@ -304,3 +304,25 @@ def test_a_call_waiting_when_its_runtime_is_killed_and_closed_fails_at_once() ->
     assert time.monotonic() - started < scaled(15)
     assert len(outcome) == 1 and isinstance(outcome[0], rt.BridgeBroken) and "is gone" in str(outcome[0]), outcome
     assert rt.runtime().alive
+
+
+def test_a_runtime_throttled_by_stops_and_resumes_is_not_killed() -> None:
+    """cpulimit throttles a process by stopping and resuming it in turn: a call on such a runtime is slow, not
+    wedged, and the stopped-runtime guard must let it finish (it sampled the state alone; a review's finding)."""
+    node = rt.runtime()
+    spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+    answers: list[int] = []
+    caller = threading.Thread(target=lambda: answers.append(node.call("a throttled call", lambda: spin(6000, timeout=60))))
+    caller.start()
+    time.sleep(0.3)  # past the call's own stopped-check
+    try:
+        while caller.is_alive() and node.alive:  # stopped 80% of the time, as `cpulimit -l 20` does
+            os.kill(node.pid, signal.SIGSTOP)
+            time.sleep(0.4)
+            os.kill(node.pid, signal.SIGCONT)
+            time.sleep(0.1)
+    finally:
+        if node.alive:
+            os.kill(node.pid, signal.SIGCONT)
+        caller.join(timeout=60)
+    assert answers == [6000] and node.alive

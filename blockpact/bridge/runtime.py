@@ -144,16 +144,27 @@ class NodeRuntime:
         (~30 s on a loaded machine; issue 18 asks 10). The killed process's end then wakes the call
         (jspybridge._wake_waiting_calls), which fails as BridgeBroken."""
         since: float | None = None
+        ran = -1  # Node's CPU time when it was first seen stopped: a process that runs in between (cpulimit stops
+        # and resumes it in turn) is throttled, not stopped, and its time starts again
         while not self._closed and self._proc.poll() is None:
             time.sleep(STOPPED_KILL_SECONDS / 4)
             if not (self._waiting and self.stopped):
                 since = None
-            elif since is None:
-                since = time.monotonic()
+            elif since is None or self._cpu_ticks() != ran:
+                since, ran = time.monotonic(), self._cpu_ticks()
             elif time.monotonic() - since >= STOPPED_KILL_SECONDS:
                 self._stopped_kill = True
                 self._proc.kill()
                 return
+
+    def _cpu_ticks(self) -> int:
+        """The process's user + system CPU time in clock ticks (/proc), -1 where it cannot be read."""
+        try:
+            with open(f"/proc/{self._proc.pid}/stat", "rb") as stat:
+                fields = stat.read().rpartition(b")")[2].split()
+            return int(fields[11]) + int(fields[12])  # utime, stime: fields 14 and 15 of stat(5)
+        except (OSError, IndexError, ValueError):
+            return -1
 
     def require(self, module: str | Path) -> Any:
         """A Node built-in (`node:net`), a package from the project's node_modules, or a JS file by absolute path."""
