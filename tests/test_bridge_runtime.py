@@ -244,12 +244,17 @@ def test_a_runtime_ended_by_an_uncaught_exception_says_why(capfd, monkeypatch) -
     assert rt.runtime().alive  # the next user gets a fresh runtime
 
 
+def _busy_for(node: rt.NodeRuntime):
+    """A JS function keeping Node's main thread busy for `ms` wall milliseconds, answering `ms`."""
+    return node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+
+
 def test_a_call_in_flight_when_node_dies_fails_at_once() -> None:
     """A call waiting for its answer when Node is killed was woken by nothing: the caller blocked for the call's
     whole bound (a world master's drainJournal held a live episode 32 s at load 11, issue 18 asks 15 s). The end
     of Node's output now wakes every waiting call, which fails as BridgeBroken saying how Node ended."""
     node = rt.runtime()
-    spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+    spin = _busy_for(node)
     killer = threading.Timer(1.0, os.kill, (node.pid, signal.SIGKILL))
     killer.start()
     started = time.monotonic()
@@ -267,7 +272,7 @@ def test_a_call_waiting_on_a_stopped_runtime_fails_within_seconds() -> None:
     that kills a stopped runtime also runs, so the call held on for its whole bound. The runtime's guard kills a
     process stopped for STOPPED_KILL_SECONDS while a call waits, and the call fails saying so."""
     node = rt.runtime()
-    spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+    spin = _busy_for(node)
     stopper = threading.Timer(2.0, os.kill, (node.pid, signal.SIGSTOP))  # after the call's own check
     stopper.start()
     started = time.monotonic()
@@ -285,7 +290,7 @@ def test_a_call_waiting_when_its_runtime_is_killed_and_closed_fails_at_once() ->
     for on the current loop, gone by then, and waited out their bound (30 s in a review's repro). Each reader
     thread now wakes the calls of the loop its own process served."""
     node = rt.runtime()
-    spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+    spin = _busy_for(node)
     outcome: list[BaseException | None] = []
 
     def call() -> None:
@@ -310,7 +315,7 @@ def test_a_runtime_throttled_by_stops_and_resumes_is_not_killed() -> None:
     """cpulimit throttles a process by stopping and resuming it in turn: a call on such a runtime is slow, not
     wedged, and the stopped-runtime guard must let it finish (it sampled the state alone; a review's finding)."""
     node = rt.runtime()
-    spin = node.require("node:vm").runInThisContext("(ms) => { const end = Date.now() + ms; while (Date.now() < end); return ms }")
+    spin = _busy_for(node)
     answers: list[int] = []
     caller = threading.Thread(target=lambda: answers.append(node.call("a throttled call", lambda: spin(6000, timeout=60))))
     caller.start()
