@@ -20,14 +20,39 @@ def _double_vein_valuing(tmp_path: Path, extra: str) -> Path:
     return path
 
 
+def _double_vein_with_chest(tmp_path: Path, items: str) -> Path:
+    text = (BUILTIN_DIR / "double_vein.toml").read_text()
+    old = "items = { stone_pickaxe = 1, iron_pickaxe = 1 }"
+    assert old in text
+    path = tmp_path / "dv_chest.toml"
+    path.write_text(text.replace(old, f"items = {{ stone_pickaxe = 1, iron_pickaxe = 1, {items} }}"))
+    return path
+
+
 def test_drops_chests_recipes_and_furnaces_count_and_nothing_else(tmp_path: Path) -> None:
     have = obtainable_items(load_world("double_vein"))
-    assert {"raw_iron", "diamond", "iron_pickaxe", "stone_pickaxe"} <= have  # drops and the chest
-    assert {"iron_ingot", "iron_block", "diamond_block"} <= have  # furnace, then recipes from what that makes
+    assert {"raw_iron", "diamond", "iron_pickaxe", "stone_pickaxe", "cobblestone"} <= have  # drops and the chest
     assert not {"melon", "wheat", "diamond_sword"} & have  # a sword needs sticks: no wood here
+    # no wood: no crafting table for a 3x3 recipe (a diamond block, a furnace), and nothing to burn
+    assert not {"iron_ingot", "iron_block", "diamond_block", "crafting_table", "furnace"} & have
     spec = load_world(_double_vein_valuing(tmp_path, "melon = 2, iron_ingot = 1, emerald = 1"))
-    assert [path for path, _ in unobtainable_values(spec)] == ["players.Gizmo.values.melon"]
+    assert [path for path, _ in unobtainable_values(spec)] == ["players.Gizmo.values.iron_ingot", "players.Gizmo.values.melon"]
     assert all(unobtainable_values(load_world(w)) == [] for w in ("double_vein", "cleanup", "commons", "cleanup_mp", "forest"))
+
+
+def test_crafting_tables_furnaces_and_fuel_come_from_what_can_be_had(tmp_path: Path) -> None:
+    """Logs make planks make a crafting table (2x2 recipes); with it, the stone floor's cobblestone makes a
+    furnace; logs burn: then smelting, and 3x3 recipes of what it makes."""
+    have = obtainable_items(load_world(_double_vein_with_chest(tmp_path, "oak_log = 3")))
+    assert {"oak_planks", "crafting_table", "furnace", "iron_ingot", "iron_block", "diamond_block"} <= have
+    table_only = obtainable_items(load_world(_double_vein_with_chest(tmp_path, "crafting_table = 1")))
+    assert {"diamond_block", "furnace", "iron_ingot"} <= table_only  # the table itself burns (smelting.toml)
+    coal_only = obtainable_items(load_world(_double_vein_with_chest(tmp_path, "coal = 8")))
+    assert not {"furnace", "iron_ingot"} & coal_only  # fuel, but no table to make a furnace with
+    furnace_and_coal = obtainable_items(load_world(_double_vein_with_chest(tmp_path, "coal = 8, furnace = 1")))
+    assert "iron_ingot" in furnace_and_coal and "iron_block" not in furnace_and_coal  # 3x3: still no table
+    assert "iron_ingot" not in obtainable_items(load_world(_double_vein_with_chest(tmp_path, "coal = 8, furnace = 1")),
+                                                furnaces=False)
 
 
 def test_validate_and_run_say_so_where_the_user_looks(tmp_path: Path, capsys) -> None:
@@ -45,7 +70,7 @@ def test_what_takes_a_furnace_is_unsupported_on_blockpacts_server_before_play(tm
     now lists it as unsupported there, which the live world logs and announces before anyone plays; an external
     (vanilla) server smelts."""
     assert all(smelting_uses(load_world(w)) == [] for w in ("double_vein", "cleanup", "commons", "cleanup_mp", "forest"))
-    text = _double_vein_valuing(tmp_path, "iron_ingot = 9").read_text()
+    text = _double_vein_valuing(tmp_path, "iron_ingot = 9").read_text().replace("iron_pickaxe = 1 }", "iron_pickaxe = 1, coal = 4 }")
     smeltery = tmp_path / "smeltery.toml"
     smeltery.write_text(text.replace('"................",\n  "..II', '"....F...........",\n  "..II', 1)
                         .replace('"D" = "diamond_ore"', '"D" = "diamond_ore"\n"F" = "furnace"'))

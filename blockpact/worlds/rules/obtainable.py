@@ -16,7 +16,8 @@ from blockpact.worlds.state import WorldState
 def obtainable_items(spec: WorldSpec, furnaces: bool = True) -> set[str]:
     """Items players can hold: in chests and starting inventories, dropped by the world's blocks (its map's and
     those its rules bring), then what recipes and (unless not `furnaces`) furnaces make from those, to a fixed
-    point."""
+    point. As in play (worlds/sim/primitives.py): a 3x3 recipe needs a crafting table and smelting a furnace, each
+    on the map or made and placed, and smelting burns a fuel."""
     state = WorldState(spec)
     have = {item for chest in spec.chests.values() for item in chest.items}
     have |= {item for player in spec.players.values() for item in player.inventory}
@@ -24,9 +25,12 @@ def obtainable_items(spec: WorldSpec, furnaces: bool = True) -> set[str]:
     have |= {item for block in blocks if block in state.data.blocks for item in game.expected_drops(state, block)}
     smelted = mcdata.smelting_table()["outputs"] if furnaces else {}
     while True:
+        table = "crafting_table" in blocks | have
         made = {result for result, recipes in state.data.recipes.items()
-                if result not in have and any(all(i in have for i in r.ingredients) for r in recipes)}
-        made |= {out for raw, out in smelted.items() if raw in have and out not in have}
+                if result not in have and any((table or not r.needs_table) and all(i in have for i in r.ingredients)
+                                              for r in recipes)}
+        if "furnace" in blocks | have and any(game.fuel_value(item) > 0 for item in have):
+            made |= {out for raw, out in smelted.items() if raw in have and out not in have}
         if not made:
             return have
         have |= made
@@ -36,8 +40,8 @@ def unobtainable_values(spec: WorldSpec) -> list[tuple[str, str]]:
     """(key path, warning) for each player's value on an item nobody in the world can come to hold."""
     have = obtainable_items(spec)
     return [(f"players.{name}.values.{item}",
-             f"no block of this world drops {item}, no chest or inventory holds it, and no recipe or furnace makes it:"
-             " it is worth nothing in play")
+             f"no block of this world drops {item}, no chest or inventory holds it, and no recipe or furnace makes it"
+             " (a 3x3 recipe needs a crafting table; smelting, a furnace and fuel): it is worth nothing in play")
             for name, player in sorted(spec.players.items()) for item in sorted(player.values)
             if item != "emerald" and item not in have]
 
