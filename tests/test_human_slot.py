@@ -16,7 +16,7 @@ import pytest
 
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.settings import live_settings
-from blockpact.bridge.live.world import LiveWorlds
+from blockpact.bridge.live.backend import LiveWorlds
 from blockpact.bridge.runtime import node_binary
 from blockpact.cli import main
 from blockpact.experiments.outputs import build_outputs

@@ -14,7 +14,7 @@ from blockpact.experiments.rundir import RunDir
 if TYPE_CHECKING:
     from blockpact.llm.budget import Budget
     from blockpact.llm.settings import LLMSettings
-    from blockpact.bridge.live.world import LiveWorlds
+    from blockpact.bridge.live.backend import LiveWorlds
     from blockpact.experiments.episode_engine import WorldFactory
 
 BACKENDS = ("sim", "minecraft")
@@ -58,7 +58,7 @@ def announce(line: str) -> None:
 
 def live_worlds(options: LiveOptions) -> LiveWorlds:
     """The live backend of a run; its embedded server (if any) starts with the first episode."""
-    from blockpact.bridge.live.world import LiveWorlds
+    from blockpact.bridge.live.backend import LiveWorlds
     from blockpact.bridge.live.mineflayer_body import ServerAddress
 
     address = None

@@ -172,7 +172,7 @@ def _live_worlds() -> tuple[Any, Any]:
     import sys
 
     from blockpact.bridge.live.agents import LiveAgents
-    from blockpact.bridge.live.world import LiveWorlds
+    from blockpact.bridge.live.backend import LiveWorlds
 
     live = LiveWorlds(announce=lambda line: print(line, file=sys.stderr, flush=True))
     return (lambda spec, seed: LiveAgents(live(spec, seed))), live
