@@ -14,6 +14,7 @@ from typing import Any
 
 from blockpact.experiments.commons_metrics import commons_section
 from blockpact.experiments.groups_metrics import groups_section
+from blockpact.experiments.live_notes import episode_notes, live_warnings
 from blockpact.experiments.llm_accounting import llm_accounting
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
 from blockpact.experiments.contract_reading import free_text_warning
@@ -69,6 +70,7 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
         "program_errors": sum(p.failed for p in ep.programs),
         "judgments": {j.source: j.transfers for j in ep.judgments},
         "judge_disagreement": judge_disagreement(ep),
+        **episode_notes(ep),  # live: a stalled runtime, what the server did not reproduce
     }
 
 
@@ -222,7 +224,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "conditions": conditions,
         "commons": commons_section(run),  # GovSim's measures; None without renewable resources
         "groups": groups_section(run),  # welfare and Gini per group; None without groups
-        "warnings": [*run.warnings, *contract_warnings(run)],
+        "warnings": [*run.warnings, *contract_warnings(run), *live_warnings(run)],
         "llm": llm_accounting(run),  # who played and what it cost (None for scripted runs)
         "resumes": [{"after_seq": r.after_seq, "units": _unit_list(r.units), "superseded": _unit_list(r.superseded),
                      "dropped_torn_line": r.dropped_line is not None} for r in run.resumes],
