@@ -41,12 +41,20 @@ def _ci(mean: float | None, low: float | None, high: float | None, digits: int) 
     return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def _table(headers: list[str], title: str) -> Table:
+    """Cells wrap instead of being cut to "orcha…" on a narrow terminal (80 columns)."""
+    table = Table(title=title)
+    for header in headers:
+        table.add_column(header, overflow="fold")
+    return table
+
+
 def print_comparison(console: Console, c: Comparison) -> None:
     for w in c.warnings:
         console.print(f"warning: {w}", style="yellow", markup=False, highlight=False, soft_wrap=True)
     digits = {"gini": 3}
-    table = Table("world", "condition", "population", "n", "failed",
-                  *[f"{m} mean [95% CI]" for m in c.measures], title=f"{len(c.runs)} run(s)")
+    table = _table(["world", "condition", "population", "n", "failed", *[f"{m} mean [95% CI]" for m in c.measures]],
+                   f"{len(c.runs)} run(s)")
     for g in c.groups:
         cells = []
         for m in c.measures:
@@ -55,8 +63,8 @@ def print_comparison(console: Console, c: Comparison) -> None:
         table.add_row(g.world, g.condition, g.population, str(len(g.samples)), str(len(g.failed)), *cells)
     console.print(table)
     if c.paired:
-        paired = Table("world", "population", "difference", "measure", "pairs", "mean [95% CI]",
-                       title="paired differences on matched seeds")
+        paired = _table(["world", "population", "difference", "measure", "pairs", "mean [95% CI]"],
+                        "paired differences on matched seeds")
         for p in c.paired:
             e = p.estimate
             paired.add_row(p.world, p.population, f"{p.condition} − {p.baseline}", p.measure, str(e.n),

@@ -1,10 +1,14 @@
 """`blockpact compare`: one table over many runs (and sweeps), as a pure function of each run's
 metrics.json (rebuilt from events.jsonl when missing) and its run_start event.
 
-A sample is one finished seed of one condition of one run. Samples are grouped by world × condition ×
-population (who filled each player slot); each group gets n, mean and a 95% CI per measure. Paired
-differences compare each condition with the group's baseline condition (`none` when present, else
-the first one) on the seeds both have, seed by seed, so the world's randomness cancels out.
+A sample is one finished seed of one condition of one run. Samples are grouped by treatment: world ×
+condition × population (who filled each player slot), where the world is its file's content and the backend
+it ran on, and a condition with a given contract is its text. Runs that share a world name or a condition name
+but differ there are told apart in the labels ("orchard (minecraft)", "orchard (file 3fa2c1)", "contract (text
+9b0e11)") and a warning says what each label stands for: pooling them mixed treatments. Each group gets n, mean
+and a 95% CI per measure. Paired differences compare each condition with the group's baseline condition (`none`
+when present, else the first one) of the same world, backend and population, on the seeds both have, seed by
+seed, so the world's randomness cancels out.
 
 Measures: welfare and Gini always; efficiency and survival when a run's metrics carry them (worlds
 with dynamics), read tolerantly: a number or a boolean under the seed's entry or one table below it.
@@ -12,6 +16,7 @@ with dynamics), read tolerantly: a number or a boolean under the seed's entry or
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -39,6 +44,9 @@ class RunSource:
     world: str
     population: dict[str, str]  # player slot -> who filled it ("scripted", "llm:MODEL", "scripted:greedy", ...)
     metrics: dict[str, Any]
+    backend: str = "sim"
+    world_digest: str | None = None  # of the world file's text as run (run_start's world_source)
+    contract_texts: dict[str, str] = field(default_factory=dict)  # condition -> its given contract's text
 
     @property
     def population_label(self) -> str:
@@ -96,7 +104,10 @@ class Paired:
 
     @property
     def estimate(self) -> Estimate:
-        return estimate(self.differences)
+        """Cut at the range a difference of the measure can take (a survival rate's difference: [-1, 1])."""
+        lowest, highest = BOUNDS.get(self.measure, (None, None))
+        bounded = lowest is not None and highest is not None
+        return estimate(self.differences, (lowest - highest, highest - lowest) if bounded else (None, None))
 
 
 @dataclass
@@ -174,7 +185,52 @@ def load_run(path: Path) -> RunSource:
         from blockpact.experiments.records import read_run
 
         metrics = tidy(run_metrics(read_run(path / "events.jsonl")))  # the numbers metrics.json would hold
-    return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics)
+    source = start.get("world_source")
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:6] if isinstance(source, str) else None
+    texts = {str(c["name"]): str(c["contract_text"]) for c in start.get("conditions", []) if c.get("contract_text")}
+    return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics,
+                     str(start.get("backend") or metrics.get("backend") or "sim"), digest, texts)
+
+
+def _labels(runs: Sequence[RunSource]) -> tuple[dict[Path, str], dict[tuple[Path, str], str], list[str]]:
+    """The world label of each run and the condition label of each (run, condition): the bare names unless runs
+    sharing a name differ in backend, world file or contract text; then what tells them apart, and a warning."""
+    warnings: list[str] = []
+    files: dict[str, dict[str | None, list[Path]]] = defaultdict(lambda: defaultdict(list))
+    backends: dict[str, set[str]] = defaultdict(set)
+    for run in runs:
+        files[run.world][run.world_digest].append(run.path)
+        backends[run.world].add(run.backend)
+    world_of: dict[Path, str] = {}
+    for run in runs:
+        parts = [run.backend] if len(backends[run.world]) > 1 else []
+        if len(files[run.world]) > 1:
+            parts.append(f"file {run.world_digest or '?'}")
+        world_of[run.path] = f"{run.world} ({', '.join(parts)})" if parts else run.world
+    for world, by_digest in files.items():
+        if len(by_digest) > 1:
+            each = "; ".join(f"file {d or '?'}: {', '.join(map(str, paths))}" for d, paths in by_digest.items())
+            warnings.append(f"world {world}: {len(by_digest)} different world files share the name; each is its own "
+                            f"group ({each})")
+    texts: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for run in runs:
+        for condition, text in run.contract_texts.items():
+            texts[(world_of[run.path], condition)].add(text)
+    condition_of: dict[tuple[Path, str], str] = {}
+    for run in runs:
+        for condition in run.metrics.get("conditions", {}):
+            text = run.contract_texts.get(condition)
+            varied = len(texts.get((world_of[run.path], condition), ())) > 1
+            condition_of[(run.path, condition)] = f"{condition} (text {_digest(text)})" if varied and text else condition
+    for (world, condition), seen in texts.items():
+        if len(seen) > 1:
+            each = "; ".join(f"text {_digest(t)}: {t!r}" for t in sorted(seen))
+            warnings.append(f"{world} / {condition}: {len(seen)} different contract texts; each is its own group ({each})")
+    return world_of, condition_of, warnings
+
+
+def _digest(text: str | None) -> str:
+    return hashlib.sha256((text or "").encode("utf-8")).hexdigest()[:6]
 
 
 def measure_values(seed_run: Mapping[str, Any], commons_seed: Mapping[str, Any] | None = None) -> dict[str, float]:
@@ -203,14 +259,14 @@ def _number(value: Any) -> float | None:
 def compare(paths: Iterable[Path]) -> Comparison:
     runs = [load_run(p) for p in find_runs(paths)]
     groups: dict[tuple[str, str, str], Group] = {}
-    warnings: list[str] = []
+    world_of, condition_of, warnings = _labels(runs)
     for run in runs:
         if run.metrics.get("status") not in (None, "complete"):
             warnings.append(f"{run.path}: run status {run.metrics.get('status')!r}: only its finished seeds count")
         commons = (run.metrics.get("commons") or {}).get("conditions", {})
         for name, cond in run.metrics.get("conditions", {}).items():
             commons_seeds = {int(s["seed"]): s for s in commons.get(name, {}).get("seeds", [])}
-            key = (run.world, name, run.population_label)
+            key = (world_of[run.path], condition_of[(run.path, name)], run.population_label)
             group = groups.setdefault(key, Group(*key, cond.get("contract_mode")))
             group.seeds_planned += int(cond.get("seeds_planned", 0))
             group.failed.extend({"run": str(run.path), **e} for e in cond.get("errors", []))
