@@ -3,6 +3,7 @@ drop `melon_slice`: the world loaded, ran and counted 0 without a word)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from blockpact.cli import main
@@ -59,9 +60,15 @@ def test_validate_and_run_say_so_where_the_user_looks(tmp_path: Path, capsys) ->
     world = _double_vein_valuing(tmp_path, "melon = 2")
     assert main(["world", "validate", str(world)]) == 0
     out = capsys.readouterr().out
-    assert "valid" in out and "warning: players.Gizmo.values.melon: no block of this world drops melon" in out
+    assert "valid" in out
+    line = next(i for i, text in enumerate(world.read_text().splitlines(), 1) if "melon = 2" in text)
+    assert f"warning: {world}:{line}: players.Gizmo.values.melon: no block of this world drops melon" in out
     assert main(["run", str(world), "--seeds", "1", "--contract", "none", "--out", str(tmp_path / "run")]) == 0
-    assert "blockpact: warning: world double_vein: players.Gizmo.values.melon" in capsys.readouterr().err
+    said = f"{world}:{line}: players.Gizmo.values.melon: no block of this world drops melon"
+    assert f"blockpact: warning: world double_vein: {said}" in capsys.readouterr().err
+    # and where a reader of the run's files looks, after the run (a new user found it on stderr only)
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert [w for w in metrics["warnings"] if said in w] and said in (tmp_path / "run" / "report.html").read_text()
 
 
 def test_what_takes_a_furnace_is_unsupported_on_blockpacts_server_before_play(tmp_path: Path) -> None:

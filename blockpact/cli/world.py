@@ -107,10 +107,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''}")
         return 1
     print(f"{path}: valid")
-    from blockpact.worlds.rules.obtainable import unobtainable_values
+    from blockpact.worlds.rules.obtainable import world_warnings
 
-    for key, warning in unobtainable_values(load_world(path, args.mc_version)):
-        print(f"warning: {key}: {warning}")
+    for warning in world_warnings(load_world(path, args.mc_version)):
+        print(f"warning: {warning}")
     return 0
 
 

@@ -224,7 +224,8 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "conditions": conditions,
         "commons": commons_section(run),  # GovSim's measures; None without renewable resources
         "groups": groups_section(run),  # welfare and Gini per group; None without groups
-        "warnings": [*run.warnings, *contract_warnings(run), *live_warnings(run)],
+        "warnings": [*run.warnings, *(f"world {run.config.world}: {w}" for w in run.config.world_warnings),
+                     *contract_warnings(run), *live_warnings(run)],
         "llm": llm_accounting(run),  # who played and what it cost (None for scripted runs)
         "resumes": [{"after_seq": r.after_seq, "units": _unit_list(r.units), "superseded": _unit_list(r.superseded),
                      "dropped_torn_line": r.dropped_line is not None} for r in run.resumes],

@@ -27,10 +27,10 @@ def conditions_for(contract: str | None) -> list[ConditionSpec]:
 def require_something_of_value(spec: WorldSpec) -> None:
     """Welfare and Gini of a world where no player values any item are 0 whatever anyone does; a value on an item
     nobody can come to hold is warned about on stderr (it loads and runs, and would only ever count 0)."""
-    from blockpact.worlds.rules.obtainable import unobtainable_values  # the rules' data: only when a world is run
+    from blockpact.worlds.rules.obtainable import world_warnings  # the rules' data: only when a world is run
 
-    for path, warning in unobtainable_values(spec):
-        print(f"blockpact: warning: world {spec.name}: {path}: {warning}", file=sys.stderr)
+    for warning in world_warnings(spec):
+        print(f"blockpact: warning: world {spec.name}: {warning}", file=sys.stderr)
     if any(v > 0 for player in spec.players.values() for v in player.values.values()):
         return
     raise UserError(f"world {spec.name}: no player values any item, so every reward would be 0 and welfare and Gini "

@@ -192,11 +192,14 @@ def _git_commit() -> str | None:
 
 
 def run_start_data(plan: RunPlan) -> dict[str, Any]:
+    from blockpact.worlds.rules.obtainable import world_warnings  # the rules' data: only when a run starts
+
     spec = plan.spec
     return {
         "world": spec.name,
         "world_path": str(spec.source) if spec.source else None,
         "world_source": spec.source.read_text(encoding="utf-8") if spec.source else None,
+        "world_warnings": world_warnings(spec),  # said on stderr before the run; metrics.json and the report keep them
         "backend": plan.backend,
         "agents": plan.agents,
         "conditions": [dataclasses.asdict(c) for c in plan.conditions],

@@ -35,6 +35,7 @@ class RunConfig:
     population: dict[str, str] | None = None  # scenario runs: who filled each player slot
     judge: dict[str, Any] | None = None  # scenario runs: {"llm": model or None, "apply_llm": bool}
     scenario: dict[str, Any] | None = None  # scenario runs: {"name", "path", "text"}
+    world_warnings: list[str] = field(default_factory=list)  # `FILE:LINE: key: warning`, said before the run
 
 
 @dataclass
@@ -232,6 +233,7 @@ def _config(event: RunEvent) -> RunConfig:
         population=d.get("population"),
         judge=d.get("judge"),
         scenario=d.get("scenario"),
+        world_warnings=[str(w) for w in d.get("world_warnings") or []],
     )
 
 

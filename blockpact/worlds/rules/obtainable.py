@@ -7,6 +7,7 @@ where melon blocks drop `melon_slice`) that loads, runs and reports zeros withou
 
 from __future__ import annotations
 
+from blockpact.toml_lines import LineIndex
 from blockpact.worlds.rules import game
 from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec.schema import WorldSpec
@@ -44,6 +45,18 @@ def unobtainable_values(spec: WorldSpec) -> list[tuple[str, str]]:
              " (a 3x3 recipe needs a crafting table; smelting, a furnace and fuel): it is worth nothing in play")
             for name, player in sorted(spec.players.items()) for item in sorted(player.values)
             if item != "emerald" and item not in have]
+
+
+def world_warnings(spec: WorldSpec) -> list[str]:
+    """The unobtainable values as `FILE:LINE: key.path: warning` lines (the file as loaded; no place without one):
+    for stderr, `world validate`, and the run's log, from which metrics.json and the report show them."""
+    index = LineIndex(spec.source.read_text(encoding="utf-8")) if spec.source is not None else None
+    out = []
+    for path, warning in unobtainable_values(spec):
+        line = index.line_of(path) if index is not None else None
+        where = f"{spec.source}:{line}: " if line is not None else f"{spec.source}: " if spec.source is not None else ""
+        out.append(f"{where}{path}: {warning}")
+    return out
 
 
 def smelting_uses(spec: WorldSpec) -> list[str]:
