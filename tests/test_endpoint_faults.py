@@ -5,6 +5,7 @@ is written; a server that recovers gives completed units; `blockpact resume` red
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 from collections.abc import Iterator
@@ -256,3 +257,26 @@ def test_a_server_that_goes_away_mid_run_fails_the_seeds_with_cause_endpoint(fas
     assert [(s.status, s.cause) for s in seeds] == [("failed", "endpoint")] * 2
     message = json.loads((out / "metrics.json").read_text())["conditions"]["none"]["failures"]["endpoint"]["first_message"]
     assert "cannot connect" in message or "no answer" in message, message
+
+
+def test_resume_with_a_longer_call_bound_finishes_units_a_slow_endpoint_failed(protocol: ProtocolResponder, fast: Path,
+                                                                               tmp_path: Path, capsys) -> None:
+    """A new user's local model answered in 40-260 s against the 120 s default: the units failed (cause
+    endpoint), and resume, reading the bound back from the log, could never finish them. `--llm-timeout` can."""
+    def slow(request: dict) -> Script:
+        reply = protocol(request)
+        if is_check_request(request):
+            return reply
+        return StubReply(content=reply, delay_s=1.0) if isinstance(reply, str) else dataclasses.replace(reply, delay_s=1.0)
+
+    out = tmp_path / "slow"
+    with OpenAIStub(responder=slow) as stub:  # FAST: 0.5 s a call
+        assert run_llm(stub.base_url, out, fast, "--seeds", "1", "--contract", "none") == UNITS_FAILED
+        assert read_run(out / "events.jsonl").seeds[0].cause == "endpoint"
+        assert main(["resume", str(out), "--llm-timeout", "0"]) == 1
+        assert "expected a number of seconds > 0" in capsys.readouterr().err
+        assert main(["resume", str(out), "--llm-timeout", "30"]) == 0
+    run = read_run(out / "events.jsonl")
+    assert [(s.seed, s.status) for s in run.seeds] == [(0, "completed")]
+    resumed = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if '"run_resumed"' in line]
+    assert [e["data"]["llm_timeout_s"] for e in resumed] == [30.0]

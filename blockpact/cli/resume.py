@@ -2,11 +2,14 @@
 
 Resuming is its own command rather than `run --resume`: everything `run`'s options choose (world,
 agents, backend, conditions, seeds, episodes, LLM settings) is read back from the run's log, so the
-command takes nothing that could disagree with it."""
+command takes nothing that could disagree with it. One exception, `--llm-timeout`: how long a call may take
+is the endpoint's matter, not the treatment's, and a unit that failed on a slow endpoint could not be
+finished on it otherwise; the run_resumed event records the new bound."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -25,11 +28,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "the settings in its events.jsonl, then write metrics.json, plots and report.html")
     u.add_argument("dir", type=Path, help="the run directory")
     u.add_argument("--parallel", type=int, default=1, metavar="N", help="units at once, as for run (default 1)")
+    u.add_argument("--llm-timeout", type=float, metavar="SECONDS", help="LLM runs: the seconds each call may take "
+                   "in the resumed units, every role (default: as recorded; e.g. a slow local model's units failed "
+                   "with cause endpoint)")
     u.set_defaults(handler=cmd_resume)
 
 
 def _announce(line: str) -> None:
     print(f"blockpact: {line}", file=sys.stderr)
+
+
+def _with_timeout(record: dict | None, seconds: float) -> dict:
+    if record is None:
+        raise UserError("--llm-timeout: this run's agents are scripted; it makes no LLM calls")
+    if not seconds > 0:
+        raise UserError(f"--llm-timeout: expected a number of seconds > 0 (got {seconds:g})")
+    roles = {name: {**role, "timeout_s": seconds} for name, role in (record.get("roles") or {}).items()}
+    return {**record, "timeout_s": seconds, "roles": roles}
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -41,6 +56,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
               "nothing to resume, nothing changed")
         return 0
     plan = point.plan()
+    if args.llm_timeout is not None:
+        plan = dataclasses.replace(plan, llm=_with_timeout(plan.llm, args.llm_timeout))
     check_backend(plan.backend)
     live_options = LiveOptions(**(plan.live or {}), version=plan.spec.mc_version)
     live_options.check(plan.backend)

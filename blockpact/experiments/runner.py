@@ -191,6 +191,8 @@ class Runner:
             note = {"after_seq": point.last_seq, "previous_status": point.run.status, "units": unit_json(pending),
                     "superseded": unit_json(superseded), "dropped_line": dropped.to_json() if dropped else None,
                     "skills_set_aside": set_aside_skills(self.run_dir, superseded, point.last_seq)}
+            if self.plan.llm is not None and self.plan.llm != point.run.config.llm:  # resume --llm-timeout
+                note["llm_timeout_s"] = self.plan.llm["timeout_s"]
         except BaseException:
             writer.close()
             raise
