@@ -71,3 +71,14 @@ def test_a_resource_without_over_usage_says_why(tmp_path: Path) -> None:
     (resource,) = json.loads((out / "metrics.json").read_text())["commons"]["resources"]
     assert resource["sustainable_level"] is None and resource["over_usage_undefined"].startswith("not defined")
     assert f"Over-usage of {resource['key']}: not defined" in (out / "report.html").read_text()
+
+
+def test_a_live_episode_that_ran_past_its_length_survives_its_length(commons_run: Path) -> None:
+    """A live episode's clock runs on while its programs are stopped (a new user's 300 s episode ended at 303.2 s,
+    and a resource that never collapsed "survived" 303.2 s): survival is counted to the episode's length."""
+    run = read_run(commons_run / "events.jsonl")
+    kept = next(s for s in run.seeds if s.condition == "negotiate").final
+    assert kept is not None and kept.sim_seconds == 720
+    kept.sim_seconds = 723.2
+    commons = commons_metrics(run, load_world("commons"))
+    assert commons["conditions"]["negotiate"]["seeds"][0]["resources"]["pumpkin@patch"]["survival_time"] == 720

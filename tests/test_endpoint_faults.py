@@ -273,9 +273,13 @@ def test_resume_with_a_longer_call_bound_finishes_units_a_slow_endpoint_failed(p
     with OpenAIStub(responder=slow) as stub:  # FAST: 0.5 s a call
         assert run_llm(stub.base_url, out, fast, "--seeds", "1", "--contract", "none") == UNITS_FAILED
         assert read_run(out / "events.jsonl").seeds[0].cause == "endpoint"
+        assert "run status: <span class=\"status-complete\">complete</span> <span class=\"status-failed\">(not every" \
+            in (out / "report.html").read_text()  # it ran to its end, and its one unit failed
         assert main(["resume", str(out), "--llm-timeout", "0"]) == 1
         assert "expected a number of seconds > 0" in capsys.readouterr().err
         assert main(["resume", str(out), "--llm-timeout", "30"]) == 0
+    assert "(1 seed)" in capsys.readouterr().out  # one seed's spread is unknown: not "± 0.00"
+    assert "(not every" not in (out / "report.html").read_text()
     run = read_run(out / "events.jsonl")
     assert [(s.seed, s.status) for s in run.seeds] == [(0, "completed")]
     resumed = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if '"run_resumed"' in line]

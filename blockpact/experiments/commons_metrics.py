@@ -103,7 +103,10 @@ def commons_metrics(run: RunRecord, spec: WorldSpec) -> dict[str, Any] | None:
             welfare = sum(rewards.values())
             seeds.append({
                 "seed": seed,
-                "resources": episode_measures(ep, resources, ep.sim_seconds or spec.episode_seconds),
+                # a live episode's clock runs on while its programs are stopped (303 s of a 300 s one): a resource
+                # that never collapsed survived the episode's length, on either backend
+                "resources": episode_measures(ep, resources, min(ep.sim_seconds or spec.episode_seconds,
+                                                                 spec.episode_seconds)),
                 "welfare": welfare,
                 "efficiency": welfare / reference["welfare"] if reference else None,
                 "equality": None if any(v < 0 for v in rewards.values()) else 1.0 - gini(rewards.values()),

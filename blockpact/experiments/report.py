@@ -33,9 +33,12 @@ def _fmt(value: float | None, digits: int = 2) -> str:
 
 
 def mean_std_text(stat: dict[str, Any], digits: int, *, ci: bool = True) -> str:
-    """"mean ± std [lo, hi]" (the 95% CI when there are two values or more), "–" without values."""
+    """"mean ± std [lo, hi]" (the 95% CI when there are two values or more), "mean (1 seed)" for one value (its
+    spread is unknown, not 0), "–" without values."""
     if stat["mean"] is None:
         return "–"
+    if stat.get("n") == 1:
+        return f"{_fmt(stat['mean'], digits)} (1 seed)"
     text = f"{_fmt(stat['mean'], digits)} ± {_fmt(stat['std'], digits)}"
     if ci and stat.get("ci95"):
         lo, hi = stat["ci95"]
@@ -177,6 +180,7 @@ def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]
         seeds=seeds,
         plots=[_embed(p) for p in plots],
         warnings=metrics["warnings"],
+        all_completed=metrics["all_completed"],
         commons=metrics.get("commons"),
         groups=metrics.get("groups"),
         llm=metrics.get("llm"),
