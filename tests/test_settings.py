@@ -43,7 +43,7 @@ def test_every_problem_is_reported(tmp_path: Path) -> None:
     with pytest.raises(SettingsError) as exc:
         load_settings(path, Defaults)
     problems = str(exc.value).splitlines()
-    assert f"{path}:{line_of(path, 'raech')}: simulator.raech: unknown key (expected one of: chat_seconds, chest_seconds, craft_seconds, " \
+    assert f"{path}:{line_of(path, 'raech')}: simulator.raech: unknown key (did you mean 'reach'? expected one of: chat_seconds, chest_seconds, craft_seconds, " \
            "place_seconds, reach, search_radius, step_up_seconds, tick_seconds, turn_speed, walk_speed)" in problems
     assert f"{path}:{line_of(path, '[simulator]')}: simulator.reach: missing (expected a number)" in problems
     assert f"{path}:{line_of(path, 'bm25_b')}: skills.bm25_b: expected a number, got True" in problems

@@ -105,7 +105,7 @@ def test_regrowth_falls_linearly_with_pollution(dirty: int, expected: float) -> 
         ('probability_from = { block = "slime_block", region = "pond", full_at = 0.2, zero_at = 0.2 }', "dynamics[0].probability_from.zero_at: equals full_at 0.2 (expected a different fraction"),
         ('probability_from = { block = "slime_block", region = "lake", full_at = 0.0, zero_at = 0.5 }', "dynamics[0].probability_from.region: unknown region 'lake' (expected one of: bed, pond)"),
         ('probability_from = { block = "slime_block", region = "pond", full_at = 0.0, zero_at = 1.5 }', "dynamics[0].probability_from.zero_at: 1.5 is out of range (expected a fraction of the region in [0, 1])"),
-        ('probability_from = { block = "slime_block", region = "pond", full_at = 0.0, zero = 0.5 }', "dynamics[0].probability_from.zero: unknown key 'zero' (expected one of: block, full_at, region, zero_at)"),
+        ('probability_from = { block = "slime_block", region = "pond", full_at = 0.0, zero = 0.5 }', "dynamics[0].probability_from.zero: unknown key 'zero' (did you mean 'zero_at'? expected one of: block, full_at, region, zero_at)"),
         ('probability_from = "pond"', "dynamics[0].probability_from: expected a table, got str"),
     ],
 )

@@ -13,6 +13,8 @@ such as `X | None` or `str | list[str]`.
 
 from __future__ import annotations
 
+import difflib
+
 import dataclasses
 import keyword
 import tomllib
@@ -108,7 +110,9 @@ def _build(schema: type, raw: Any, prefix: str, report: Report) -> Any:
     hints = typing.get_type_hints(schema)
     fields = {_toml_key(f.name): f for f in dataclasses.fields(schema) if f.init}
     for name in sorted(set(raw) - set(fields)):
-        report(_join(prefix, name), f"unknown key (expected one of: {', '.join(sorted(fields))})")
+        close = difflib.get_close_matches(name, sorted(fields), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        report(_join(prefix, name), f"unknown key ({hint}expected one of: {', '.join(sorted(fields))})")
     values: dict[str, Any] = {}
     for name, f in fields.items():
         key = _join(prefix, name)

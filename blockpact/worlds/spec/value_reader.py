@@ -3,6 +3,8 @@ file, line and key path, collected so that an author sees every problem of a wor
 
 from __future__ import annotations
 
+import difflib
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +57,9 @@ class ValueReader:
         for key in table:
             if key not in allowed:
                 where = f"{path}.{key}" if path else key
-                self.err(where, f"unknown key {key!r} (expected one of: {', '.join(sorted(allowed))})")
+                close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                self.err(where, f"unknown key {key!r} ({hint}expected one of: {', '.join(sorted(allowed))})")
 
     # -- typed readers (report and return None when the value is wrong) -----------------------
     def table(self, value: Any, path: str) -> dict | None:
