@@ -17,24 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from blockpact.experiments.org.records import OrgEpisode, OrgRun
+from blockpact.experiments.stats import estimate
 from blockpact.numbers import tidy
 
-# Two-sided 95% Student-t quantiles for 1..30 degrees of freedom; 1.96 beyond.
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-
-
 def stat(values: list[float]) -> dict[str, Any]:
-    """n, mean, std (sample) and a Student-t 95% interval of the mean (null when undefined)."""
-    n = len(values)
-    if n == 0:
-        return {"n": 0, "mean": None, "std": None, "ci95": None}
-    mean = statistics.fmean(values)
-    if n == 1:
-        return {"n": 1, "mean": round(mean, 4), "std": None, "ci95": None}
-    std = statistics.stdev(values)
-    half = (_T95[n - 2] if n - 1 <= len(_T95) else 1.96) * std / math.sqrt(n)
-    return {"n": n, "mean": round(mean, 4), "std": round(std, 4), "ci95": [round(mean - half, 4), round(mean + half, 4)]}
+    """n, mean, std (sample) and a Student-t 95% interval of the mean (null when undefined): the one estimate of
+    blockpact's run metrics (experiments/stats.py), to 4 decimals."""
+    e = estimate(values)
+
+    def r(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    return {"n": e.n, "mean": r(e.mean), "std": r(e.std), "ci95": None if e.low is None else [r(e.low), r(e.high)]}
 
 
 def wilson(successes: int, n: int) -> list[float] | None:
