@@ -12,22 +12,23 @@ from blockpact.worlds.rules.obtainable import obtainable_items, smelting_uses, u
 from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 
 
-def _double_vein_valuing(tmp_path: Path, extra: str) -> Path:
+def _double_vein_with(tmp_path: Path, old: str, new: str, name: str) -> Path:
+    """Double-Vein with one line of its file changed."""
     text = (BUILTIN_DIR / "double_vein.toml").read_text()
-    old = "values = { raw_iron = 4, diamond = 4 }"
     assert old in text
-    path = tmp_path / "dv.toml"
-    path.write_text(text.replace(old, f"values = {{ raw_iron = 4, diamond = 4, {extra} }}"))
+    path = tmp_path / name
+    path.write_text(text.replace(old, new))
     return path
+
+
+def _double_vein_valuing(tmp_path: Path, extra: str) -> Path:
+    return _double_vein_with(tmp_path, "values = { raw_iron = 4, diamond = 4 }",
+                             f"values = {{ raw_iron = 4, diamond = 4, {extra} }}", "dv.toml")
 
 
 def _double_vein_with_chest(tmp_path: Path, items: str) -> Path:
-    text = (BUILTIN_DIR / "double_vein.toml").read_text()
-    old = "items = { stone_pickaxe = 1, iron_pickaxe = 1 }"
-    assert old in text
-    path = tmp_path / "dv_chest.toml"
-    path.write_text(text.replace(old, f"items = {{ stone_pickaxe = 1, iron_pickaxe = 1, {items} }}"))
-    return path
+    return _double_vein_with(tmp_path, "items = { stone_pickaxe = 1, iron_pickaxe = 1 }",
+                             f"items = {{ stone_pickaxe = 1, iron_pickaxe = 1, {items} }}", "dv_chest.toml")
 
 
 def test_drops_chests_recipes_and_furnaces_count_and_nothing_else(tmp_path: Path) -> None:
