@@ -144,8 +144,9 @@ def spinners(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
-def one_config(bots: int, runtimes: int, busy: int, rounds: int, budget: float) -> dict[str, Any]:
+def one_config(bots: int, runtimes: int, busy: int, rounds: int, budget: float, entity_range: int | None = None) -> dict[str, Any]:
     from blockpact.bridge.live.embedded_server import EmbeddedServer
+    from blockpact.bridge.live.settings import live_settings
     from blockpact.bridge.live.world_compiler import build_world_on_server
     from blockpact.worlds.world_files import load_world
 
@@ -153,7 +154,7 @@ def one_config(bots: int, runtimes: int, busy: int, rounds: int, budget: float) 
     load_before = os.getloadavg()[0]
     spinning = spinners(busy)
     try:
-        with EmbeddedServer() as server, tempfile.TemporaryDirectory(prefix="live-scale-") as tmp:
+        with EmbeddedServer(entity_range=entity_range) as server, tempfile.TemporaryDirectory(prefix="live-scale-") as tmp:
             world_file = Path(tmp) / "live_scale.toml"
             world_file.write_text(yard(bots))
             asyncio.run(build_world_on_server(server, load_world(world_file)))
@@ -179,7 +180,8 @@ def one_config(bots: int, runtimes: int, busy: int, rounds: int, budget: float) 
     errors = [e for r in reports for e in r["errors"]]
     joined = sum(r["joined"] for r in reports)
     return {
-        "bots": bots, "runtimes": runtimes, "busy_processes": busy, "joined": joined,
+        "bots": bots, "runtimes": runtimes, "busy_processes": busy,
+        "entity_range": live_settings().server.entity_range if entity_range is None else entity_range, "joined": joined,
         "join_all_s": round(max(r["join_s"] for r in reports), 2), "programs_ok": len(ok),
         "programs_ok_fraction": round(len(ok) / bots, 3), "act_all_s": round(max(r["act_s"] for r in reports), 2),
         "program_median_s": round(statistics.median(ok), 2) if ok else None,
@@ -200,8 +202,10 @@ def main() -> None:
     parser.add_argument("--busy", type=int, nargs="+", default=[0], help="processes spinning on the CPU meanwhile")
     parser.add_argument("--rounds", type=int, default=2, help="chat-walk-dig rounds per program")
     parser.add_argument("--budget", type=float, default=180.0, help="wall seconds each program may take")
+    parser.add_argument("--entity-range", type=int, default=None,
+                        help="blocks within which the server sends a bot the other entities (default: live.toml's)")
     args = parser.parse_args()
-    results = [one_config(b, r, busy, args.rounds, args.budget)
+    results = [one_config(b, r, busy, args.rounds, args.budget, args.entity_range)
                for busy in args.busy for r in args.runtimes for b in args.bots]
     print(json.dumps({"bench": "live_scale", "cpus": os.cpu_count(), "rounds": args.rounds, "results": results}))
 

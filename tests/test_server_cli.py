@@ -111,3 +111,14 @@ def test_a_server_killed_during_a_request_says_how_it_ended() -> None:
         assert not message.endswith(": "), message
     finally:
         server.stop()
+
+
+def test_the_server_is_given_live_tomls_entity_range_unless_told_another() -> None:
+    from blockpact.bridge.live.settings import live_settings
+
+    def range_of(server: EmbeddedServer) -> str:
+        args = server.command_line()
+        return args[args.index("--entity-range") + 1]
+
+    assert range_of(EmbeddedServer()) == str(live_settings().server.entity_range)
+    assert range_of(EmbeddedServer(entity_range=16)) == "16"

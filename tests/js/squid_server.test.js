@@ -87,6 +87,21 @@ test('disconnects a join past max-entities at once, saying why (not a silent wai
   assert.ok(first._client.socket.writable, 'the admitted player stays')
 })
 
+test('--entity-range: a player is sent the other players within that many blocks of it, and no farther', async (t) => {
+  const server = await startServer({ args: ['--entity-range', '10', '--op', 'boss'] })
+  t.after(() => server.close())
+  const boss = await connectBot(server, 'boss')
+  t.after(() => quitBot(boss))
+  const guest = await connectBot(server, 'guest')
+  t.after(() => quitBot(guest))
+  const seen = () => guest.entities[boss.entity.id] !== undefined
+  await eventually(seen, 'guest sees boss beside it')
+  assert.match(await command(boss, 'tp boss 20 5 0'), /Teleported/) // 20 blocks away: out of range
+  await eventually(() => !seen(), 'boss leaves guest\'s world')
+  assert.match(await command(boss, 'tp boss 6 5 0'), /Teleported/)
+  await eventually(() => seen() && guest.entities[boss.entity.id].position.distanceTo(new Vec3(6.5, 5, 0.5)) < 1, 'guest sees boss back')
+})
+
 test('stops on SIGTERM with exit code 0', async (t) => {
   const server = await startServer()
   t.after(() => server.close())

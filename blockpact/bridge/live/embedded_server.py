@@ -43,7 +43,7 @@ class EmbeddedServer:
 
     def __init__(self, *, port: int = 0, host: str = "127.0.0.1", version: str | None = None,
                  ops: tuple[str, ...] = (), everybody_op: bool = False, seed: int = 0,
-                 world_dir: Path | None = None, verbose: bool = False) -> None:
+                 world_dir: Path | None = None, verbose: bool = False, entity_range: int | None = None) -> None:
         self.requested_port = port
         self.host = host
         self.version = version or default_mc_version()
@@ -52,6 +52,7 @@ class EmbeddedServer:
         self.seed = seed
         self.world_dir = world_dir
         self.verbose = verbose
+        self.entity_range = entity_range  # None: live.toml's [server] entity_range
         self.port: int | None = None
         self._proc: subprocess.Popen[str] | None = None
         self._pending: dict[int, _Pending] = {}
@@ -84,7 +85,8 @@ class EmbeddedServer:
         settings = live_settings().server
         args = [node_binary(), str(SERVER_JS), "--port", str(self.requested_port), "--host", self.host,
                 "--version", self.version, "--seed", str(self.seed), "--view-distance", str(settings.view_distance),
-                "--max-entities", str(settings.max_entities)]
+                "--max-entities", str(settings.max_entities),
+                "--entity-range", str(settings.entity_range if self.entity_range is None else self.entity_range)]
         for op in self.ops:
             args += ["--op", op]
         if self.everybody_op:

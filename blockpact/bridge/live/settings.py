@@ -19,6 +19,7 @@ class ServerTimes:
     stop_timeout: float = bounds(gt=0)
     view_distance: int = bounds(ge=1)
     max_entities: int = bounds(ge=1)
+    entity_range: int = bounds(ge=0)
 
 
 @dataclass(frozen=True)

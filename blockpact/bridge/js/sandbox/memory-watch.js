@@ -14,7 +14,16 @@
 const workers = new Set(); // { lastAlive, rssAtAlive, running, growthMb, checkMs, kill(reason) }
 let timer = null;
 
-const rssMb = () => process.memoryUsage.rss() / 1_048_576;
+// The resident set, read at most once per RSS_FRESH_MS: every running worker reports every checkMs (25 ms), and
+// reading it (a /proc read) for each report took 14% of the main thread with 64 programs running (a CPU profile,
+// /work/notes/s14/report-scale.md). A baseline a few milliseconds old changes no verdict on a 256 MB growth.
+const RSS_FRESH_MS = 5;
+let rssRead = { at: -Infinity, mb: 0 };
+function rssMb() {
+  const now = performance.now();
+  if (now - rssRead.at > RSS_FRESH_MS) rssRead = { at: now, mb: process.memoryUsage.rss() / 1_048_576 };
+  return rssRead.mb;
+}
 
 function check() {
   const now = performance.now();

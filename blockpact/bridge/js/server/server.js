@@ -50,7 +50,10 @@ function settingsFor (options) {
       ops: options.ops ?? [],
       seed: options.seed ?? 0,
       time: options.time === undefined ? 6000 : options.time, // null: the normal day cycle
-      spawn: options.spawn
+      spawn: options.spawn,
+      // blocks within which a player is sent the other entities (players, mobs, items) and their every move;
+      // undefined: flying-squid's own 150
+      entityRange: options.entityRange
     },
     // A debug function also keeps flying-squid from installing process-wide error handlers per player.
     debug: options.verbose ? (...args) => console.error(...args) : () => {}
@@ -114,6 +117,7 @@ function parseArgs (argv) {
     else if (flag === '--seed') options.seed = Number(value())
     else if (flag === '--view-distance') options.viewDistance = Number(value())
     else if (flag === '--max-entities') options.maxEntities = Number(value())
+    else if (flag === '--entity-range') options.entityRange = Number(value())
     else if (flag === '--op') options.ops.push(value())
     else if (flag === '--everybody-op') options.everybodyOp = true
     else if (flag === '--time') {

@@ -15,8 +15,9 @@ const { registerCommands } = require('./commands')
 const { applyWorldSettings } = require('./world')
 const { journal } = require('./journal')
 const { playerStore } = require('./persistence')
-const { viewControl } = require('./view')
+const { viewControl, limitEntityRange } = require('./view')
 const { refuseUnadmittedJoins } = require('./capacity')
+const { withoutLatencyUpdates } = require('./player_list')
 
 const parts = new WeakMap() // serv -> the plugin's per-server pieces
 
@@ -32,6 +33,7 @@ module.exports.server = function (serv, settings) {
   const verdicts = digVerdicts(serv)
   parts.set(serv, { tools, windows, chests, drops, verdicts, log, store, ops: new Set(options.ops ?? []) })
   refuseUnadmittedJoins(serv, settings)
+  limitEntityRange(serv, options.entityRange)
 
   serv.blockpact = {
     getChest: chests.getChest,
@@ -82,6 +84,7 @@ module.exports.server = function (serv, settings) {
 
 module.exports.player = function (player, serv) {
   const { tools, windows, chests, drops, verdicts, log, store, ops } = parts.get(serv)
+  withoutLatencyUpdates(player) // before flying-squid's login starts sending them
   // 'asap' follows every plugin's player setup, so flying-squid's inventory exists by then.
   player.once('asap', () => {
     // flying-squid's login ends by sending the player back to where it logged in; after a teleport
