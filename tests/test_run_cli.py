@@ -21,7 +21,7 @@ from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutc
 from blockpact.experiments.records import ConditionSpec, read_run
 from blockpact.experiments.runner import RunOptions, Runner
 from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
-from blockpact.worlds.world_files import load_world
+from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 
 PLAYERS = {"Gizmo", "Glitch"}
 
@@ -230,3 +230,15 @@ def test_ctrl_c_leaves_a_valid_log_and_a_report(tmp_path: Path) -> None:
     (out / "metrics.json").unlink()
     assert main(["report", str(out)]) == 0
     assert json.loads((out / "metrics.json").read_text()) == metrics
+
+
+def test_a_player_holding_nothing_valued_gets_a_flat_line_over_the_episode(tmp_path: Path) -> None:
+    """A new user's items plot had an empty panel with a 0-1 time axis for a player who held nothing."""
+    world = tmp_path / "idle.toml"  # Glitch values only melons, which nothing here yields: it holds none
+    text = (BUILTIN_DIR / "double_vein.toml").read_text()
+    world.write_text(text.replace("values = { raw_iron = 3, diamond = 5 }", "values = { melon = 1 }"))
+    out = tmp_path / "run"
+    assert main(["run", str(world), "--contract", "none", "--seeds", "1", "--out", str(out)]) == 0
+    svg = (out / "plots" / "items.svg").read_text()
+    glitch = svg[svg.index("items Gizmo holds"):]
+    assert "none of the valued items" in glitch and ">300</text>" in glitch

@@ -132,9 +132,10 @@ def item_plot(run: RunRecord, path: Path) -> bool:
             for i, item in enumerate(held):
                 ax.step(times, np.mean([_sample(c[player][item], times) for c in per_seed], axis=0), where="post",
                         color=f"C{i}", label=item)
+            if not held:  # a flat zero over the episode, said in the legend (an empty panel had a 0-1 time axis)
+                ax.step([0.0, end], [0.0, 0.0], where="post", color="C7", label="none of the valued items")
             ax.set(title=f"{condition.name}: items {player} holds", xlabel=clock_label(run), ylabel="count")
-            if held:
-                ax.legend(loc="lower right", fontsize="small")
+            ax.legend(loc="lower right", fontsize="small")
     _save(fig, path)
     return True
 
