@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from blockpact.cli import main
-from blockpact.experiments.compare import Paired, compare
+from blockpact.experiments.compare import Paired, _digest, compare
 from blockpact.worlds.world_files import BUILTIN_DIR
 
 FAIR = "1. Glitch mines all diamond_ore.\n2. Gizmo mines all iron_ore."
@@ -38,7 +38,7 @@ def test_contracts_backends_and_world_files_are_not_pooled(tmp_path: Path, capsy
     labels = sorted(g.condition for g in c.groups)
     assert len(labels) == 2 and all(label.startswith("contract (text ") for label in labels), labels
     assert all(len(g.samples) == 2 for g in c.groups)
-    assert [w for w in c.warnings if "2 different contract texts" in w and repr(FAIR) in w and repr(GREEDY) in w]
+    assert [w for w in c.warnings if "2 different contracts under one condition name" in w and repr(FAIR) in w and repr(GREEDY) in w]
     assert not [w for w in c.warnings if "more than once" in w]
 
     none = _run(tmp_path / "none", "double_vein", "--contract", "none")
@@ -56,10 +56,10 @@ def test_contracts_backends_and_world_files_are_not_pooled(tmp_path: Path, capsy
     c = compare([none, other])
     assert len(c.groups) == 2 and all(g.world.startswith("double_vein (file ") for g in c.groups)
     assert len({g.estimate("welfare").mean for g in c.groups}) == 2
-    assert [w for w in c.warnings if "2 different world files share the name" in w]
+    assert [w for w in c.warnings if "runs from 2 world files (or logs) share the name" in w]
 
     assert main(["compare", str(fair), str(greedy), "--out", str(tmp_path / "cmp")]) == 0
-    assert "2 different contract texts" in capsys.readouterr().out
+    assert "2 different contracts under one condition name" in capsys.readouterr().out
 
 
 def test_a_paired_difference_stays_in_the_range_a_difference_can_take() -> None:
@@ -69,3 +69,52 @@ def test_a_paired_difference_stays_in_the_range_a_difference_can_take() -> None:
     assert e.high == 1.0 and e.low > -1.0 and e.mean == 0.8
     welfare = Paired("w", "scripted", "none", "negotiate", "welfare", [0, 1], [5.0, 900.0], 0)
     assert welfare.estimate.high > 900.0  # no range: not cut
+
+
+def _scenario(tmp: Path, name: str, contract: str) -> Path:
+    path = tmp / f"{name}.toml"
+    path.write_text(f'[scenario]\nname = "{name}"\nworld = "double_vein"\nseeds = 2\nepisodes = 1\n\n'
+                    f'[[conditions]]\nname = "treat"\ncontract = {json.dumps(contract)}\n\n'
+                    '[players]\nGizmo = "scripted"\nGlitch = "scripted"\n')
+    assert main(["run", str(path), "--out", str(tmp / name)]) == 0
+    return tmp / name
+
+
+def test_one_condition_name_without_and_with_a_contract_text_is_two_groups(tmp_path: Path) -> None:
+    """A review found the first version keyed on the text only when two texts differed: scenario conditions named
+    alike, one without a contract (74) and one with a fixed one (78), were one group of 4."""
+    plain, fixed, talk = (_scenario(tmp_path, n, c) for n, c in (("plain", "none"), ("fixed", FAIR), ("talk", "negotiate")))
+    c = compare([plain, fixed, talk])
+    by_label = {g.condition: sorted({s.values["welfare"] for s in g.samples}) for g in c.groups}
+    assert by_label == {"treat (none)": [74.0], f"treat (text {_digest(FAIR)})": [78.0], "treat (negotiate)": [78.0]}
+    assert [w for w in c.warnings if "3 different contracts under one condition name" in w]
+
+
+def test_a_negotiating_condition_named_none_is_not_the_baseline(tmp_path: Path) -> None:
+    none = _run(tmp_path / "none", "double_vein", "--contract", "none")
+    path = tmp_path / "odd.toml"
+    path.write_text('[scenario]\nname = "odd"\nworld = "double_vein"\nseeds = 2\nepisodes = 1\n\n'
+                    '[[conditions]]\nname = "none"\ncontract = "negotiate"\n\n'
+                    '[players]\nGizmo = "scripted"\nGlitch = "scripted"\n')
+    assert main(["run", str(path), "--out", str(tmp_path / "odd")]) == 0
+    c = compare([none, tmp_path / "odd"])
+    assert sorted(g.condition for g in c.groups) == ["none", "none (negotiate)"]
+    assert {(p.condition, p.baseline) for p in c.paired} == {("none (negotiate)", "none")}
+
+
+def test_a_log_without_the_world_text_is_told_apart_as_unknown(tmp_path: Path) -> None:
+    new = _run(tmp_path / "new", "double_vein", "--contract", "none")
+    old = tmp_path / "old"
+    old.mkdir()
+    lines = (new / "events.jsonl").read_text().splitlines()
+    start = json.loads(lines[0])
+    del start["data"]["world_source"]
+    (old / "events.jsonl").write_text("\n".join([json.dumps(start), *lines[1:]]) + "\n")
+    c = compare([old, new])
+    assert "double_vein (file unknown)" in {g.world for g in c.groups}
+    assert [w for w in c.warnings if "an older log without the world text" in w]
+    # a comment changed is the same world: pooled
+    commented = tmp_path / "double_vein.toml"
+    commented.write_text("# my copy\n" + (BUILTIN_DIR / "double_vein.toml").read_text())
+    copy = _run(tmp_path / "copy", str(commented), "--contract", "none")
+    assert [len(g.samples) for g in compare([new, copy]).groups] == [4]

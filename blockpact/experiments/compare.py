@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tomllib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,7 +47,7 @@ class RunSource:
     metrics: dict[str, Any]
     backend: str = "sim"
     world_digest: str | None = None  # of the world file's text as run (run_start's world_source)
-    contract_texts: dict[str, str] = field(default_factory=dict)  # condition -> its given contract's text
+    conditions: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (contract mode, text)
 
     @property
     def population_label(self) -> str:
@@ -185,16 +186,28 @@ def load_run(path: Path) -> RunSource:
         from blockpact.experiments.records import read_run
 
         metrics = tidy(run_metrics(read_run(path / "events.jsonl")))  # the numbers metrics.json would hold
-    source = start.get("world_source")
-    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:6] if isinstance(source, str) else None
-    texts = {str(c["name"]): str(c["contract_text"]) for c in start.get("conditions", []) if c.get("contract_text")}
+    texts = {str(c["name"]): (str(c.get("contract_mode")), c.get("contract_text") or None)
+             for c in start.get("conditions", [])}
     return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics,
-                     str(start.get("backend") or metrics.get("backend") or "sim"), digest, texts)
+                     str(start.get("backend") or metrics.get("backend") or "sim"), _world_digest(start.get("world_source")),
+                     texts)
+
+
+def _world_digest(source: Any) -> str | None:
+    """Of the world as parsed (a comment or blank line changed is the same world); None for a log without it."""
+    if not isinstance(source, str):
+        return None
+    try:
+        canonical = json.dumps(tomllib.loads(source), sort_keys=True, default=str)
+    except tomllib.TOMLDecodeError:
+        canonical = source
+    return _digest(canonical)
 
 
 def _labels(runs: Sequence[RunSource]) -> tuple[dict[Path, str], dict[tuple[Path, str], str], list[str]]:
     """The world label of each run and the condition label of each (run, condition): the bare names unless runs
-    sharing a name differ in backend, world file or contract text; then what tells them apart, and a warning."""
+    sharing a name differ in backend, world file or contract (mode and text); then what tells them apart, and a
+    warning."""
     warnings: list[str] = []
     files: dict[str, dict[str | None, list[Path]]] = defaultdict(lambda: defaultdict(list))
     backends: dict[str, set[str]] = defaultdict(set)
@@ -205,27 +218,31 @@ def _labels(runs: Sequence[RunSource]) -> tuple[dict[Path, str], dict[tuple[Path
     for run in runs:
         parts = [run.backend] if len(backends[run.world]) > 1 else []
         if len(files[run.world]) > 1:
-            parts.append(f"file {run.world_digest or '?'}")
+            parts.append(f"file {run.world_digest or 'unknown'}")
         world_of[run.path] = f"{run.world} ({', '.join(parts)})" if parts else run.world
     for world, by_digest in files.items():
         if len(by_digest) > 1:
-            each = "; ".join(f"file {d or '?'}: {', '.join(map(str, paths))}" for d, paths in by_digest.items())
-            warnings.append(f"world {world}: {len(by_digest)} different world files share the name; each is its own "
-                            f"group ({each})")
-    texts: dict[tuple[str, str], set[str]] = defaultdict(set)
+            each = "; ".join(f"file {d or 'unknown (an older log without the world text)'}: {', '.join(map(str, paths))}"
+                             for d, paths in by_digest.items())
+            warnings.append(f"world {world}: runs from {len(by_digest)} world files (or logs) share the name; each is "
+                            f"its own group ({each})")
+    identities: dict[tuple[str, str], set[tuple[str, str | None]]] = defaultdict(set)
     for run in runs:
-        for condition, text in run.contract_texts.items():
-            texts[(world_of[run.path], condition)].add(text)
+        for name in run.metrics.get("conditions", {}):
+            identities[(world_of[run.path], name)].add(run.conditions.get(name, ("?", None)))
     condition_of: dict[tuple[Path, str], str] = {}
     for run in runs:
-        for condition in run.metrics.get("conditions", {}):
-            text = run.contract_texts.get(condition)
-            varied = len(texts.get((world_of[run.path], condition), ())) > 1
-            condition_of[(run.path, condition)] = f"{condition} (text {_digest(text)})" if varied and text else condition
-    for (world, condition), seen in texts.items():
+        for name in run.metrics.get("conditions", {}):
+            mode, text = run.conditions.get(name, ("?", None))
+            varied = len(identities[(world_of[run.path], name)]) > 1 and not (name == BASELINE and mode == "none")
+            condition_of[(run.path, name)] = (name if not varied else f"{name} (text {_digest(text)})" if text
+                                              else f"{name} ({mode})")
+    for (world, name), seen in identities.items():
         if len(seen) > 1:
-            each = "; ".join(f"text {_digest(t)}: {t!r}" for t in sorted(seen))
-            warnings.append(f"{world} / {condition}: {len(seen)} different contract texts; each is its own group ({each})")
+            each = "; ".join(f"text {_digest(t)}: {t!r}" if t else f"{m}: no contract text"
+                             for m, t in sorted(seen, key=lambda i: (i[0], i[1] or "")))
+            warnings.append(f"{world} / {name}: {len(seen)} different contracts under one condition name; each is its "
+                            f"own group ({each})")
     return world_of, condition_of, warnings
 
 
@@ -288,7 +305,8 @@ def paired_differences(groups: Sequence[Group]) -> list[Paired]:
         by_cell[(g.world, g.population)].append(g)
     out: list[Paired] = []
     for (world, population), cell in by_cell.items():
-        base = next((g for g in cell if g.condition == BASELINE), cell[0])
+        # the baseline is a condition without a contract (a negotiating condition named `none` is not one)
+        base = next((g for g in cell if g.condition == BASELINE and g.contract_mode in (None, "none")), cell[0])
         for other in cell:
             if other is base:
                 continue
