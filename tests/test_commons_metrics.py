@@ -82,3 +82,15 @@ def test_a_live_episode_that_ran_past_its_length_survives_its_length(commons_run
     kept.sim_seconds = 723.2
     commons = commons_metrics(run, load_world("commons"))
     assert commons["conditions"]["negotiate"]["seeds"][0]["resources"]["pumpkin@patch"]["survival_time"] == 720
+
+
+def test_a_collapse_after_the_episode_end_is_not_counted() -> None:
+    """Live, the clock runs on while the programs stop: a stock that fell below its threshold at 302 s of a 300 s
+    episode did not collapse within the episode (a review found it 'survived' 302 s, longer than an uncollapsed one)."""
+    from blockpact.experiments.welfare import sustainability
+    from blockpact.judge.metrics import Curve
+
+    late = sustainability(Curve([0.0, 302.0], [10.0, 1.0]), threshold=2.0, sustainable_level=5.0, episode_end=300.0)
+    assert late.survival_time == 300.0 and not late.collapsed
+    within = sustainability(Curve([0.0, 120.0], [10.0, 1.0]), threshold=2.0, sustainable_level=5.0, episode_end=300.0)
+    assert within.survival_time == 120.0 and within.collapsed

@@ -53,3 +53,19 @@ def test_a_simulated_run_has_no_live_notes(tmp_path: Path) -> None:
     (episode,) = metrics["conditions"]["none"]["runs"][0]["episodes"]
     assert episode["runtime_late_s"] is None and episode["live_unsupported"] == []
     assert not [w for w in metrics["warnings"] if w.startswith("live:")]
+
+
+def test_a_failed_attempts_stall_is_not_the_completed_attempts() -> None:
+    """on_disconnect = "retry" keeps a failed attempt's events before the next episode_start (a review)."""
+    from blockpact.experiments.live_notes import runtime_late_s, unsupported_parts
+    from blockpact.experiments.records import EpisodeRecord
+    from blockpact.worlds.events import Event
+
+    parts = {"parts": ["harvest.iron_ore: tool overrides"]}
+    episode = EpisodeRecord(0, events=[
+        Event(0.0, None, "episode_start", {}), Event(0.0, None, "live_unsupported", parts),
+        Event(9.0, None, "runtime_late", {"late_s": 5.0}), Event(9.0, None, "episode_failed", {"attempt": 1}),
+        Event(0.0, None, "episode_start", {"attempt": 1}), Event(0.0, None, "live_unsupported", parts)])
+    assert runtime_late_s(episode) is None and unsupported_parts(episode) == parts["parts"]
+    episode.events.append(Event(20.0, None, "runtime_late", {"late_s": 2.5}))
+    assert runtime_late_s(episode) == 2.5

@@ -11,16 +11,24 @@ from __future__ import annotations
 from typing import Any
 
 from blockpact.experiments.records import EpisodeRecord, RunRecord
+from blockpact.worlds.events import Event
+
+
+def _last_attempt(episode: EpisodeRecord) -> list[Event]:
+    """The events of the episode's last attempt: with live.toml's on_disconnect = "retry", a failed attempt's
+    events stay in the log before the next `episode_start`, and its stall is not the completed attempt's."""
+    starts = [i for i, e in enumerate(episode.events) if e.kind == "episode_start"]
+    return episode.events[starts[-1]:] if starts else episode.events
 
 
 def runtime_late_s(episode: EpisodeRecord) -> float | None:
     """The longest stall of the bots' runtime during the episode's programs (seconds), if it was 2 s or more."""
-    stalls = [float(e.data.get("late_s", 0.0)) for e in episode.events if e.kind == "runtime_late"]
+    stalls = [float(e.data.get("late_s", 0.0)) for e in _last_attempt(episode) if e.kind == "runtime_late"]
     return max(stalls) if stalls else None
 
 
 def unsupported_parts(episode: EpisodeRecord) -> list[str]:
-    return [str(part) for e in episode.events if e.kind == "live_unsupported" for part in e.data.get("parts", [])]
+    return [str(part) for e in _last_attempt(episode) if e.kind == "live_unsupported" for part in e.data.get("parts", [])]
 
 
 def live_warnings(run: RunRecord) -> list[str]:

@@ -99,7 +99,7 @@ def sustainability(curve: Curve, threshold: float, sustainable_level: float, epi
             harvests += int(previous - v)
             if v < sustainable_level:
                 over += int(previous - v)
-        if v < threshold and not collapsed:
+        if v < threshold and not collapsed and t <= episode_end:  # live: the clock runs on while programs stop
             survival, collapsed = t, True
         previous = v
     return Sustainability(survival, collapsed, over / harvests if harvests else 0.0, curve.values[-1] if curve.values else 0.0)
