@@ -129,3 +129,16 @@ def test_an_operator_bot_without_op_is_told_so(external) -> None:
 
     with pytest.raises(PluginMissing, match=r"not_an_op is not an operator.*/op not_an_op"):
         asyncio.run(join())
+
+
+def test_a_person_awaited_again_is_told_again() -> None:
+    """Lines for the user are said once per run, but not those to people in human slots: a person who left after
+    seed 0 must be asked to join again for seed 1 (a review)."""
+    said: list[str] = []
+    backend = LiveWorlds(announce=said.append)
+    seats = backend.seat_humans(["Alice"])
+    backend.announce("the server does not reproduce part of w")
+    backend.announce("the server does not reproduce part of w")
+    seats.announce("waiting up to 120 s for a person to join as Alice")
+    seats.announce("waiting up to 120 s for a person to join as Alice")
+    assert said == ["the server does not reproduce part of w"] + ["waiting up to 120 s for a person to join as Alice"] * 2

@@ -47,6 +47,7 @@ class LiveWorlds:
         self.on_disconnect = on_disconnect
         self.viewer = viewer
         self.announce = SaidOnce(announce) if announce is not None else None
+        self._announce_each = announce  # a person awaited again for another seed is told again
 
     def __call__(self, spec: WorldSpec, seed: int = 0) -> LiveWorld:
         return LiveWorld(spec, seed, server=self.server, address=self.address, on_disconnect=self.on_disconnect,
@@ -57,7 +58,7 @@ class LiveWorlds:
         if self.address is not None or self.server is None:
             raise UserError("a `human` slot needs the embedded server (leave out --server): on an external server "
                             "blockpact cannot read a person's inventory or end their part of an episode")
-        self.humans = HumanSeats(humans, self.server, self.ensure_server, self.announce)
+        self.humans = HumanSeats(humans, self.server, self.ensure_server, self._announce_each)
         return self.humans
 
     def ensure_server(self) -> None:
