@@ -275,12 +275,16 @@ def test_resume_with_a_longer_call_bound_finishes_units_a_slow_endpoint_failed(p
         assert read_run(out / "events.jsonl").seeds[0].cause == "endpoint"
         assert "run status: <span class=\"status-complete\">complete</span> <span class=\"status-failed\">(not every" \
             in (out / "report.html").read_text()  # it ran to its end, and its one unit failed
-        assert main(["resume", str(out), "--llm-timeout", "0"]) == 1
-        assert "expected a number of seconds > 0" in capsys.readouterr().err
+        for wrong in ("0", "inf"):
+            assert main(["resume", str(out), "--llm-timeout", wrong]) == 1
+            assert "expected a number of seconds > 0" in capsys.readouterr().err
+        assert main(["resume", str(out), "--llm-timeout", "0.6"]) == UNITS_FAILED  # still shorter than an answer
+        assert main(["resume", str(out)]) == UNITS_FAILED  # the last bound given holds (a review: it went back)
+        assert "LLM calls may take 0.6 s each, as the last resume" in capsys.readouterr().err
         assert main(["resume", str(out), "--llm-timeout", "30"]) == 0
     assert "(1 seed)" in capsys.readouterr().out  # one seed's spread is unknown: not "± 0.00"
     assert "(not every" not in (out / "report.html").read_text()
     run = read_run(out / "events.jsonl")
     assert [(s.seed, s.status) for s in run.seeds] == [(0, "completed")]
     resumed = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines() if '"run_resumed"' in line]
-    assert [e["data"]["llm_timeout_s"] for e in resumed] == [30.0]
+    assert [e["data"]["llm_timeout_s"] for e in resumed] == [0.6, 0.6, 30.0]

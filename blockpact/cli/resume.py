@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 from pathlib import Path
 
@@ -29,8 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     u.add_argument("dir", type=Path, help="the run directory")
     u.add_argument("--parallel", type=int, default=1, metavar="N", help="units at once, as for run (default 1)")
     u.add_argument("--llm-timeout", type=float, metavar="SECONDS", help="LLM runs: the seconds each call may take "
-                   "in the resumed units, every role (default: as recorded; e.g. a slow local model's units failed "
-                   "with cause endpoint)")
+                   "in the resumed units, every role (default: the last resume's --llm-timeout, else as recorded; e.g. a "
+                   "slow local model's units failed with cause endpoint)")
     u.set_defaults(handler=cmd_resume)
 
 
@@ -41,7 +42,7 @@ def _announce(line: str) -> None:
 def _with_timeout(record: dict | None, seconds: float) -> dict:
     if record is None:
         raise UserError("--llm-timeout: this run's agents are scripted; it makes no LLM calls")
-    if not seconds > 0:
+    if not (seconds > 0 and math.isfinite(seconds)):
         raise UserError(f"--llm-timeout: expected a number of seconds > 0 (got {seconds:g})")
     roles = {name: {**role, "timeout_s": seconds} for name, role in (record.get("roles") or {}).items()}
     return {**record, "timeout_s": seconds, "roles": roles}
@@ -56,8 +57,12 @@ def cmd_resume(args: argparse.Namespace) -> int:
               "nothing to resume, nothing changed")
         return 0
     plan = point.plan()
-    if args.llm_timeout is not None:
-        plan = dataclasses.replace(plan, llm=_with_timeout(plan.llm, args.llm_timeout))
+    timeout = args.llm_timeout
+    if timeout is None and (earlier := [r.llm_timeout_s for r in point.run.resumes if r.llm_timeout_s is not None]):
+        timeout = earlier[-1]  # an earlier resume's bound holds until another is given
+        _announce(f"LLM calls may take {timeout:g} s each, as the last resume with --llm-timeout set")
+    if timeout is not None:
+        plan = dataclasses.replace(plan, llm=_with_timeout(plan.llm, timeout))
     check_backend(plan.backend)
     live_options = LiveOptions(**(plan.live or {}), version=plan.spec.mc_version)
     live_options.check(plan.backend)

@@ -193,6 +193,7 @@ class ResumeRecord:
     units: list[tuple[str, int]]  # (condition, seed) run by the resume, each from its start
     superseded: list[tuple[str, int]]  # of those, the ones with partial events before the resume (ignored)
     dropped_line: str | None  # a torn last line cut off the log
+    llm_timeout_s: float | None = None  # `resume --llm-timeout`: each LLM call's bound from this resume on
 
 
 @dataclass
@@ -329,7 +330,8 @@ class _Builder:
         """A resume redoes its units from their start: their partial events so far no longer count."""
         d = e.data
         resume = ResumeRecord(int(d["after_seq"]), _units(d["units"]), _units(d["superseded"]),
-                              (d.get("dropped_line") or {}).get("text"))
+                              (d.get("dropped_line") or {}).get("text"),
+                              float(d["llm_timeout_s"]) if d.get("llm_timeout_s") is not None else None)
         for key in resume.superseded:
             self.seeds.pop(key, None)
         for key in resume.units:
