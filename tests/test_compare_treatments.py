@@ -118,3 +118,11 @@ def test_a_log_without_the_world_text_is_told_apart_as_unknown(tmp_path: Path) -
     commented.write_text("# my copy\n" + (BUILTIN_DIR / "double_vein.toml").read_text())
     copy = _run(tmp_path / "copy", str(commented), "--contract", "none")
     assert [len(g.samples) for g in compare([new, copy]).groups] == [4]
+
+
+def test_runs_pooled_with_other_episodes_per_seed_are_warned_about(tmp_path: Path) -> None:
+    one = _run(tmp_path / "one", "double_vein", "--contract", "none")
+    two = _run(tmp_path / "two", "double_vein", "--contract", "none", "--episodes", "2")
+    c = compare([one, two])
+    assert [w for w in c.warnings if "differ in episodes per seed" in w]
+    assert not [w for w in compare([one]).warnings if "differ in" in w]

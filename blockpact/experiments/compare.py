@@ -48,6 +48,7 @@ class RunSource:
     backend: str = "sim"
     world_digest: str | None = None  # of the world file's text as run (run_start's world_source)
     conditions: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (contract mode, text)
+    setup: dict[str, str] = field(default_factory=dict)  # what else shapes outcomes, not (yet) a grouping key
 
     @property
     def population_label(self) -> str:
@@ -190,7 +191,16 @@ def load_run(path: Path) -> RunSource:
              for c in start.get("conditions", [])}
     return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics,
                      str(start.get("backend") or metrics.get("backend") or "sim"), _world_digest(start.get("world_source")),
-                     texts)
+                     texts, _setup(start))
+
+
+def _setup(start: Mapping[str, Any]) -> dict[str, str]:
+    """Episodes per seed, the judge and the LLM's sampling (each role's model, temperature, parameters)."""
+    llm = start.get("llm") or {}
+    roles = {name: {k: role.get(k) for k in ("model", "temperature", "params")}
+             for name, role in sorted((llm.get("roles") or {}).items())}
+    return {"episodes per seed": json.dumps(start.get("episodes")), "judge": json.dumps(start.get("judge"), sort_keys=True),
+            "LLM sampling": json.dumps(roles, sort_keys=True)}
 
 
 def _world_digest(source: Any) -> str | None:
@@ -291,7 +301,13 @@ def compare(paths: Iterable[Path]) -> Comparison:
                 seed = int(seed_run["seed"])
                 group.samples.append(Sample(*key, seed, run.path, measure_values(seed_run, commons_seeds.get(seed))))
     ordered = sorted(groups.values(), key=lambda g: (g.world, g.population, g.condition != BASELINE, g.condition))
+    source = {run.path: run for run in runs}
     for g in ordered:
+        pooled = [source[p] for p in dict.fromkeys(s.run for s in g.samples)]
+        differ = [what for what in (pooled[0].setup if pooled else {}) if len({r.setup.get(what) for r in pooled}) > 1]
+        if differ:
+            warnings.append(f"{g.world} / {g.condition} / {g.population}: the runs pooled here differ in "
+                            f"{', '.join(differ)} (compare them in separate calls if that matters)")
         seeds = [s.seed for s in g.samples]
         if len(seeds) != len(set(seeds)):
             warnings.append(f"{g.world} / {g.condition} / {g.population}: some seeds were run more than once; "
