@@ -126,3 +126,13 @@ def test_runs_pooled_with_other_episodes_per_seed_are_warned_about(tmp_path: Pat
     c = compare([one, two])
     assert [w for w in c.warnings if "differ in episodes per seed" in w]
     assert not [w for w in compare([one]).warnings if "differ in" in w]
+
+
+def test_a_contract_from_a_file_pools_with_the_same_text_given_inline(tmp_path: Path) -> None:
+    """The file's last newline is not part of the contract: the same text pools (a review asked)."""
+    contract = tmp_path / "fair.txt"
+    contract.write_text(FAIR + "\n")
+    inline = _run(tmp_path / "inline", "double_vein", "--contract", FAIR)
+    from_file = _run(tmp_path / "file", "double_vein", "--contract", f"@{contract}")
+    c = compare([inline, from_file])
+    assert [(g.condition, len(g.samples)) for g in c.groups] == [("contract", 4)], c.warnings
