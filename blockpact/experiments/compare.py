@@ -2,10 +2,12 @@
 metrics.json (rebuilt from events.jsonl when missing) and its run_start event.
 
 A sample is one finished seed of one condition of one run. Samples are grouped by treatment: world ×
-condition × population (who filled each player slot), where the world is its file's content and the backend
-it ran on, and a condition with a given contract is its text. Runs that share a world name or a condition name
-but differ there are told apart in the labels ("orchard (minecraft)", "orchard (file 3fa2c1)", "contract (text
-9b0e11)") and a warning says what each label stands for: pooling them mixed treatments. Each group gets n, mean
+condition × population (who filled each player slot), where the world is its file's content (as parsed) and the
+backend it ran on, and a condition is its contract's mode and text. Runs that share a world name or a condition
+name but differ there are told apart in the labels ("orchard (minecraft)", "orchard (file 3fa2c1)", "treat
+(negotiate)", "contract (text 9b0e11)") and a warning says what each label stands for: pooling them mixed
+treatments. Runs pooled in one group that differ in episodes per seed, the judge or the LLM's sampling are
+warned about. Each group gets n, mean
 and a 95% CI per measure. Paired differences compare each condition with the group's baseline condition (`none`
 when present, else the first one) of the same world, backend and population, on the seeds both have, seed by
 seed, so the world's randomness cancels out.
