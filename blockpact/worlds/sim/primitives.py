@@ -30,6 +30,7 @@ class SimulationView(Protocol):
     clock: Clock
     last_changed_by: dict[Vec, str]
     facing: dict[str, tuple[float, float]]
+    schedule: list[dict[str, Any]] | None
 
     def observe_chest(self, agent: str, pos: Vec) -> dict[str, int]: ...
 
@@ -80,6 +81,15 @@ class AgentAPI:
         return None if chest is None else dict(chest)
 
     # -- helpers -----------------------------------------------------------------------------------
+    def _scheduled(self, kind: str, resource: str, target: Vec | None, stand: Vec | None = None) -> None:
+        """Note a read or change of shared state (a block search, a dig, a chest, a placed block) in the order the
+        clock serves it, when a live lockstep episode asked for the schedule (bridge/live/lockstep.py); `stand`: the
+        cell this player walks to for it (a live bot walks there too: where it stands decides what it finds next)."""
+        if self.sim.schedule is not None:
+            self.sim.schedule.append({"player": self.name, "kind": kind, "resource": resource,
+                                      "target": None if target is None else list(target), "time": round(self.time, 6),
+                                      "stand": None if stand is None else list(stand)})
+
     async def _say(self, message: str, source: str = "primitive") -> None:
         self.state.emit(self.name, "chat", message=message, source=source)
 
@@ -152,7 +162,9 @@ class AgentAPI:
             raise PrimitiveError(f"No block named {name}")
         if not isinstance(count, int) or count < 1:
             raise PrimitiveError("count for mineBlock must be a positive number")
-        if not self.find_blocks(name, count=1):
+        present = self.find_blocks(name, count=1)
+        self._scheduled("look", f"block:{name}", present[0] if present else None)
+        if not present:
             await self._say(f"No {name} nearby, please explore first")
             return 0
         tool = rules.best_tool(self.state, self.name, name)
@@ -164,6 +176,7 @@ class AgentAPI:
             reach = self.timing["reach"]
             routes = ((t, self._route(lambda c, t=t: within_reach(c, t, reach))) for t in self.find_blocks(name, count=1024))
             target, route = next(((t, r) for t, r in routes if r is not None), (None, None))
+            self._scheduled("find", f"block:{name}", target, route[-1] if route else None)
             if target is None or route is None:
                 break
             await self._follow(route)
@@ -176,6 +189,7 @@ class AgentAPI:
             if self.state.block_at(target) != name:
                 lost_to = target
                 continue
+            self._scheduled("dig", f"block:{name}", target)
             rules.dig(self.state, self.name, target, tool)
             mined += 1
         if mined < count and lost_to is not None:
@@ -202,6 +216,7 @@ class AgentAPI:
         except rules.RuleError as exc:
             await self._say(f"Error placing {name}: {exc}, please find another position to place")
             return False
+        self._scheduled("place", f"block:{name}", pos)  # type: ignore[arg-type]
         await self._say(f"Placed {name}")
         return True
 
@@ -273,6 +288,7 @@ class AgentAPI:
             raise PrimitiveError("No path to the goal!")
         await self._turn_to(pos)  # type: ignore[arg-type]
         await self.sim.clock.sleep(self.name, self.timing["chest_seconds"])
+        self._scheduled("chest", "chest:{},{},{}".format(*pos), pos, self.position)  # type: ignore[str-format]
         return pos  # type: ignore[return-value]
 
     async def get_item_from_chest(self, position: Vec, items: dict[str, int]) -> dict[str, int]:

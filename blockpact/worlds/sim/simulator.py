@@ -39,6 +39,7 @@ class Simulation:
         self.clock = Clock(list(spec.players))
         self.dynamics = self._dynamics() if spec.rules else None
         self.last_changed_by: dict[Vec, str] = {}
+        self.schedule: list[dict[str, Any]] | None = None  # a live lockstep episode's order of shared actions, when asked for
         self.facing: dict[str, tuple[float, float]] = {p: SPAWN_FACING for p in spec.players}  # (yaw, pitch)
         self.known_chests: dict[str, dict[Vec, dict[str, int]]] = {p: {} for p in spec.players}
         self._signals: dict[str, deque[str]] = {p: deque() for p in spec.players}
