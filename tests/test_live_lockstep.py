@@ -1,13 +1,36 @@
-"""Lockstep (bridge/live/lockstep.py): the simulator writes down the order in which it served the shared actions of a
-batch of programs, for a live episode to follow."""
+"""Lockstep (bridge/live/lockstep.py, js/mineflayer/lockstep.js): the bots take their shared actions in the order the
+simulator served the same programs, so Double-Vein without a contract, whose two players race for the pickaxe and for
+the last iron blocks, ends on the embedded server as on the simulator: player by player. Free-running, the live split
+of the vein varied from run to run (28/45, 32/42, 28/45 in three runs of the same code); see test_parity_matrix.
+A bot that cannot follow gives the order up, said in a `lockstep_diverged` event, and the episode goes on."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+
+import pytest
 
 from blockpact.agents.scripted.greedy import ScriptedGreedyAgent
+from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.lockstep import SimulatedTwin
+from blockpact.bridge.live.mineflayer_body import ServerAddress
+from blockpact.bridge.live.world import LiveWorld
+from blockpact.bridge.sim import SimWorld
+from blockpact.errors import UserError
 from blockpact.worlds.world_files import load_world
+
+from test_live_world import _play
+
+
+@pytest.fixture(scope="module")
+def server(embedded_server) -> EmbeddedServer:
+    return embedded_server
+
+
+def _lockstep(server: EmbeddedServer, said: list[str] | None = None):
+    return lambda spec, seed=0: LiveWorld(spec, seed, server=server, lockstep=True,
+                                          announce=(said.append if said is not None else None))
 
 
 def test_the_simulator_writes_down_its_order_of_shared_actions() -> None:
@@ -25,3 +48,45 @@ def test_the_simulator_writes_down_its_order_of_shared_actions() -> None:
     finds = [e for e in entries if e["kind"] == "find" and e["target"] is not None]
     assert all(e["stand"] is not None for e in finds)
     assert twin.world.sim.schedule is None  # asked for per batch only
+
+
+def test_double_vein_without_a_contract_ends_as_on_the_simulator_in_lockstep(server, tmp_path) -> None:
+    spec = load_world("double_vein")
+    said: list[str] = []
+    live, events = asyncio.run(_play(spec, None, _lockstep(server, said), tmp_path / "live"))
+    simulated, _ = asyncio.run(_play(spec, None, SimWorld, tmp_path / "sim"))
+    (status,) = [e for e in events if e.kind == "lockstep"]
+    assert status.data["diverged"] is None and status.data["done"] == status.data["scheduled"] > 40, status.data
+    assert not [e for e in events if e.kind == "lockstep_diverged"] and not said
+    assert live.inventory_rewards == simulated.inventory_rewards, (live.inventory_rewards, simulated.inventory_rewards)
+    assert live.rewards == simulated.rewards and live.transfers == simulated.transfers
+    assert events[0].kind == "episode_start" and events[0].data["lockstep"] == "simulator"
+
+
+def test_a_bot_that_cannot_follow_gives_the_order_up_and_the_episode_goes_on(server, tmp_path, monkeypatch) -> None:
+    """The twin's schedule is made wrong where Glitch picks its second diamond: live, Glitch picks another."""
+    real = SimulatedTwin.schedule
+
+    async def misplanned(self, *args):
+        entries = await real(self, *args)
+        second = [e for e in entries if e["player"] == "Glitch" and e["kind"] == "find"][1]
+        second["target"] = [0, 0, 0]
+        return entries
+
+    monkeypatch.setattr(SimulatedTwin, "schedule", misplanned)
+    spec = load_world("double_vein")
+    said: list[str] = []
+    live, events = asyncio.run(_play(spec, None, _lockstep(server, said), tmp_path / "live"))
+    (diverged,) = [e for e in events if e.kind == "lockstep_diverged"]
+    assert diverged.agent == "Glitch"
+    assert "Glitch's search for diamond_ore at (0, 0, 0)" in diverged.data["reason"] and "live" in diverged.data["reason"]
+    (status,) = [e for e in events if e.kind == "lockstep"]
+    assert status.data["diverged"] == diverged.data["reason"] and status.data["done"] < status.data["scheduled"]
+    assert len(said) == 1 and said[0].startswith("seed 0: lockstep given up after ")
+    assert sum(live.inventory_rewards.values()) > 0 and [e for e in events if e.kind == "episode_end"]  # it went on
+
+
+def test_lockstep_needs_the_embedded_server_and_bots_in_every_slot() -> None:
+    spec = load_world("double_vein")
+    with pytest.raises(UserError, match="lockstep needs the embedded server"):
+        LiveWorld(spec, 0, address=ServerAddress("127.0.0.1", 1, spec.mc_version, "offline"), lockstep=True)

@@ -22,9 +22,8 @@ from blockpact.bridge.machine_load import stretched
 from blockpact.bridge.live.joins import JoinQueue
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.bridge.live.watchdog import RuntimeWatchdog, lateness_note
-from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
-from blockpact.settings import settings
+from blockpact.settings import default_mc_version, settings
 from blockpact.bridge.live.world_compiler import (CompiledWorld, WorldTarget, apply, compile_world,
                                                    harvest_rules, run_command, teleport)
 from blockpact.skills.reference import primitives, runner_queries, sandbox_limits
@@ -39,7 +38,7 @@ NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal
 NODE_CALL_SECONDS_PER_BOT = 0.25  # more per bot: 64 starting together block Node's main thread > 8 s at once
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
-                 "connectionLost", "players", "setHarvest", "loopDelay", "ping")
+                 "connectionLost", "players", "setHarvest", "loopDelay", "ping", "startLockstep", "endLockstep")
 
 
 def node_call_seconds() -> float:
@@ -258,6 +257,14 @@ class MineflayerWorld:
         self._watchdog.worst_late = 0.0
         self._batches += 1
         return StartBatch(f"batch-{self._batches}", size)
+
+    def start_lockstep(self, entries: list[dict[str, Any]], stall_seconds: float) -> None:
+        """The next batch's shared actions take turns in the simulator's order (lockstep.py, js/mineflayer/lockstep.js)."""
+        self._sync("startLockstep", json.dumps(entries), int(stall_seconds * 1000))
+
+    def end_lockstep(self) -> dict[str, Any] | None:
+        """The batch's lockstep is over: {diverged: why the order was given up | None, done, scheduled}."""
+        return json.loads(self._sync("endLockstep"))
 
     async def command(self, player: str, text: str, timeout: float = 5.0) -> str:
         """An operator command said in chat by `player` (servers without a control channel); returns the answer line."""

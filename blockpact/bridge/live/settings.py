@@ -57,6 +57,8 @@ class EpisodeSettings:
     on_disconnect: Literal["reconnect", "retry", "fail"]
     max_reconnects: int = bounds(ge=0)
     max_retries: int = bounds(ge=0)
+    lockstep: bool
+    lockstep_stall_seconds: float = bounds(gt=0)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.human_seats import HumanSeats
+from blockpact.bridge.live.lockstep import SimulatedTwin, stall_seconds
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.live.mineflayer_body import (MineflayerBody, MineflayerWorld, ServerAddress, StartBatch,
                                                    node_call_seconds)
@@ -50,9 +51,11 @@ class LiveWorld:
 
     def __init__(self, spec: WorldSpec, seed: int = 0, *, server: EmbeddedServer | None = None,
                  address: ServerAddress | None = None, on_disconnect: str | None = None, viewer: bool = False,
-                 announce: Callable[[str], None] | None = None, humans: HumanSeats | None = None) -> None:
+                 announce: Callable[[str], None] | None = None, humans: HumanSeats | None = None,
+                 lockstep: bool | None = None) -> None:
         """`server`: the embedded server to play on (started if it is not running; None: one of its own);
         `humans`: the players who are people with their own client (no bot, no program: human_seats.py);
+        `lockstep`: shared actions in the order of a simulated twin (lockstep.py; None: live.toml's);
         `address`: an external server instead (no plugin); `viewer`: a viewer page for every player's bot
         (`viewer_urls`); `announce` is told, in a line each, where the server and the pages are."""
         settings = live_settings()
@@ -70,10 +73,17 @@ class LiveWorld:
         self.access: WorldAccess = WitnessedAccess(address) if address is not None else EmbeddedAccess(self.server)
         self.viewer, self.humans = viewer, humans
         self.announce = announce or (lambda line: None)
+        lockstep = settings.episode.lockstep if lockstep is None else lockstep
+        if lockstep and (address is not None or humans is not None):
+            raise UserError("lockstep needs the embedded server and bots in every slot: on another server the bots "
+                            "cannot wait for each other between walking to a block and digging it, and people do not wait")
+        self.twin = SimulatedTwin(spec, seed) if lockstep else None
+        self.lockstep_stall = settings.episode.lockstep_stall_seconds
         self.viewer_urls: dict[str, str] = {}
         self.state = state = WorldState(spec, seed)
         self.master = WorldMaster(self.access, spec, state)
-        state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft", **state.snapshot())
+        state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft", **self._lockstep_mark(),
+                   **state.snapshot())
         self.bots: MineflayerWorld | None = None
         self.reconnects = self.retries = 0
         self._ticker: asyncio.Task | None = None
@@ -178,6 +188,8 @@ class LiveWorld:
         await self._ensure_ready()
         end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
         assert self.bots is not None
+        if self.twin is not None:  # the order the bots' shared actions take (lockstep.py)
+            self.bots.start_lockstep(await self.twin.schedule(programs, skills, until, budget), stall_seconds(self.lockstep_stall))
         batch = self.bots.start_batch(len([p for p in programs if self.humans is None or p not in self.humans]))
         tasks = {p: asyncio.ensure_future(self.humans.play(p, end, lambda: self.now, self._said)
                                           if self.humans is not None and p in self.humans else
@@ -196,6 +208,8 @@ class LiveWorld:
         finally:
             for task in (*tasks.values(), watchdog):
                 task.cancel()
+            if self.twin is not None:
+                self._end_lockstep()
             if (note := self.bots.lateness_note()) is not None:
                 self.state.emit(None, "runtime_late", late_s=round(self.bots.worst_late, 3))
                 self.announce(f"seed {self.seed}: {note}")
@@ -210,6 +224,24 @@ class LiveWorld:
                 await asyncio.sleep(end - self.now)
             self._check_master()
         return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
+
+    def _lockstep_mark(self) -> dict[str, Any]:
+        return {"lockstep": "simulator"} if self.twin is not None else {}
+
+    def _end_lockstep(self) -> None:
+        """The batch's lockstep is over: an event with how far the bots followed the twin's order."""
+        assert self.bots is not None
+        try:
+            status = self.bots.end_lockstep() if self.bots.answering else None
+        except BridgeBroken:
+            status = None  # a dead or wedged runtime: the episode fails with that cause
+        if status is None:
+            return
+        self.master.record()  # the journal's lockstep_diverged first
+        self.emit(None, "lockstep", **status)
+        if status["diverged"]:
+            self.announce(f"seed {self.seed}: lockstep given up after {status['done']} of {status['scheduled']} "
+                          f"shared actions: {status['diverged']}")
 
     async def _wait_for_players(self, pending: set[asyncio.Future], watchdog: asyncio.Future, end: float) -> BaseException | None:
         """Until every player's task is done, one fails, the watchdog finds the bridge broken, the world master's
@@ -316,7 +348,9 @@ class LiveWorld:
         fresh.log = state.log  # the engine follows this log
         self.state, self.master = fresh, WorldMaster(self.access, self.spec, fresh)
         fresh.emit(None, "episode_start", world=self.spec.name, seed=self.seed, backend="minecraft", attempt=self.retries,
-                   **fresh.snapshot())
+                   **self._lockstep_mark(), **fresh.snapshot())
+        if self.twin is not None:
+            await self.twin.restart()
         for task in tasks:
             fresh.emit(task.agent, "task", **task.data)
 
@@ -346,6 +380,8 @@ class LiveWorld:
         if self._ticker is not None:
             self._ticker.cancel()
         try:
+            if self.twin is not None:
+                await self.twin.close()
             if self.bots is not None:
                 await self.bots.close()
         finally:

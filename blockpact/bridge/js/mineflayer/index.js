@@ -20,6 +20,7 @@ const { queryNames } = require('./queries')
 const { Witness } = require('./witness')
 const { startViewer } = require('./viewer')
 const { startLine } = require('./start_line')
+const { Lockstep } = require('./lockstep')
 
 const BEAT_MS = 100 // how often the watchdog's beat runs (ping)
 
@@ -60,6 +61,7 @@ class LiveWorld {
     this.bodies = new Map() // name -> {bot, host, runner, run: {id, timer, timedOut} | null}
     this.runCount = 0
     this.startLine = startLine() // programs of one batch start together (start_line.js)
+    this.lockstep = null // the order of the batch's shared actions, when the episode is played in lockstep (lockstep.js)
     // How late Node's main thread runs its timers: bots answer the server's keep-alives on that thread.
     this.delays = monitorEventLoopDelay({ resolution: 20 })
     this.delays.enable()
@@ -70,6 +72,19 @@ class LiveWorld {
     this.lastBeat = performance.now()
     this.beat = setInterval(() => { this.lastBeat = performance.now() }, BEAT_MS)
     this.beat.unref()
+  }
+
+  // The next batch's shared actions take turns in this order (lockstep.js): entries as bridge/live/lockstep.py
+  // gives them; stallMs: how long a bot waits for another's turn before the order is given up.
+  startLockstep (entriesJson, stallMs) {
+    this.lockstep = new Lockstep(JSON.parse(entriesJson), { stallMs, record: (agent, kind, data) => this.record(agent, kind, data) })
+  }
+
+  // Ends the batch's lockstep; its status as JSON: {diverged: reason | null, done, scheduled}.
+  endLockstep () {
+    const status = this.lockstep?.status() ?? null
+    this.lockstep = null
+    return JSON.stringify(status)
   }
 
   // The watchdog's ping: how late the main thread ran at worst since the last ping, in seconds (a quick call).
@@ -254,6 +269,7 @@ class LiveWorld {
       }
     }, err => this.#failure(name, `the program could not run: ${err.message}`)).then(result => {
       this.startLine.leave(batch?.id, batch?.size, name) // ended before it was ready: the others go on
+      this.lockstep?.finished(name) // what its simulated twin still did will not happen
       body.run = null
       reply(done, result)
     })

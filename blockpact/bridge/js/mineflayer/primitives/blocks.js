@@ -8,6 +8,7 @@ const { bounded, boundSeconds } = require('./bounds')
 const { untilVerdict } = require('../dig_verdicts')
 const { formatPosition } = require('../feedback')
 const { canHarvest, toolName, underWorldRule } = require('../harvest')
+const { takeTurn, cellOf, standOn } = require('../lockstep')
 
 const uses = {
   mineBlock: {
@@ -41,7 +42,8 @@ function claim (ctx, pos) {
 // (the server never said whose dig broke it). A block that someone else breaks meanwhile ends the attempt
 // at once. On the embedded server the server says whose dig broke the block (js/server/plugin/dig_verdicts.js)
 // and that is the outcome; elsewhere this runtime's claim() decides.
-async function collectOne (ctx, pos, type, name) {
+// `stand`: in lockstep, the cell the simulated twin walked to for this block (lockstep.js), else null.
+async function collectOne (ctx, pos, type, name, stand = null) {
   const { bot } = ctx
   const serverJudges = bot.blockpact.digVerdicts
   let finished = false // this bot sent "finish digging" for the block
@@ -56,6 +58,9 @@ async function collectOne (ctx, pos, type, name) {
     if (bot.pathfinder.isMoving()) bot.pathfinder.stop()
     if (bot.targetDigBlock) bot.stopDigging()
   }
+  // In lockstep a bot that sees its block taken walks on to it, as on the simulator (whose walks are not
+  // interrupted): where it stands decides which block it finds next.
+  const stopUnlessWalking = () => { if (!ctx.world.lockstep?.on || bot.targetDigBlock) stop() }
   const onFinish = (position) => {
     if (!position || !pos.equals(position)) return
     finished = true
@@ -68,7 +73,7 @@ async function collectOne (ctx, pos, type, name) {
     if (said.won) ctx.world.dugBy.set(keyOf(pos), { player: bot.username, at: Date.now() })
     else if (!finished) { // another player broke it while this bot was digging it
       takenAway = true
-      stop()
+      stopUnlessWalking()
     }
   }
   const onUpdate = (oldBlock, newBlock) => {
@@ -76,7 +81,7 @@ async function collectOne (ctx, pos, type, name) {
     // Broken, and not by this bot's own dig (it sends "finish digging" before the block changes): contention.
     if (!finished) {
       takenAway = true
-      stop()
+      stopUnlessWalking()
     }
   }
   bot.on('blockpact:digFinished', onFinish)
@@ -88,13 +93,18 @@ async function collectOne (ctx, pos, type, name) {
   const block = underWorldRule(ctx, bot.blockAt(pos))
   const digSeconds = block ? bot.digTime(block) / 1000 : 0
   const seconds = boundSeconds(ctx.settings, { blocks: 2 * bot.entity.position.distanceTo(pos), seconds: digSeconds + 1 })
+  const step = (work) => bounded('mining', seconds, work, stop, bot) // the walk, then the dig (lockstep waits between)
+  let turn = null // lockstep's (lockstep.js): taken between the walk and the dig
+  const takeDigTurn = async () => {
+    turn = await takeTurn(ctx, 'dig', `block:${name}`)
+    checkCancelled(ctx)
+    return !takenAway && bot.blockAt(pos)?.type === type // still there: dig it
+  }
   let outcome = null
   try {
-    await bounded('mining', seconds, () => block?.boundingBox !== 'block'
-      ? digPlant(ctx, pos)
-      : ctx.world.witness === null
-        ? digInReach(ctx, block)
-        : bot.collectBlock.collect(block, { ignoreNoPath: true }), stop, bot)
+    if (block?.boundingBox !== 'block') await digPlant(ctx, pos, step, takeDigTurn, stand)
+    else if (ctx.world.witness === null) await digInReach(ctx, block, step, takeDigTurn, stand)
+    else await step(() => bot.collectBlock.collect(block, { ignoreNoPath: true }))
   } catch (err) {
     checkCancelled(ctx)
     if (err.name === 'Bounded') outcome = 'timeout'
@@ -114,33 +124,42 @@ async function collectOne (ctx, pos, type, name) {
     bot.off('blockpact:digVerdict', onVerdict)
   }
   checkCancelled(ctx)
-  if (finished && serverJudges) {
-    if (verdict?.won) return { outcome: 'mined' }
-    if (!verdict) return { outcome: 'unjudged' }
-  } else if (claimed) return { outcome: 'mined' }
-  // told it lost before the block's change arrives
-  if (verdict?.by) return { outcome: 'gone', by: verdict.by }
-  if (bot.blockAt(pos)?.type === type) return { outcome: outcome ?? 'failed' }
-  return { outcome: 'gone', by: bot.blockpact.brokeBy?.get(keyOf(pos)) ?? ctx.world.dugBy.get(keyOf(pos))?.player ?? null }
+  const result = judged()
+  turn?.done(cellOf(pos), result.outcome === 'mined')
+  return result
+
+  function judged () {
+    if (finished && serverJudges) {
+      if (verdict?.won) return { outcome: 'mined' }
+      if (!verdict) return { outcome: 'unjudged' }
+    } else if (claimed) return { outcome: 'mined' }
+    // told it lost before the block's change arrives
+    if (verdict?.by) return { outcome: 'gone', by: verdict.by }
+    if (bot.blockAt(pos)?.type === type) return { outcome: outcome ?? 'failed' }
+    return { outcome: 'gone', by: bot.blockpact.brokeBy?.get(keyOf(pos)) ?? ctx.world.dugBy.get(keyOf(pos))?.player ?? null }
+  }
 }
 
 // On the embedded server blockpact's plugin puts a dig's drops straight into the digger's inventory
 // (js/server/plugin/drops.js): there is nothing to pick up, and collectblock's wait of 10 physics ticks after
 // every dig for item entities to appear only slowed each block by 0.5 s (the simulator charges no such wait).
-async function digInReach (ctx, block) {
+// `step(work)` bounds each part; `takeTurn()` waits for lockstep's turn and says whether the block is still there.
+async function digInReach (ctx, block, step, takeTurn, stand) {
   const { bot } = ctx
-  await goto(ctx, new goals.GoalLookAtBlock(block.position, bot.world))
-  await bot.tool.equipForBlock(block, { requireHarvest: true })
+  await step(async () => {
+    await goto(ctx, stand ? standOn(stand) : new goals.GoalLookAtBlock(block.position, bot.world))
+    await bot.tool.equipForBlock(block, { requireHarvest: true })
+  })
   if (bot.heldItem !== null && !block.canHarvest(bot.heldItem.type)) return // as collectblock: not dug, reported as failed
-  await bot.dig(block)
+  if (await takeTurn()) await step(() => bot.dig(block))
 }
 
 // A block without a collision box (a plant, a bush): collectblock walks until it can see the block's faces,
 // which such a block has none of, so it never arrives. Walk within reach and dig it instead.
-async function digPlant (ctx, pos) {
+async function digPlant (ctx, pos, step, takeTurn, stand) {
   const { bot } = ctx
-  await goto(ctx, new goals.GoalNear(pos.x, pos.y, pos.z, 2))
-  await bot.dig(underWorldRule(ctx, bot.blockAt(pos)), true)
+  await step(() => goto(ctx, stand ? standOn(stand) : new goals.GoalNear(pos.x, pos.y, pos.z, 2)))
+  if (await takeTurn()) await step(() => bot.dig(underWorldRule(ctx, bot.blockAt(pos)), true))
 }
 
 async function mineBlock (ctx, name, count = 1) {
@@ -150,7 +169,10 @@ async function mineBlock (ctx, name, count = 1) {
   if (!Number.isInteger(count) || count < 1) throw ctx.fail('count for mineBlock')
   // the block search of connect.js (find_blocks.js) for every bot it logs in
   const find = () => bot.findBlocks({ matching: block.id, maxDistance: settings.searchRadius, count: 256 })
-  if (find().length === 0) {
+  const look = await takeTurn(ctx, 'look', `block:${name}`) // lockstep's turn (lockstep.js), as each search below
+  const present = find()
+  look.done(cellOf(present[0]))
+  if (present.length === 0) {
     ctx.say('No {name} nearby', { name })
     return 0
   }
@@ -165,10 +187,14 @@ async function mineBlock (ctx, name, count = 1) {
   let noTool = false
   while (mined < count) {
     checkCancelled(ctx)
+    const search = await takeTurn(ctx, 'find', `block:${name}`)
+    checkCancelled(ctx)
     const target = find().find(p => !skipped.has(keyOf(p)))
+    search.done(cellOf(target))
     if (!target) break
     // checked again before each block: the tool the bot had when it began may be gone
-    const { outcome, by } = canHarvest(ctx, block) ? await collectOne(ctx, target, block.id, name) : { outcome: 'notool' }
+    const stand = search.entry?.stand ?? null
+    const { outcome, by } = canHarvest(ctx, block) ? await collectOne(ctx, target, block.id, name, stand) : { outcome: 'notool' }
     if (outcome === 'notool') {
       noTool = true
       break
@@ -206,6 +232,7 @@ async function placeItem (ctx, name, position) {
     return false
   }
   const before = countOf(bot, name)
+  let turn = null // lockstep's (lockstep.js)
   const placeFailed = (reason) => {
     ctx.say('Error placing', { name, reason })
     return false
@@ -217,14 +244,20 @@ async function placeItem (ctx, name, position) {
     await goto(ctx, new goals.GoalPlaceBlock(target, bot.world, { range: 4.5 }))
     const seconds = boundSeconds(ctx.settings)
     await bounded('equipping', seconds, () => bot.equip(bot.inventory.items().find(item => item.name === name), 'hand'))
+    turn = await takeTurn(ctx, 'place', `block:${name}`)
+    checkCancelled(ctx)
     bot.blockpact.placeTarget = target
     await bounded('placing', seconds, () => bot.placeBlock(bot.blockAt(target.minus(face)), face))
   } catch (err) {
     checkCancelled(ctx)
-    if (countOf(bot, name) === before) return placeFailed(err.message)
+    if (countOf(bot, name) === before) {
+      turn?.done(cellOf(target), false)
+      return placeFailed(err.message)
+    }
   } finally {
     bot.blockpact.placeTarget = null
   }
+  turn?.done(cellOf(target))
   ctx.say('Placed {name}', { name })
   return true
 }

@@ -5,6 +5,7 @@ const { goals } = require('mineflayer-pathfinder')
 const { asVec3, checkCancelled, goto, countOf, tally } = require('./common')
 const { bounded, boundSeconds } = require('./bounds')
 const { formatPosition } = require('../feedback')
+const { takeTurn, cellOf, standOn } = require('../lockstep')
 
 const CHEST_ERRORS = ['No chest at', 'No path to the goal!', 'chestPosition for']
 const BUSY = 'The chest at {position} is busy'
@@ -40,12 +41,16 @@ async function withChest (ctx, position, use) {
   if (!pos) throw ctx.fail('chestPosition for')
   const block = bot.blockAt(pos)
   if (block?.name !== 'chest') throw ctx.fail('No chest at', { position: formatPosition(pos), block: block?.name ?? 'unloaded' })
+  const resource = `chest:${pos.x},${pos.y},${pos.z}`
+  const stand = ctx.world.lockstep?.plannedStand(bot.username, 'chest', resource) // lockstep.js
   try {
-    await goto(ctx, new goals.GoalLookAtBlock(pos, bot.world))
+    await goto(ctx, stand ? standOn(stand) : new goals.GoalLookAtBlock(pos, bot.world))
   } catch (err) {
     checkCancelled(ctx)
     throw ctx.fail('No path to the goal!')
   }
+  const turn = await takeTurn(ctx, 'chest', resource) // lockstep's (lockstep.js)
+  checkCancelled(ctx)
   const done = {}
   const busy = (err) => {
     checkCancelled(ctx)
@@ -57,6 +62,7 @@ async function withChest (ctx, position, use) {
   try {
     chest = await openChest(ctx, block)
   } catch (err) {
+    turn.done(cellOf(pos), false)
     return busy(err)
   }
   const stop = () => chest.close()
@@ -74,6 +80,7 @@ async function withChest (ctx, position, use) {
     const seen = Object.fromEntries(Object.entries(items).sort(([a], [b]) => a < b ? -1 : 1))
     ctx.world.record(bot.username, 'chest_seen', { pos: [pos.x, pos.y, pos.z], items: seen }) // as the simulator's event
     chest.close()
+    turn.done(cellOf(pos))
   }
 }
 

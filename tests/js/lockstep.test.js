@@ -1,0 +1,117 @@
+'use strict'
+// Lockstep (js/mineflayer/lockstep.js): bots take their shared actions in the simulator's order, each waiting only for
+// other bots' earlier actions on the same resource; a bot that does what its twin did not gives the order up.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const { Lockstep, takeTurn } = require('../../blockpact/bridge/js/mineflayer/lockstep')
+
+// A bot whose world holds `blocks` ("x,y,z" -> name); a block another bot changes is changed here at once.
+function botOf (name, blocks) {
+  return { username: name, blockAt: (p) => ({ name: blocks.get(`${p.x},${p.y},${p.z}`) ?? 'air' }) }
+}
+
+function lockstepOf (entries, stallMs = 2000) {
+  const events = []
+  const lockstep = new Lockstep(entries.map(e => ({ target: null, time: 0, stand: null, ...e })),
+    { stallMs, record: (agent, kind, data) => events.push({ agent, kind, data }) })
+  return { lockstep, events, ctx: (bot) => ({ bot, world: { lockstep }, abort: new AbortController().signal }) }
+}
+
+const tick = () => new Promise(resolve => setTimeout(resolve, 5))
+
+test('a bot waits for the other bot\'s earlier action on the same resource, not for other resources', async () => {
+  const blocks = new Map([['1,0,0', 'iron_ore'], ['9,0,0', 'diamond_ore']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'dig', resource: 'block:iron_ore', target: [1, 0, 0] },
+    { player: 'B', kind: 'find', resource: 'block:iron_ore', target: null },
+    { player: 'B', kind: 'dig', resource: 'block:diamond_ore', target: [9, 0, 0] }
+  ])
+  const a = botOf('A', blocks)
+  const b = botOf('B', blocks)
+  const order = []
+  const bFind = takeTurn(ctx(b), 'find', 'block:iron_ore').then(turn => { order.push('B find'); return turn })
+  await tick()
+  assert.deepEqual(order, [], 'B searches only after A dug')
+  const aDig = await takeTurn(ctx(a), 'dig', 'block:iron_ore')
+  blocks.set('1,0,0', 'air')
+  aDig.done([1, 0, 0], true)
+  const search = await bFind
+  assert.deepEqual(order, ['B find'])
+  search.done(null)
+  const dig = await takeTurn(ctx(b), 'dig', 'block:diamond_ore') // nobody else's action on diamonds: at once
+  assert.equal(dig.entry.kind, 'dig')
+  dig.done([9, 0, 0], true)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3 })
+})
+
+test('a dig the twin lost waits for the winner, and losing it keeps the order', async () => {
+  const blocks = new Map([['1,0,0', 'iron_ore']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'B', kind: 'find', resource: 'block:iron_ore', target: [1, 0, 0] },
+    { player: 'A', kind: 'dig', resource: 'block:iron_ore', target: [1, 0, 0] },
+    { player: 'B', kind: 'find', resource: 'block:iron_ore', target: null }
+  ])
+  const a = botOf('A', blocks)
+  const b = botOf('B', blocks)
+  ;(await takeTurn(ctx(b), 'find', 'block:iron_ore')).done([1, 0, 0])
+  let gone = null
+  const bDig = takeTurn(ctx(b), 'dig', 'block:iron_ore').then(turn => { gone = blocks.get('1,0,0') === 'air'; return turn })
+  await tick()
+  assert.equal(gone, null, 'B digs only after A, who dug first on the simulator')
+  const aDig = await takeTurn(ctx(a), 'dig', 'block:iron_ore')
+  blocks.set('1,0,0', 'air')
+  aDig.done([1, 0, 0], true)
+  const lost = await bDig
+  assert.equal(gone, true)
+  assert.equal(lost.entry, null)
+  lost.done([1, 0, 0], false)
+  ;(await takeTurn(ctx(b), 'find', 'block:iron_ore')).done(null)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3 })
+})
+
+test('another target than the twin\'s gives the order up, with a reason, and nobody waits any more', async () => {
+  const blocks = new Map()
+  const { lockstep, events, ctx } = lockstepOf([
+    { player: 'A', kind: 'find', resource: 'block:iron_ore', target: [1, 0, 0], time: 2.5 },
+    { player: 'B', kind: 'find', resource: 'block:iron_ore', target: [2, 0, 0] }
+  ])
+  const waiting = takeTurn(ctx(botOf('B', blocks)), 'find', 'block:iron_ore')
+  ;(await takeTurn(ctx(botOf('A', blocks)), 'find', 'block:iron_ore')).done([3, 0, 0])
+  const turn = await waiting
+  assert.equal(turn.entry, null)
+  assert.equal(lockstep.on, false)
+  assert.equal(events.length, 1)
+  assert.equal(events[0].kind, 'lockstep_diverged')
+  assert.match(events[0].data.reason, /A's search for iron_ore at \(1, 0, 0\) \(simulated 2\.5 s\) got \(3, 0, 0\) live/)
+})
+
+test('a dig the twin did not win but that succeeds live gives the order up', async () => {
+  const blocks = new Map([['1,0,0', 'iron_ore']])
+  const { lockstep, events, ctx } = lockstepOf([{ player: 'A', kind: 'find', resource: 'block:iron_ore', target: null }])
+  const turn = await takeTurn(ctx(botOf('A', blocks)), 'dig', 'block:iron_ore')
+  turn.done([1, 0, 0], true)
+  assert.equal(lockstep.on, false)
+  assert.match(events[0].data.reason, /A's dig on block:iron_ore at \(1, 0, 0\) succeeded; the simulator's A did not do it/)
+})
+
+test('a program that ends before its scheduled actions, or a bot that waits past the stall bound, gives the order up', async () => {
+  const blocks = new Map()
+  const first = lockstepOf([{ player: 'A', kind: 'chest', resource: 'chest:6,64,7', target: [6, 64, 7] }])
+  first.lockstep.finished('A')
+  assert.match(first.events[0].data.reason, /A's program ended with 1 of its scheduled actions not taken \(the first: the A's use of chest \(6, 64, 7\)/)
+
+  const second = lockstepOf([
+    { player: 'A', kind: 'chest', resource: 'chest:6,64,7', target: [6, 64, 7] },
+    { player: 'B', kind: 'chest', resource: 'chest:6,64,7', target: [6, 64, 7] }
+  ], 300)
+  const turn = await takeTurn(second.ctx(botOf('B', blocks)), 'chest', 'chest:6,64,7') // A never comes
+  assert.equal(turn.entry, null)
+  assert.match(second.events[0].data.reason, /B waited 0 s for A's use of chest \(6, 64, 7\)/)
+})
+
+test('the cell the twin stood on for its next chest is where the bot walks', () => {
+  const { lockstep } = lockstepOf([{ player: 'A', kind: 'chest', resource: 'chest:6,64,7', target: [6, 64, 7], stand: [6, 64, 8] }])
+  assert.deepEqual(lockstep.plannedStand('A', 'chest', 'chest:6,64,7'), [6, 64, 8])
+  assert.equal(lockstep.plannedStand('A', 'chest', 'chest:1,64,1'), null)
+  assert.equal(lockstep.plannedStand('B', 'chest', 'chest:6,64,7'), null)
+})
