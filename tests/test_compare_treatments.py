@@ -136,3 +136,16 @@ def test_a_contract_from_a_file_pools_with_the_same_text_given_inline(tmp_path: 
     from_file = _run(tmp_path / "file", "double_vein", "--contract", f"@{contract}")
     c = compare([inline, from_file])
     assert [(g.condition, len(g.samples)) for g in c.groups] == [("contract", 4)], c.warnings
+
+
+def test_live_runs_in_lockstep_are_another_treatment_than_free_running_ones(tmp_path: Path) -> None:
+    none = _run(tmp_path / "none", "double_vein", "--contract", "none")
+    free = _as_backend(none, tmp_path / "free", "minecraft")
+    ordered = tmp_path / "ordered"
+    ordered.mkdir()
+    lines = (free / "events.jsonl").read_text().splitlines()
+    start = json.loads(lines[0])
+    start["data"]["live"] = {"server": None, "auth": "offline", "viewer": False, "lockstep": True}
+    (ordered / "events.jsonl").write_text("\n".join([json.dumps(start), *lines[1:]]) + "\n")
+    c = compare([free, ordered])
+    assert sorted(g.world for g in c.groups) == ["double_vein (minecraft)", "double_vein (minecraft, lockstep)"]

@@ -17,6 +17,7 @@ from blockpact.bridge.live.lockstep import SimulatedTwin
 from blockpact.bridge.live.mineflayer_body import ServerAddress
 from blockpact.bridge.live.world import LiveWorld
 from blockpact.bridge.sim import SimWorld
+from blockpact.cli import main
 from blockpact.errors import UserError
 from blockpact.worlds.world_files import load_world
 
@@ -86,7 +87,18 @@ def test_a_bot_that_cannot_follow_gives_the_order_up_and_the_episode_goes_on(ser
     assert sum(live.inventory_rewards.values()) > 0 and [e for e in events if e.kind == "episode_end"]  # it went on
 
 
-def test_lockstep_needs_the_embedded_server_and_bots_in_every_slot() -> None:
+def test_lockstep_needs_the_embedded_server_and_bots_in_every_slot(tmp_path, capsys) -> None:
     spec = load_world("double_vein")
     with pytest.raises(UserError, match="lockstep needs the embedded server"):
         LiveWorld(spec, 0, address=ServerAddress("127.0.0.1", 1, spec.mc_version, "offline"), lockstep=True)
+    assert main(["run", "double_vein", "--lockstep", "--out", str(tmp_path / "a")]) == 1
+    assert "--lockstep apply to --backend minecraft only" in capsys.readouterr().err
+    assert main(["run", "double_vein", "--backend", "minecraft", "--server", "127.0.0.1:1", "--lockstep",
+                 "--out", str(tmp_path / "b")]) == 1
+    assert "--lockstep needs the embedded server" in capsys.readouterr().err
+    scenario = tmp_path / "with_a_person.toml"
+    scenario.write_text('[scenario]\nworld = "double_vein"\nbackend = "minecraft"\nseeds = 1\n\n[[conditions]]\n'
+                        'contract = "none"\n\n[players]\nGizmo = "scripted"\nGlitch = "human"\n')
+    assert main(["run", str(scenario), "--lockstep", "--out", str(tmp_path / "c")]) == 1
+    assert "a person does not wait for the bots' turns" in capsys.readouterr().err
+    assert not [p for p in "abc" if (tmp_path / p).exists()]

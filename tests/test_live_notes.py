@@ -69,3 +69,30 @@ def test_a_failed_attempts_stall_is_not_the_completed_attempts() -> None:
     assert runtime_late_s(episode) is None and unsupported_parts(episode) == parts["parts"]
     episode.events.append(Event(20.0, None, "runtime_late", {"late_s": 2.5}))
     assert runtime_late_s(episode) == 2.5
+
+
+def test_an_episode_whose_bots_left_the_simulators_order_is_marked(tmp_path: Path) -> None:
+    """Lockstep (bridge/live/lockstep.py): an episode whose bots could not follow their twin's order had its races
+    decided by timing; metrics.json says so per episode and in a warning, and the report names the run's mode."""
+    run = tmp_path / "run"
+    assert main(["run", "double_vein", "--seeds", "2", "--contract", "none", "--out", str(run)]) == 0
+    lines = (run / "events.jsonl").read_text().splitlines()
+    start = json.loads(lines[0])
+    start["data"]["live"] = {"server": None, "auth": "offline", "viewer": False, "lockstep": True}
+    (run / "events.jsonl").write_text("\n".join([json.dumps(start), *lines[1:]]) + "\n")
+    reason = "Glitch's search for iron_ore at (3, 64, 3) (simulated 8.94 s) got (2, 64, 3) live"
+    _with_world_events(run, {
+        0: [{"kind": "lockstep_diverged", "agent": "Glitch", "data": {"reason": reason, "done": 30, "scheduled": 49}},
+            {"kind": "lockstep", "data": {"diverged": reason, "done": 30, "scheduled": 49}}],
+        1: [{"kind": "lockstep", "data": {"diverged": None, "done": 49, "scheduled": 49}}],
+    })
+    assert main(["report", str(run)]) == 0
+    metrics = json.loads((run / "metrics.json").read_text())
+    assert metrics["lockstep"] is True
+    episodes = [r["episodes"][0] for r in metrics["conditions"]["none"]["runs"]]
+    assert [e["lockstep"] for e in episodes] == [{"followed": 30, "scheduled": 49, "diverged": [reason]},
+                                                {"followed": 49, "scheduled": 49, "diverged": []}]
+    (warning,) = [w for w in metrics["warnings"] if w.startswith("live lockstep:")]
+    assert f"1 completed episode(s), whose races were then decided by timing: none seed 0 ({reason})" in warning
+    html = (run / "report.html").read_text()
+    assert "live in lockstep" in html and "decided by timing" in html

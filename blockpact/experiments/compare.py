@@ -192,8 +192,14 @@ def load_run(path: Path) -> RunSource:
     texts = {str(c["name"]): (str(c.get("contract_mode")), c.get("contract_text") or None)
              for c in start.get("conditions", [])}
     return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics,
-                     str(start.get("backend") or metrics.get("backend") or "sim"), _world_digest(start.get("world_source")),
+                     _backend(start, metrics), _world_digest(start.get("world_source")),
                      texts, _setup(start))
+
+
+def _backend(start: Mapping[str, Any], metrics: Mapping[str, Any]) -> str:
+    """The backend, and for live runs in lockstep (their races ordered as on the simulator) that too: another treatment."""
+    backend = str(start.get("backend") or metrics.get("backend") or "sim")
+    return f"{backend}, lockstep" if (start.get("live") or {}).get("lockstep") else backend
 
 
 def _setup(start: Mapping[str, Any]) -> dict[str, str]:

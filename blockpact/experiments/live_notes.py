@@ -2,7 +2,8 @@
 
 A live episode can complete and still be of a different kind than its neighbours: its bots' Node runtime stalled
 for seconds while the programs ran (`runtime_late`: a slowed episode, on a busy machine), or the server could not
-reproduce part of the world (`live_unsupported`). The run said so on stderr as it happened; a reader of
+reproduce part of the world (`live_unsupported`), or, in lockstep, the bots could not follow their simulated twin's
+order (`lockstep` with `diverged`: its races were not ordered). The run said so on stderr as it happened; a reader of
 metrics.json or report.html, days later, must see it there too, per seed, to decide what to publish.
 """
 
@@ -31,9 +32,21 @@ def unsupported_parts(episode: EpisodeRecord) -> list[str]:
     return [str(part) for e in _last_attempt(episode) if e.kind == "live_unsupported" for part in e.data.get("parts", [])]
 
 
+def lockstep_notes(episode: EpisodeRecord) -> dict[str, Any] | None:
+    """In lockstep (bridge/live/lockstep.py): how many shared actions followed the simulator's order, and why the
+    order was given up, if it was; None for an episode played without lockstep."""
+    batches = [e for e in _last_attempt(episode) if e.kind == "lockstep"]
+    if not batches:
+        return None
+    diverged = [str(e.data["diverged"]) for e in batches if e.data.get("diverged")]
+    return {"followed": sum(int(e.data.get("done", 0)) for e in batches),
+            "scheduled": sum(int(e.data.get("scheduled", 0)) for e in batches), "diverged": diverged}
+
+
 def live_warnings(run: RunRecord) -> list[str]:
     """One line per kind: which completed seeds ran late (and by how much), what the server did not reproduce."""
     late: list[str] = []
+    unordered: list[str] = []
     parts: dict[str, None] = {}
     for seed in run.seeds:
         if not seed.completed:
@@ -43,10 +56,16 @@ def live_warnings(run: RunRecord) -> list[str]:
                 late.append(f"{seed.condition} seed {seed.seed}" + (f" episode {ep.episode}" if len(seed.episodes) > 1 else "")
                             + f" ({stall:g} s)")
             parts.update(dict.fromkeys(unsupported_parts(ep)))
+            if (lockstep := lockstep_notes(ep)) is not None and lockstep["diverged"]:
+                unordered.append(f"{seed.condition} seed {seed.seed}" + (f" episode {ep.episode}" if len(seed.episodes) > 1 else "")
+                                 + f" ({lockstep['diverged'][0]})")
     out = []
     if late:
         out.append(f"live: the bots' runtime stalled 2 s or more during the programs of {len(late)} completed episode(s): "
                    f"{', '.join(late)}. Their outcomes are of slowed episodes (a busy machine): compare with care")
+    if unordered:
+        out.append(f"live lockstep: the bots could not follow the simulator's order in {len(unordered)} completed "
+                   f"episode(s), whose races were then decided by timing: {'; '.join(unordered)}")
     if parts:
         out.append(f"live: the server did not reproduce part of the world: {'; '.join(parts)}")
     return out
@@ -54,4 +73,5 @@ def live_warnings(run: RunRecord) -> list[str]:
 
 def episode_notes(episode: EpisodeRecord) -> dict[str, Any]:
     """The per-episode fields of metrics.json (None / empty when nothing was said)."""
-    return {"runtime_late_s": runtime_late_s(episode), "live_unsupported": unsupported_parts(episode)}
+    return {"runtime_late_s": runtime_late_s(episode), "live_unsupported": unsupported_parts(episode),
+            "lockstep": lockstep_notes(episode)}

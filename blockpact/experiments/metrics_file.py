@@ -217,6 +217,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "agents": run.config.agents,
         "population": dict(run.config.population) if run.config.population else None,  # who filled each slot
         "backend": run.config.backend,
+        "lockstep": bool((run.config.live or {}).get("lockstep")),  # live races ordered as on the simulator
         "status": run.status,
         "all_completed": all_completed(run),
         "episodes_per_seed": run.config.episodes,

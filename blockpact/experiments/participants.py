@@ -33,11 +33,15 @@ class LiveOptions:
     version: str | None = None
     auth: str = "offline"
     viewer: bool = False
+    lockstep: bool = False  # shared actions in the simulator's order (live.toml [episode] lockstep)
 
     def check(self, backend: str) -> None:
         """Before anything is written: options that need a live server, and the server's address."""
-        if backend != "minecraft" and (self.server or self.viewer or self.auth != "offline"):
-            raise UserError("--server, --auth and --viewer apply to --backend minecraft only")
+        if backend != "minecraft" and (self.server or self.viewer or self.auth != "offline" or self.lockstep):
+            raise UserError("--server, --auth, --viewer and --lockstep apply to --backend minecraft only")
+        if self.lockstep and self.server is not None:
+            raise UserError("--lockstep needs the embedded server (leave out --server): on another server the bots "
+                            "cannot wait for each other between walking to a block and digging it")
         if self.server is not None:
             server_address(self.server)
         if self.server is None and self.auth != "offline":
@@ -65,7 +69,8 @@ def live_worlds(options: LiveOptions) -> LiveWorlds:
     if options.server is not None:
         host, port = server_address(options.server)
         address = ServerAddress(host, port, options.version, options.auth)
-    return LiveWorlds(address=address, version=options.version, viewer=options.viewer, announce=announce)
+    return LiveWorlds(address=address, version=options.version, viewer=options.viewer, announce=announce,
+                      lockstep=options.lockstep or None)
 
 
 def require_llm(settings: LLMSettings) -> None:

@@ -25,6 +25,8 @@ def agents_label(run: RunRecord) -> str:
     label = labels.label_scripted if run.scripted else labels.label_llm
     if run.config.population:  # a scenario run says who filled each slot
         label += " · " + ", ".join(f"{p}: {kind}" for p, kind in sorted(run.config.population.items()))
+    if (run.config.live or {}).get("lockstep"):
+        label += " · live in lockstep: shared actions in the simulator's order (races decided as simulated)"
     return label
 
 

@@ -106,10 +106,13 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
         if args.server:
             raise ScenarioError(f"{scenario.where('players')}: a `human` slot plays on the embedded server only "
                                 "(leave out --server): on an external server blockpact cannot read a person's inventory")
+        if args.lockstep:
+            raise ScenarioError(f"{scenario.where('players')}: a person does not wait for the bots' turns: a scenario "
+                                "with a `human` slot runs without --lockstep")
         if args.parallel > 1:
             raise ScenarioError(f"{scenario.where('players')}: a person plays one episode at a time: a scenario with a "
                                 "`human` slot runs with --parallel 1")
-    live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer)
+    live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer, args.lockstep)
     live_options.check(scenario.backend)
     spec = load_world(scenario.world, args.mc_version)
     require_something_of_value(spec)
@@ -124,5 +127,6 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
         check_endpoint(llm)  # once, before any unit starts and before anything is written
         plan = dataclasses.replace(plan, llm={**(plan.llm or {}), "budget": budget.to_json() if budget else None})
     if scenario.backend == "minecraft":
-        plan = dataclasses.replace(plan, live={"server": args.server, "auth": args.auth, "viewer": args.viewer})
+        plan = dataclasses.replace(plan, live={"server": args.server, "auth": args.auth, "viewer": args.viewer,
+                                               "lockstep": args.lockstep})
     return plan, scenario.name

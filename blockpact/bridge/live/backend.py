@@ -37,7 +37,7 @@ class LiveWorlds:
 
     def __init__(self, server: EmbeddedServer | None = None, *, address: ServerAddress | None = None,
                  version: str | None = None, on_disconnect: str | None = None, viewer: bool = False,
-                 announce: Callable[[str], None] | None = None) -> None:
+                 announce: Callable[[str], None] | None = None, lockstep: bool | None = None) -> None:
         if server is not None and address is not None:
             raise UserError("a run plays either on the embedded server or on an external one, not both")
         self.humans: HumanSeats | None = None
@@ -46,12 +46,13 @@ class LiveWorlds:
         self.server = server if address is not None or server is not None else EmbeddedServer(version=version)
         self.on_disconnect = on_disconnect
         self.viewer = viewer
+        self.lockstep = lockstep  # None: live.toml's
         self.announce = SaidOnce(announce) if announce is not None else None
         self._announce_each = announce  # a person awaited again for another seed is told again
 
     def __call__(self, spec: WorldSpec, seed: int = 0) -> LiveWorld:
         return LiveWorld(spec, seed, server=self.server, address=self.address, on_disconnect=self.on_disconnect,
-                         viewer=self.viewer, announce=self.announce, humans=self.humans)
+                         viewer=self.viewer, announce=self.announce, humans=self.humans, lockstep=self.lockstep)
 
     def seat_humans(self, humans: Sequence[str]) -> HumanSeats:
         """The run's human slots: people who join this backend's embedded server with their own client."""
