@@ -1,7 +1,8 @@
 """The sim/live parity matrix (issue 18): the built-in worlds double_vein and cleanup, with no contract and with
 the negotiated one, played by the scripted players on the simulator and on the embedded server through the one
-episode engine. Double-Vein must end the same on both backends, player by player; Cleanup, whose drops and
-regrowth are random and whose live clock is the wall clock, within 10% of the simulator's welfare.
+episode engine. Double-Vein must end the same on both backends, player by player, played in lockstep (the bots take
+their shared actions in the simulator's order: bridge/live/lockstep.py); Cleanup, whose drops and regrowth are random
+and whose live clock is the wall clock, within 10% of the simulator's welfare, free-running.
 
 Both backends start the programs together (live: js/mineflayer/start_line.js), and the simulator charges the
 turning time a mineflayer bot takes before it digs or opens a chest (worlds/sim/facing.py): that turn decides
@@ -33,17 +34,17 @@ def server(embedded_server):
     return embedded_server
 
 
-def _both(server, world: str, condition: str, out: Path) -> tuple[EpisodeOutcome, EpisodeOutcome]:
-    """(live, simulated) outcomes of seed 0 of one cell."""
+def _both(server, world: str, condition: str, out: Path, **options) -> tuple[EpisodeOutcome, EpisodeOutcome]:
+    """(live, simulated) outcomes of seed 0 of one cell; `options` for the live world."""
     spec = load_world(world)
     contract = None if condition == "none" else asyncio.run(_contract(spec))
-    live, _ = asyncio.run(_play(spec, contract, _live(server), out / "live"))
+    live, _ = asyncio.run(_play(spec, contract, _live(server, **options), out / "live"))
     simulated, _ = asyncio.run(_play(spec, contract, SimWorld, out / "sim"))
     return live, simulated
 
 
-# KNOWN GAP (issue 18): without a contract the two players race for the last blocks of the shared iron vein, and the
-# race is decided by fractions of a second, on either backend:
+# Why lockstep: without a contract the two players race for the last blocks of the shared iron vein, and free-running
+# the race is decided by fractions of a second, on either backend:
 # - live, the same code three times in a row (2026-11-27, 5cdb896, nice -15, load ~3): Gizmo 28 / Glitch 45, then
 #   32 / 42 (the simulator's split), then 28 / 45. Where they part: Gizmo finishes (3, 65, 3) at 10.18 s in the one run,
 #   Glitch takes it at 9.76 s in the others; Glitch's walk from the diamond vein varies by ~0.4 s between runs.
@@ -51,13 +52,11 @@ def _both(server, world: str, condition: str, out: Path) -> tuple[EpisodeOutcome
 #   32 / 28 / 36; turn_speed halved gives 36.
 # So the split is not a property of the world that a better time model could pin down: equal rewards need the race's
 # contested blocks to be decided by a rule that does not depend on who is a few hundred milliseconds faster. Claiming
-# a block when a bot sets out for it does not do it (the choices then race instead of the digs).
-RACE = pytest.mark.xfail(reason="the live split of the shared vein varies between runs; see the comment above", strict=False)
-
-
-@pytest.mark.parametrize("condition", [pytest.param("none", marks=RACE), "negotiate"])
+# a block when a bot sets out for it does not do it (the choices then race instead of the digs). Lockstep's rule is
+# the simulator's order of shared actions, and where each player stood for them.
+@pytest.mark.parametrize("condition", ["none", "negotiate"])
 def test_double_vein_ends_the_same_on_both_backends(server, condition, tmp_path) -> None:
-    live, simulated = _both(server, "double_vein", condition, tmp_path)
+    live, simulated = _both(server, "double_vein", condition, tmp_path, lockstep=True)
     assert live.inventory_rewards == simulated.inventory_rewards, (live.inventory_rewards, simulated.inventory_rewards)
     assert live.rewards == simulated.rewards and live.transfers == simulated.transfers
 
