@@ -47,8 +47,8 @@ def episode(server: EmbeddedServer, spec, contract: str | None, lockstep: bool, 
 
     def factory(spec, seed=0):
         world = LiveWorld(spec, seed, server=server, lockstep=lockstep)
-        if world.twin is not None:
-            schedule = world.twin.schedule
+        if world.lockstep is not None:
+            schedule = world.lockstep.twin.schedule
 
             async def timed(*args):
                 begun = time.perf_counter()
@@ -56,7 +56,7 @@ def episode(server: EmbeddedServer, spec, contract: str | None, lockstep: bool, 
                 planned.append(time.perf_counter() - begun)
                 return entries
 
-            world.twin.schedule = timed  # type: ignore[method-assign]
+            world.lockstep.twin.schedule = timed  # type: ignore[method-assign]
         return world
 
     outcome, events = asyncio.run(play(spec, contract, factory, out))

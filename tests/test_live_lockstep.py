@@ -7,6 +7,8 @@ A bot that cannot follow gives the order up, said in a `lockstep_diverged` event
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -17,8 +19,10 @@ from blockpact.bridge.live.lockstep import SimulatedTwin
 from blockpact.bridge.live.mineflayer_body import ServerAddress
 from blockpact.bridge.live.world import LiveWorld
 from blockpact.bridge.sim import SimWorld
-from blockpact.cli import main
+from blockpact.cli import build_parser, main
+from blockpact.cli.run import plan_from_flags
 from blockpact.errors import UserError
+from blockpact.experiments.participants import lockstep_choice
 from blockpact.worlds.world_files import load_world
 
 from test_live_world import _play
@@ -58,6 +62,7 @@ def test_double_vein_without_a_contract_ends_as_on_the_simulator_in_lockstep(ser
     simulated, _ = asyncio.run(_play(spec, None, SimWorld, tmp_path / "sim"))
     (status,) = [e for e in events if e.kind == "lockstep"]
     assert status.data["diverged"] is None and status.data["done"] == status.data["scheduled"] > 40, status.data
+    assert status.data["cut"] == 0
     assert not [e for e in events if e.kind == "lockstep_diverged"] and not said
     assert live.inventory_rewards == simulated.inventory_rewards, (live.inventory_rewards, simulated.inventory_rewards)
     assert live.rewards == simulated.rewards and live.transfers == simulated.transfers
@@ -87,6 +92,35 @@ def test_a_bot_that_cannot_follow_gives_the_order_up_and_the_episode_goes_on(ser
     assert sum(live.inventory_rewards.values()) > 0 and [e for e in events if e.kind == "episode_end"]  # it went on
 
 
+def test_an_episode_end_that_cuts_the_programs_short_is_not_a_divergence(server, tmp_path) -> None:
+    """Bots in lockstep wait for each other: in the same time they may do less than their twin. What they did was in
+    order; the actions they did not get to are `cut`, every scheduled action is accounted for."""
+    spec = dataclasses.replace(load_world("double_vein"), episode_seconds=8)
+    said: list[str] = []
+    _, events = asyncio.run(_play(spec, None, _lockstep(server, said), tmp_path / "live"))
+    (status,) = [e for e in events if e.kind == "lockstep"]
+    assert status.data["diverged"] is None and status.data["done"] + status.data["cut"] == status.data["scheduled"]
+    assert not [e for e in events if e.kind == "lockstep_diverged"] and not said
+
+
+def test_live_toml_lockstep_is_what_the_run_records_and_a_flag_overrides(monkeypatch, tmp_path, capsys) -> None:
+    import blockpact.bridge.live.settings as live_toml
+
+    on = live_toml.live_settings()
+    on = dataclasses.replace(on, episode=dataclasses.replace(on.episode, lockstep=True))
+    monkeypatch.setattr(live_toml, "live_settings", lambda: on)
+    assert lockstep_choice(None, "minecraft") is True and lockstep_choice(False, "minecraft") is False
+    assert lockstep_choice(None, "sim") is False  # a live setting
+    assert main(["run", "double_vein", "--backend", "minecraft", "--server", "127.0.0.1:1", "--out", str(tmp_path / "a")]) == 1
+    assert "live.toml [episode] lockstep) needs the embedded server (leave out --server, or add --no-lockstep)" in capsys.readouterr().err
+    for flags, recorded in (([], True), (["--no-lockstep"], False)):
+        args = build_parser("run").parse_args(["run", "double_vein", "--backend", "minecraft", *flags])
+        assert plan_from_flags(args).live["lockstep"] is recorded  # what run_start records, resume reads back
+    assert main(["run", "double_vein", "--out", str(tmp_path / "b"), "--seeds", "1"]) == 0  # the simulator: not refused
+    start = json.loads((tmp_path / "b" / "events.jsonl").read_text().splitlines()[0])
+    assert start["data"]["live"] is None
+
+
 def test_lockstep_needs_the_embedded_server_and_bots_in_every_slot(tmp_path, capsys) -> None:
     spec = load_world("double_vein")
     with pytest.raises(UserError, match="lockstep needs the embedded server"):
@@ -95,7 +129,7 @@ def test_lockstep_needs_the_embedded_server_and_bots_in_every_slot(tmp_path, cap
     assert "--lockstep apply to --backend minecraft only" in capsys.readouterr().err
     assert main(["run", "double_vein", "--backend", "minecraft", "--server", "127.0.0.1:1", "--lockstep",
                  "--out", str(tmp_path / "b")]) == 1
-    assert "--lockstep needs the embedded server" in capsys.readouterr().err
+    assert "lockstep (--lockstep, or live.toml [episode] lockstep) needs the embedded server" in capsys.readouterr().err
     scenario = tmp_path / "with_a_person.toml"
     scenario.write_text('[scenario]\nworld = "double_vein"\nbackend = "minecraft"\nseeds = 1\n\n[[conditions]]\n'
                         'contract = "none"\n\n[players]\nGizmo = "scripted"\nGlitch = "human"\n')

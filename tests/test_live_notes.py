@@ -75,7 +75,7 @@ def test_an_episode_whose_bots_left_the_simulators_order_is_marked(tmp_path: Pat
     """Lockstep (bridge/live/lockstep.py): an episode whose bots could not follow their twin's order had its races
     decided by timing; metrics.json says so per episode and in a warning, and the report names the run's mode."""
     run = tmp_path / "run"
-    assert main(["run", "double_vein", "--seeds", "2", "--contract", "none", "--out", str(run)]) == 0
+    assert main(["run", "double_vein", "--seeds", "3", "--contract", "none", "--out", str(run)]) == 0
     lines = (run / "events.jsonl").read_text().splitlines()
     start = json.loads(lines[0])
     start["data"]["live"] = {"server": None, "auth": "offline", "viewer": False, "lockstep": True}
@@ -84,15 +84,18 @@ def test_an_episode_whose_bots_left_the_simulators_order_is_marked(tmp_path: Pat
     _with_world_events(run, {
         0: [{"kind": "lockstep_diverged", "agent": "Glitch", "data": {"reason": reason, "done": 30, "scheduled": 49}},
             {"kind": "lockstep", "data": {"diverged": reason, "done": 30, "scheduled": 49}}],
-        1: [{"kind": "lockstep", "data": {"diverged": None, "done": 49, "scheduled": 49}}],
+        1: [{"kind": "lockstep", "data": {"diverged": None, "done": 49, "scheduled": 49, "cut": 0}}],
+        2: [{"kind": "lockstep", "data": {"diverged": None, "done": 40, "scheduled": 49, "cut": 9}}],
     })
     assert main(["report", str(run)]) == 0
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["lockstep"] is True
     episodes = [r["episodes"][0] for r in metrics["conditions"]["none"]["runs"]]
-    assert [e["lockstep"] for e in episodes] == [{"followed": 30, "scheduled": 49, "diverged": [reason]},
-                                                {"followed": 49, "scheduled": 49, "diverged": []}]
-    (warning,) = [w for w in metrics["warnings"] if w.startswith("live lockstep:")]
-    assert f"1 completed episode(s), whose races were then decided by timing: none seed 0 ({reason})" in warning
+    assert [e["lockstep"] for e in episodes] == [{"followed": 30, "scheduled": 49, "cut": 0, "diverged": [reason]},
+                                                {"followed": 49, "scheduled": 49, "cut": 0, "diverged": []},
+                                                {"followed": 40, "scheduled": 49, "cut": 9, "diverged": []}]
+    unordered, cut = [w for w in metrics["warnings"] if w.startswith("live lockstep:")]
+    assert f"1 completed episode(s), whose races were then decided by timing: none seed 0 ({reason})" in unordered
+    assert "episode's end came before" in cut and "what they did was in order): none seed 2 (9 of 49 actions)" in cut
     html = (run / "report.html").read_text()
     assert "live in lockstep" in html and "decided by timing" in html

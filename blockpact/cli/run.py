@@ -16,7 +16,7 @@ from blockpact.experiments.contract_reading import free_text_warning
 from blockpact.experiments.explicit_flags import track_explicit
 from blockpact.experiments.llm_accounting import budget_for
 from blockpact.experiments.llm_record import settings_record
-from blockpact.experiments.participants import LiveOptions, check_backend, require_llm
+from blockpact.experiments.participants import LiveOptions, check_backend, lockstep_choice, require_llm
 from blockpact.experiments.plan_checks import conditions_for, require_something_of_value
 from blockpact.experiments.preflight import check_endpoint
 from blockpact.experiments.protocol import RunPlan
@@ -49,9 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     live.add_argument("--auth", choices=("offline", "microsoft"), default="offline", help="bots' login (default offline)")
     live.add_argument("--viewer", action="store_true", help="serve a prismarine-viewer page of each bot on 127.0.0.1 "
                       "and print its URL")
-    live.add_argument("--lockstep", action="store_true", help="bots take their shared actions (block searches, digs, "
-                      "chests) in the order the simulator plays the same programs: races end as on the simulator "
-                      "(live.toml [episode] lockstep; embedded server only)")
+    live.add_argument("--lockstep", action=argparse.BooleanOptionalAction, default=None, help="bots take their shared "
+                      "actions (block searches, digs, chests) in the order the simulator plays the same programs: races "
+                      "end as on the simulator (default: live.toml [episode] lockstep; embedded server only)")
     add_llm_arguments(p)
     p.add_argument("--llm-budget", metavar="AMOUNT", help="stop the run cleanly when its LLM calls have used this "
                    "many tokens (200000, 200k) or dollars ($1.50, 1.5usd; needs prices in llm.toml); cached replies "
@@ -64,7 +64,8 @@ def plan_from_flags(args: argparse.Namespace) -> RunPlan:
     """The RunPlan the flags describe, after every check that can fail before anything is written."""
     from blockpact.worlds.world_files import load_world
 
-    live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer, args.lockstep)
+    live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer,
+                               lockstep_choice(args.lockstep, args.backend))
     live_options.check(args.backend)
     llm = settings_from_args(args) if args.agents == "llm" else None
     if llm is not None:
@@ -81,7 +82,7 @@ def plan_from_flags(args: argparse.Namespace) -> RunPlan:
             print(f"blockpact: warning: {warning}", file=sys.stderr)
     if llm is not None:
         check_endpoint(llm)  # once, before any unit starts and before anything is written
-    live = ({"server": args.server, "auth": args.auth, "viewer": args.viewer, "lockstep": args.lockstep}
+    live = ({"server": args.server, "auth": args.auth, "viewer": args.viewer, "lockstep": live_options.lockstep}
             if args.backend == "minecraft" else None)
     llm_record = {**settings_record(llm), "budget": budget.to_json() if budget else None} if llm is not None else None
     return RunPlan(spec, args.backend, args.agents, conditions, list(range(args.seeds)), args.episodes, llm_record, live)
@@ -100,7 +101,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         name = plan.spec.name
     out = args.out or default_run_root(name, Path(run_settings().run.out_base))
     console = summary_console()
+    lockstep = bool((plan.live or {}).get("lockstep"))  # as the plan records it
     options = RunOptions(parallel=args.parallel, live=LiveOptions(args.server, args.mc_version, args.auth, args.viewer,
-                                                                  args.lockstep),
+                                                                  lockstep),
                          progress=console)
     return finish(console, Runner.create(plan, out, options).run())

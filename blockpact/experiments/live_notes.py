@@ -3,7 +3,8 @@
 A live episode can complete and still be of a different kind than its neighbours: its bots' Node runtime stalled
 for seconds while the programs ran (`runtime_late`: a slowed episode, on a busy machine), or the server could not
 reproduce part of the world (`live_unsupported`), or, in lockstep, the bots could not follow their simulated twin's
-order (`lockstep` with `diverged`: its races were not ordered). The run said so on stderr as it happened; a reader of
+order (`lockstep` with `diverged`: its races were not ordered) or the episode's end cut its programs short of what
+the twin did (`cut`: the live episode did less than the simulated one). The run said so on stderr as it happened; a reader of
 metrics.json or report.html, days later, must see it there too, per seed, to decide what to publish.
 """
 
@@ -33,32 +34,36 @@ def unsupported_parts(episode: EpisodeRecord) -> list[str]:
 
 
 def lockstep_notes(episode: EpisodeRecord) -> dict[str, Any] | None:
-    """In lockstep (bridge/live/lockstep.py): how many shared actions followed the simulator's order, and why the
-    order was given up, if it was; None for an episode played without lockstep."""
+    """In lockstep (bridge/live/lockstep.py): how many shared actions followed the simulator's order, how many the
+    episode's end cut off, and why the order was given up, if it was; None for an episode played without lockstep."""
     batches = [e for e in _last_attempt(episode) if e.kind == "lockstep"]
     if not batches:
         return None
     diverged = [str(e.data["diverged"]) for e in batches if e.data.get("diverged")]
     return {"followed": sum(int(e.data.get("done", 0)) for e in batches),
-            "scheduled": sum(int(e.data.get("scheduled", 0)) for e in batches), "diverged": diverged}
+            "scheduled": sum(int(e.data.get("scheduled", 0)) for e in batches),
+            "cut": sum(int(e.data.get("cut", 0)) for e in batches), "diverged": diverged}
 
 
 def live_warnings(run: RunRecord) -> list[str]:
-    """One line per kind: which completed seeds ran late (and by how much), what the server did not reproduce."""
+    """One line per kind: which completed seeds ran late (and by how much), which left or fell short of lockstep's
+    order, what the server did not reproduce."""
     late: list[str] = []
     unordered: list[str] = []
+    cut: list[str] = []
     parts: dict[str, None] = {}
     for seed in run.seeds:
         if not seed.completed:
             continue
         for ep in seed.episodes:
+            where = f"{seed.condition} seed {seed.seed}" + (f" episode {ep.episode}" if len(seed.episodes) > 1 else "")
             if (stall := runtime_late_s(ep)) is not None:
-                late.append(f"{seed.condition} seed {seed.seed}" + (f" episode {ep.episode}" if len(seed.episodes) > 1 else "")
-                            + f" ({stall:g} s)")
+                late.append(f"{where} ({stall:g} s)")
             parts.update(dict.fromkeys(unsupported_parts(ep)))
             if (lockstep := lockstep_notes(ep)) is not None and lockstep["diverged"]:
-                unordered.append(f"{seed.condition} seed {seed.seed}" + (f" episode {ep.episode}" if len(seed.episodes) > 1 else "")
-                                 + f" ({lockstep['diverged'][0]})")
+                unordered.append(f"{where} ({lockstep['diverged'][0]})")
+            elif lockstep is not None and lockstep["cut"]:
+                cut.append(f"{where} ({lockstep['cut']} of {lockstep['scheduled']} actions)")
     out = []
     if late:
         out.append(f"live: the bots' runtime stalled 2 s or more during the programs of {len(late)} completed episode(s): "
@@ -66,6 +71,10 @@ def live_warnings(run: RunRecord) -> list[str]:
     if unordered:
         out.append(f"live lockstep: the bots could not follow the simulator's order in {len(unordered)} completed "
                    f"episode(s), whose races were then decided by timing: {'; '.join(unordered)}")
+    if cut:
+        out.append(f"live lockstep: the episode's end came before the bots took every shared action of the simulated "
+                   f"twin in {len(cut)} completed episode(s) (bots in lockstep wait for each other, so they do less in "
+                   f"the same time; what they did was in order): {'; '.join(cut)}")
     if parts:
         out.append(f"live: the server did not reproduce part of the world: {'; '.join(parts)}")
     return out

@@ -33,19 +33,32 @@ class LiveOptions:
     version: str | None = None
     auth: str = "offline"
     viewer: bool = False
-    lockstep: bool = False  # shared actions in the simulator's order (live.toml [episode] lockstep)
+    lockstep: bool = False  # shared actions in the simulator's order (see lockstep_choice)
 
     def check(self, backend: str) -> None:
         """Before anything is written: options that need a live server, and the server's address."""
         if backend != "minecraft" and (self.server or self.viewer or self.auth != "offline" or self.lockstep):
             raise UserError("--server, --auth, --viewer and --lockstep apply to --backend minecraft only")
         if self.lockstep and self.server is not None:
-            raise UserError("--lockstep needs the embedded server (leave out --server): on another server the bots "
-                            "cannot wait for each other between walking to a block and digging it")
+            raise UserError("lockstep (--lockstep, or live.toml [episode] lockstep) needs the embedded server (leave out "
+                            "--server, or add --no-lockstep): on another server the bots cannot wait for each other "
+                            "between walking to a block and digging it")
         if self.server is not None:
             server_address(self.server)
         if self.server is None and self.auth != "offline":
             raise UserError("--auth microsoft needs --server: the embedded server runs in offline mode")
+
+
+def lockstep_choice(flag: bool | None, backend: str) -> bool:
+    """Whether a run's live episodes play in lockstep: --lockstep / --no-lockstep, else live.toml's [episode] lockstep
+    for a live run. Decided once, before the run, so that the run records what its episodes do (and resume keeps it)."""
+    if flag is not None:
+        return flag
+    if backend != "minecraft":
+        return False
+    from blockpact.bridge.live.settings import live_settings
+
+    return live_settings().episode.lockstep
 
 
 def server_address(text: str) -> tuple[str, int]:
@@ -70,7 +83,7 @@ def live_worlds(options: LiveOptions) -> LiveWorlds:
         host, port = server_address(options.server)
         address = ServerAddress(host, port, options.version, options.auth)
     return LiveWorlds(address=address, version=options.version, viewer=options.viewer, announce=announce,
-                      lockstep=options.lockstep or None)
+                      lockstep=options.lockstep)
 
 
 def require_llm(settings: LLMSettings) -> None:

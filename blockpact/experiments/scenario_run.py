@@ -94,7 +94,7 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
     from blockpact.experiments.plan_checks import require_something_of_value
     from blockpact.experiments.contract_reading import free_text_warning
     from blockpact.experiments.llm_accounting import budget_for
-    from blockpact.experiments.participants import LiveOptions, check_backend
+    from blockpact.experiments.participants import LiveOptions, check_backend, lockstep_choice
     from blockpact.experiments.preflight import check_endpoint
     from blockpact.worlds.world_files import load_world
 
@@ -106,13 +106,14 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
         if args.server:
             raise ScenarioError(f"{scenario.where('players')}: a `human` slot plays on the embedded server only "
                                 "(leave out --server): on an external server blockpact cannot read a person's inventory")
-        if args.lockstep:
+        if lockstep_choice(args.lockstep, scenario.backend):
             raise ScenarioError(f"{scenario.where('players')}: a person does not wait for the bots' turns: a scenario "
-                                "with a `human` slot runs without --lockstep")
+                                "with a `human` slot runs without lockstep (--no-lockstep)")
         if args.parallel > 1:
             raise ScenarioError(f"{scenario.where('players')}: a person plays one episode at a time: a scenario with a "
                                 "`human` slot runs with --parallel 1")
-    live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer, args.lockstep)
+    live_options = LiveOptions(args.server, args.mc_version, args.auth, args.viewer,
+                               lockstep_choice(args.lockstep, scenario.backend))
     live_options.check(scenario.backend)
     spec = load_world(scenario.world, args.mc_version)
     require_something_of_value(spec)
@@ -128,5 +129,5 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
         plan = dataclasses.replace(plan, llm={**(plan.llm or {}), "budget": budget.to_json() if budget else None})
     if scenario.backend == "minecraft":
         plan = dataclasses.replace(plan, live={"server": args.server, "auth": args.auth, "viewer": args.viewer,
-                                               "lockstep": args.lockstep})
+                                               "lockstep": live_options.lockstep})
     return plan, scenario.name

@@ -41,7 +41,7 @@ test('a bot waits for the other bot\'s earlier action on the same resource, not 
   const dig = await takeTurn(ctx(b), 'dig', 'block:diamond_ore') // nobody else's action on diamonds: at once
   assert.equal(dig.entry.kind, 'dig')
   dig.done([9, 0, 0], true)
-  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3 })
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3, cut: 0 })
 })
 
 test('a dig the twin lost waits for the winner, and losing it keeps the order', async () => {
@@ -66,7 +66,7 @@ test('a dig the twin lost waits for the winner, and losing it keeps the order', 
   assert.equal(lost.entry, null)
   lost.done([1, 0, 0], false)
   ;(await takeTurn(ctx(b), 'find', 'block:iron_ore')).done(null)
-  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3 })
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3, cut: 0 })
 })
 
 test('another target than the twin\'s gives the order up, with a reason, and nobody waits any more', async () => {
@@ -94,7 +94,7 @@ test('a dig the twin did not win but that succeeds live gives the order up', asy
   assert.match(events[0].data.reason, /A's dig on block:iron_ore at \(1, 0, 0\) succeeded; the simulator's A did not do it/)
 })
 
-test('a program that ends before its scheduled actions, or a bot that waits past the stall bound, gives the order up', async () => {
+test('a program that ends by itself before its scheduled actions, or a bot that waits past the stall bound, gives the order up', async () => {
   const blocks = new Map()
   const first = lockstepOf([{ player: 'A', kind: 'chest', resource: 'chest:6,64,7', target: [6, 64, 7] }])
   first.lockstep.finished('A')
@@ -106,7 +106,54 @@ test('a program that ends before its scheduled actions, or a bot that waits past
   ], 300)
   const turn = await takeTurn(second.ctx(botOf('B', blocks)), 'chest', 'chest:6,64,7') // A never comes
   assert.equal(turn.entry, null)
-  assert.match(second.events[0].data.reason, /B waited 0 s for A's use of chest \(6, 64, 7\)/)
+  assert.match(second.events[0].data.reason, /B waited 0 s for A's use of chest \(6, 64, 7\) \(simulated 0 s\), and no shared action was done meanwhile/)
+})
+
+test('the stall bound counts the time without progress, not the whole wait in a queue', async () => {
+  const blocks = new Map()
+  const chest = { kind: 'chest', resource: 'chest:6,64,7', target: [6, 64, 7] }
+  const { lockstep, ctx } = lockstepOf([{ player: 'A', ...chest }, { player: 'B', ...chest }, { player: 'C', ...chest }], 400)
+  const c = takeTurn(ctx(botOf('C', blocks)), 'chest', 'chest:6,64,7')
+  await new Promise(resolve => setTimeout(resolve, 300))
+  ;(await takeTurn(ctx(botOf('A', blocks)), 'chest', 'chest:6,64,7')).done([6, 64, 7])
+  await new Promise(resolve => setTimeout(resolve, 300)) // 600 ms in the queue, 300 since A's turn
+  ;(await takeTurn(ctx(botOf('B', blocks)), 'chest', 'chest:6,64,7')).done([6, 64, 7])
+  const turn = await c
+  assert.equal(turn.entry.player, 'C')
+  turn.done([6, 64, 7])
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3, cut: 0 })
+})
+
+test('a program stopped by the episode\'s end is cut short, not diverged, and nobody waits for its actions', async () => {
+  const blocks = new Map()
+  const chest = { kind: 'chest', resource: 'chest:6,64,7', target: [6, 64, 7] }
+  const { lockstep, events, ctx } = lockstepOf([{ player: 'A', ...chest }, { player: 'A', ...chest }, { player: 'B', ...chest }])
+  const b = takeTurn(ctx(botOf('B', blocks)), 'chest', 'chest:6,64,7')
+  lockstep.finished('A', true)
+  const turn = await b
+  assert.equal(turn.entry.player, 'B')
+  turn.done([6, 64, 7])
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 1, scheduled: 3, cut: 2 })
+  assert.deepEqual(events, [])
+})
+
+test('an action the twin never took gives the order up at once, without waiting for the others', async () => {
+  const { lockstep, events, ctx } = lockstepOf([
+    { player: 'A', kind: 'chest', resource: 'chest:6,64,7', target: [6, 64, 7] },
+    { player: 'B', kind: 'find', resource: 'block:iron_ore', target: [1, 0, 0] }
+  ], 60000)
+  const turn = await takeTurn(ctx(botOf('B', new Map())), 'chest', 'chest:6,64,7')
+  assert.equal(turn.entry, null)
+  assert.equal(lockstep.on, false)
+  assert.match(events[0].data.reason, /B began a chest on chest:6,64,7 that the simulator's B did not take \(its next was the B's search for iron_ore at \(1, 0, 0\)/)
+})
+
+test('a placing its twin tried in vain may fail live too; succeeding live gives the order up', async () => {
+  const first = lockstepOf([])
+  ;(await takeTurn(first.ctx(botOf('A', new Map())), 'place', 'block:dirt')).done([1, 0, 0], false)
+  assert.equal(first.lockstep.on, true)
+  ;(await takeTurn(first.ctx(botOf('A', new Map())), 'place', 'block:dirt')).done([1, 0, 0], true)
+  assert.match(first.events[0].data.reason, /A's place on block:dirt at \(1, 0, 0\) succeeded; the simulator's A did not do it/)
 })
 
 test('the cell the twin stood on for its next chest is where the bot walks', () => {

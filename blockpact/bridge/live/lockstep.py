@@ -16,11 +16,15 @@ dynamics run on the clock (regrowth, pollution) run on wall time live and simula
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blockpact.bridge.machine_load import stretched
+from blockpact.bridge.runtime import BridgeBroken
 from blockpact.bridge.sim.world import SimWorld
 from blockpact.worlds.spec.schema import WorldSpec
+
+if TYPE_CHECKING:
+    from blockpact.bridge.live.mineflayer_body import MineflayerWorld
 
 
 class SimulatedTwin:
@@ -50,6 +54,38 @@ class SimulatedTwin:
         await self.world.close()
 
 
-def stall_seconds(configured: float) -> float:
-    """How long a bot waits for another's earlier action: live.toml's, longer on a busy machine."""
-    return stretched(configured)
+class EpisodeLockstep:
+    """One live episode's lockstep: its twin, and whether the order was given up (then later batches play unordered:
+    the twin's world is no longer the live one)."""
+
+    MARK = {"lockstep": "simulator"}  # in the episode's episode_start
+
+    def __init__(self, spec: WorldSpec, seed: int, stall_seconds: float) -> None:
+        self.twin = SimulatedTwin(spec, seed)
+        self.stall_seconds = stall_seconds
+        self.unordered = False
+
+    async def plan(self, programs: Mapping[str, str], skills: Mapping[str, Sequence[str]], until: float | None,
+                   budget: float | None) -> list[dict[str, Any]] | None:
+        """The batch's order, or None once the order was given up."""
+        return None if self.unordered else await self.twin.schedule(programs, skills, until, budget)
+
+    def start(self, bots: MineflayerWorld, schedule: list[dict[str, Any]]) -> None:
+        bots.start_lockstep(schedule, stretched(self.stall_seconds))  # a busy machine: longer waits
+
+    def end(self, bots: MineflayerWorld) -> dict[str, Any] | None:
+        """The batch's account ({diverged, done, scheduled, cut}); None if the runtime cannot say (the episode fails)."""
+        try:
+            status = bots.end_lockstep() if bots.answering else None
+        except BridgeBroken:
+            return None
+        if status is not None and status["diverged"]:
+            self.unordered = True
+        return status
+
+    async def restart(self) -> None:
+        await self.twin.restart()
+        self.unordered = False
+
+    async def close(self) -> None:
+        await self.twin.close()

@@ -21,7 +21,7 @@ from typing import Any
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.human_seats import HumanSeats
-from blockpact.bridge.live.lockstep import SimulatedTwin, stall_seconds
+from blockpact.bridge.live.lockstep import EpisodeLockstep
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.live.mineflayer_body import (MineflayerBody, MineflayerWorld, ServerAddress, StartBatch,
                                                    node_call_seconds)
@@ -77,13 +77,12 @@ class LiveWorld:
         if lockstep and (address is not None or humans is not None):
             raise UserError("lockstep needs the embedded server and bots in every slot: on another server the bots "
                             "cannot wait for each other between walking to a block and digging it, and people do not wait")
-        self.twin = SimulatedTwin(spec, seed) if lockstep else None
-        self.lockstep_stall = settings.episode.lockstep_stall_seconds
+        self.lockstep = EpisodeLockstep(spec, seed, settings.episode.lockstep_stall_seconds) if lockstep else None
         self.viewer_urls: dict[str, str] = {}
         self.state = state = WorldState(spec, seed)
         self.master = WorldMaster(self.access, spec, state)
-        state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft", **self._lockstep_mark(),
-                   **state.snapshot())
+        state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft",
+                   **(EpisodeLockstep.MARK if self.lockstep else {}), **state.snapshot())
         self.bots: MineflayerWorld | None = None
         self.reconnects = self.retries = 0
         self._ticker: asyncio.Task | None = None
@@ -185,11 +184,13 @@ class LiveWorld:
 
     async def _play(self, programs: Mapping[str, str], skills: Mapping[str, Sequence[str]], until: float | None,
                     budget: float | None) -> dict[str, ProgramResult]:
+        # the order the bots' shared actions take (lockstep.py); planned before the first batch's clock starts
+        schedule = await self.lockstep.plan(programs, skills, until, budget) if self.lockstep is not None else None
         await self._ensure_ready()
         end = self.spec.episode_seconds if until is None else min(float(until), self.spec.episode_seconds)
         assert self.bots is not None
-        if self.twin is not None:  # the order the bots' shared actions take (lockstep.py)
-            self.bots.start_lockstep(await self.twin.schedule(programs, skills, until, budget), stall_seconds(self.lockstep_stall))
+        if self.lockstep is not None and schedule is not None:
+            self.lockstep.start(self.bots, schedule)
         batch = self.bots.start_batch(len([p for p in programs if self.humans is None or p not in self.humans]))
         tasks = {p: asyncio.ensure_future(self.humans.play(p, end, lambda: self.now, self._said)
                                           if self.humans is not None and p in self.humans else
@@ -208,8 +209,8 @@ class LiveWorld:
         finally:
             for task in (*tasks.values(), watchdog):
                 task.cancel()
-            if self.twin is not None:
-                self._end_lockstep()
+            if self.lockstep is not None and schedule is not None and (status := self.lockstep.end(self.bots)):
+                self._lockstep_ended(status)
             if (note := self.bots.lateness_note()) is not None:
                 self.state.emit(None, "runtime_late", late_s=round(self.bots.worst_late, 3))
                 self.announce(f"seed {self.seed}: {note}")
@@ -225,18 +226,8 @@ class LiveWorld:
             self._check_master()
         return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
 
-    def _lockstep_mark(self) -> dict[str, Any]:
-        return {"lockstep": "simulator"} if self.twin is not None else {}
-
-    def _end_lockstep(self) -> None:
+    def _lockstep_ended(self, status: dict[str, Any]) -> None:
         """The batch's lockstep is over: an event with how far the bots followed the twin's order."""
-        assert self.bots is not None
-        try:
-            status = self.bots.end_lockstep() if self.bots.answering else None
-        except BridgeBroken:
-            status = None  # a dead or wedged runtime: the episode fails with that cause
-        if status is None:
-            return
         self.master.record()  # the journal's lockstep_diverged first
         self.emit(None, "lockstep", **status)
         if status["diverged"]:
@@ -348,9 +339,9 @@ class LiveWorld:
         fresh.log = state.log  # the engine follows this log
         self.state, self.master = fresh, WorldMaster(self.access, self.spec, fresh)
         fresh.emit(None, "episode_start", world=self.spec.name, seed=self.seed, backend="minecraft", attempt=self.retries,
-                   **self._lockstep_mark(), **fresh.snapshot())
-        if self.twin is not None:
-            await self.twin.restart()
+                   **(EpisodeLockstep.MARK if self.lockstep else {}), **fresh.snapshot())
+        if self.lockstep is not None:
+            await self.lockstep.restart()
         for task in tasks:
             fresh.emit(task.agent, "task", **task.data)
 
@@ -380,10 +371,12 @@ class LiveWorld:
         if self._ticker is not None:
             self._ticker.cancel()
         try:
-            if self.twin is not None:
-                await self.twin.close()
-            if self.bots is not None:
-                await self.bots.close()
+            try:
+                if self.lockstep is not None:
+                    await self.lockstep.close()
+            finally:
+                if self.bots is not None:
+                    await self.bots.close()
         finally:
             if self._own_server and self.server is not None:
                 await asyncio.to_thread(self.server.stop)

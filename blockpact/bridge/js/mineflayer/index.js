@@ -269,7 +269,8 @@ class LiveWorld {
       }
     }, err => this.#failure(name, `the program could not run: ${err.message}`)).then(result => {
       this.startLine.leave(batch?.id, batch?.size, name) // ended before it was ready: the others go on
-      this.lockstep?.finished(name) // what its simulated twin still did will not happen
+      // what its twin still did will not happen; stopped (the episode's end, its budget) is not a divergence
+      this.lockstep?.finished(name, result.timed_out || ['cancelled', 'budget'].includes(result.failure))
       body.run = null
       reply(done, result)
     })

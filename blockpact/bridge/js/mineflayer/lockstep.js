@@ -6,12 +6,14 @@
 // other bot's earlier action on the same resource is done, and sees the blocks those actions changed. So a race that
 // a few hundred milliseconds of walking decide live is decided by the simulator's time model, the same way on both
 // backends. Where a bot does what the simulator's player did not (another target, an action it never took, a dig that
-// failed), the order is given up for the rest of the batch and a `lockstep_diverged` event says where: the episode
-// goes on unordered, and its numbers are a free-running live episode's.
+// failed), the order is given up and a `lockstep_diverged` event says where: the episode goes on unordered, and its
+// numbers are a free-running live episode's. A program stopped by the episode's end (or its budget) before its twin's
+// last actions is not a divergence: what it did was in order; `cut` counts the actions it did not get to.
 
 const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
 
+const MAY_FAIL = ['dig', 'place'] // actions a bot may take that its twin tried in vain (not in the schedule)
 const POLL_MS = 250 // how often a waiting bot re-checks its stall bound and its program's end
 const VIEW_MS = 5000 // how long a bot waits to see a block that another bot's finished action changed
 
@@ -21,7 +23,7 @@ const sameCell = (a, b) => a === b || (a !== null && b !== null && a.every((v, k
 function describe (e) {
   const what = e.resource.replace(/^(block|chest):/, '')
   const verb = { look: 'look for', find: 'search for', dig: 'dig of', place: 'placing of', chest: 'use of chest' }[e.kind]
-  const at = e.kind === 'chest' ? '' : e.kind === 'look' ? '' : ` at ${cell(e.target)}`
+  const at = e.kind === 'chest' || e.kind === 'look' ? '' : e.target === null ? ' (finding none)' : ` at ${cell(e.target)}`
   return `${e.player}'s ${verb} ${e.kind === 'chest' ? cell(e.target) : what}${at} (simulated ${e.time} s)`
 }
 
@@ -43,6 +45,8 @@ class Lockstep {
     this.record = record
     this.diverged = null // why the order was given up
     this.doneCount = 0
+    this.cut = 0 // actions of programs the episode's end stopped before they took them
+    this.progressAt = Date.now() // when an action was last done: a wait is bounded by the time without progress
     this.wakers = new Set()
   }
 
@@ -62,10 +66,10 @@ class Lockstep {
 
   #changed () {
     return new Promise(resolve => {
+      const wakers = this.wakers
       const timer = setTimeout(wake, POLL_MS)
-      const waker = wake
-      this.wakers.add(waker)
-      function wake () { clearTimeout(timer); resolve() }
+      wakers.add(wake)
+      function wake () { clearTimeout(timer); wakers.delete(wake); resolve() }
     })
   }
 
@@ -76,30 +80,31 @@ class Lockstep {
   }
 
   // Waits for the bot's turn at `kind` on `resource`: returns its entry, or null (the simulator's player did no such
-  // action here: a dig it lost, or the order is given up).
+  // action here: a dig it lost or a placing that failed, which may fail live too; or the order is given up).
   async gate (bot, kind, resource, abort) {
     if (!this.on) return null
     const player = bot.username
     const mine = this.next(player)
+    const matches = mine !== null && mine.kind === kind && mine.resource === resource
+    if (!matches && !MAY_FAIL.includes(kind)) { // its twin took no such action: nothing to wait for
+      const instead = mine ? `its next was the ${describe(mine)}` : 'it had no more'
+      this.diverge(player, `${player} began a ${kind} on ${resource} that the simulator's ${player} did not take (${instead})`)
+      return null
+    }
     const horizon = mine ? mine.i : Infinity
     const since = Date.now()
     for (;;) {
       if (!this.on || abort?.aborted) return null
       const blocker = this.#blocker(player, resource, horizon)
       if (!blocker) break
-      if (Date.now() - since > this.stallMs) {
-        this.diverge(player, `${player} waited ${Math.round(this.stallMs / 1000)} s for ${describe(blocker)}, which did not happen`)
+      if (Date.now() - Math.max(since, this.progressAt) > this.stallMs) {
+        this.diverge(player, `${player} waited ${Math.round(this.stallMs / 1000)} s for ${describe(blocker)}, and no shared action was done meanwhile`)
         return null
       }
       await this.#changed()
     }
     await this.#seeChanges(bot, resource, horizon)
-    if (mine && mine.kind === kind && mine.resource === resource) return mine
-    if (kind !== 'dig') {
-      const instead = mine ? `its next was the ${describe(mine)}` : 'it had no more'
-      this.diverge(player, `${player} began a ${kind} on ${resource} that the simulator's ${player} did not take (${instead})`)
-    }
-    return null
+    return matches ? mine : null
   }
 
   // Until this bot's view shows the blocks that earlier digs and placings of `resource` changed (the server sends
@@ -124,7 +129,7 @@ class Lockstep {
   done (player, kind, resource, entry, target, ok = true) {
     if (!this.on) return
     if (entry === null) {
-      if (kind === 'dig' && !ok) return // lost, as on the simulator
+      if (MAY_FAIL.includes(kind) && !ok) return // lost, or failed, as on the simulator
       this.diverge(player, `${player}'s ${kind} on ${resource} at ${cell(target)} succeeded; the simulator's ${player} did not do it`)
       return
     }
@@ -139,16 +144,29 @@ class Lockstep {
     this.cursor.set(player, (this.cursor.get(player) ?? 0) + 1)
     const pending = this.pending.get(resource)
     pending.splice(pending.indexOf(entry), 1)
+    this.progressAt = Date.now()
     this.#wake()
   }
 
-  // A bot's program ended: the actions the simulator's player still took will not happen.
-  finished (player) {
+  // A bot's program ended; `stopped`: by the episode's end or its budget. The actions its twin still took will not
+  // happen: a program that ended by itself before them diverged; a stopped one was cut short, and the others no
+  // longer wait for its actions.
+  finished (player, stopped = false) {
     const left = this.next(player)
-    if (this.on && left !== null) {
-      const count = this.own.get(player).length - (this.cursor.get(player) ?? 0)
+    if (!this.on || left === null) return
+    const own = this.own.get(player)
+    const count = own.length - (this.cursor.get(player) ?? 0)
+    if (!stopped) {
       this.diverge(player, `${player}'s program ended with ${count} of its scheduled actions not taken (the first: the ${describe(left)})`)
+      return
     }
+    this.cut += count
+    for (const e of own.slice(this.cursor.get(player) ?? 0)) {
+      const pending = this.pending.get(e.resource)
+      pending.splice(pending.indexOf(e), 1)
+    }
+    this.cursor.set(player, own.length)
+    this.#wake()
   }
 
   diverge (player, reason) {
@@ -165,7 +183,7 @@ class Lockstep {
   }
 
   status () {
-    return { diverged: this.diverged, done: this.doneCount, scheduled: this.entries.length }
+    return { diverged: this.diverged, done: this.doneCount, scheduled: this.entries.length, cut: this.cut }
   }
 }
 

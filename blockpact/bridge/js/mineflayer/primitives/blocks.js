@@ -109,7 +109,10 @@ async function collectOne (ctx, pos, type, name, stand = null) {
     checkCancelled(ctx)
     if (err.name === 'Bounded') outcome = 'timeout'
     else if (err.name === 'NoItem') outcome = 'notool' // mineflayer-tool, without fetching (connect.js)
-    else if (!['NoPath', 'GoalChanged', 'Timeout', 'PathStopped', 'Cancelled'].includes(err.name) && !takenAway) throw err
+    else if (!['NoPath', 'GoalChanged', 'Timeout', 'PathStopped', 'Cancelled'].includes(err.name) && !takenAway) {
+      turn?.done(cellOf(pos), false) // the others do not wait for a dig that ended in an error
+      throw err
+    }
   } finally {
     bot.blockpact.digTarget = null
     bot.off('blockpact:digFinished', onFinish)
