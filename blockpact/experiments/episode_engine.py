@@ -75,9 +75,14 @@ def _context(episode: EpisodeInput, player: str, task: str, observation: Mapping
     )
 
 
+NO_PROGRAM = "no runnable program (the action agent gave no reason)"
+
+
 def _no_program(player: str, reason: str | None) -> dict[str, object]:
-    """A program_result for a player whose action agent wrote no runnable program (nothing ran)."""
-    return {"player": player, "success": False, "error": f"no program: {reason or 'the action agent gave none'}",
+    """A program_result for a player whose action agent wrote no runnable program (nothing ran). The error is the
+    agent's reason as it gave it ("no runnable program in 3 replies; last problem: ..."): the result names the
+    player, and the report and metrics.json put the player before it, so it is not said again here."""
+    return {"player": player, "success": False, "error": reason or NO_PROGRAM,
             "error_line": None, "stack": None, "chat": [], "logs": [], "duration": 0.0, "timed_out": False}
 
 
@@ -193,7 +198,7 @@ class WorldEpisodeEngine:
     @staticmethod
     def _handover(outcome: TaskOutcome, judge_critique: str, chat: tuple[str, ...]) -> Handover:
         ctx = outcome.context
-        last_error = ctx.last_error if outcome.attempts else f"no program: {outcome.reason}"
+        last_error = ctx.last_error if outcome.attempts else outcome.reason or NO_PROGRAM
         return Handover(last_code=ctx.last_code, last_error=last_error, critic_critique=ctx.critic_critique,
                         judge_critique=judge_critique or None, chat_log=chat)
 
