@@ -75,6 +75,13 @@ def _context(episode: EpisodeInput, player: str, task: str, observation: Mapping
     )
 
 
+def _world_for(factory: WorldFactory, episode: EpisodeInput) -> World:
+    """`factory(spec, seed)`; a factory whose worlds say lines to the user about their episode (the live backend's
+    LiveWorlds: a seed that ran slowed) is asked for the condition's worlds, so that a line names both."""
+    for_condition = getattr(factory, "for_condition", None)
+    return (for_condition(episode.condition) if for_condition is not None else factory)(episode.spec, episode.seed)
+
+
 NO_PROGRAM = "no runnable program (the action agent gave no reason)"
 
 
@@ -137,7 +144,7 @@ class WorldEpisodeEngine:
 
     async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
         spec = episode.spec
-        world = self.world_factory(spec, episode.seed)
+        world = _world_for(self.world_factory, episode)
         try:
             log.follow(world.events, world.listen)
             task = task_for(episode)
