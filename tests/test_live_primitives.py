@@ -215,7 +215,7 @@ def test_an_episode_whose_runtime_ran_late_is_logged_and_said(server, monkeypatc
     still counts, and a `runtime_late` event and a line for the user say so (watchdog.lateness_note). A 6 s block
     while the bots joined is not the programs' and is not counted (a review found it counted)."""
     from blockpact.bridge.live.mineflayer_body import MineflayerWorld
-    from blockpact.bridge.live.world import LiveWorld
+    from blockpact.bridge.live.backend import LiveWorlds
     from blockpact.bridge.runtime import runtime
 
     join = MineflayerWorld.join
@@ -238,7 +238,7 @@ def test_an_episode_whose_runtime_ran_late_is_logged_and_said(server, monkeypatc
     stalled: list = []
 
     async def play() -> list:
-        world = LiveWorld(spec, 0, server=server, announce=said.append)
+        world = LiveWorlds(server, announce=said.append).for_condition("negotiate")(spec, 0)  # as a run makes it
         world.listen(stall_once_started)
         try:
             results = await world.run_programs({p: wait for p in spec.players}, budget=60)
@@ -251,4 +251,5 @@ def test_an_episode_whose_runtime_ran_late_is_logged_and_said(server, monkeypatc
     events = asyncio.run(play())
     (late,) = [e for e in events if e.kind == "runtime_late"]
     assert 2.0 <= late.data["late_s"] < 5.5, late.data  # the programs' stall, not the joins' 6 s
-    assert any("seed 0: the bots' Node runtime stalled for up to" in line and "slowed episode" in line for line in said), said
+    assert any(line.startswith("negotiate seed 0: the bots' Node runtime stalled for up to") and "slowed episode" in line
+               for line in said), said  # the condition too, as metrics.json names the episode (a new user)

@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from blockpact.cli import main
+from blockpact.experiments.records import read_run
+from blockpact.worlds.rules import obtainable
 from blockpact.bridge.live.world_compiler import compile_world
 from blockpact.worlds.rules.obtainable import obtainable_items, smelting_uses, unobtainable_values
 from blockpact.worlds.world_files import BUILTIN_DIR, load_world
@@ -70,6 +74,31 @@ def test_validate_and_run_say_so_where_the_user_looks(tmp_path: Path, capsys) ->
     # and where a reader of the run's files looks, after the run (a new user found it on stderr only)
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert [w for w in metrics["warnings"] if said in w] and said in (tmp_path / "run" / "report.html").read_text()
+
+
+@pytest.mark.parametrize("scenario", [False, True])
+def test_a_run_works_out_the_world_warnings_once(tmp_path: Path, monkeypatch, capsys, scenario: bool) -> None:
+    """Said on stderr by the checks before the run and recorded in run_start: one computation for both (it was
+    done twice), from flags and from a scenario file."""
+    calls = []
+
+    def counted(spec):
+        calls.append(spec.name)
+        return real(spec)
+
+    real = obtainable.world_warnings
+    monkeypatch.setattr(obtainable, "world_warnings", counted)
+    world = _double_vein_valuing(tmp_path, "melon = 2")
+    target = world
+    if scenario:
+        target = tmp_path / "scenario.toml"
+        target.write_text(f'[scenario]\nworld = "{world}"\nseeds = 1\n\n[[conditions]]\ncontract = "none"\n')
+    assert main(["run", str(target), "--seeds", "1", "--contract", "none", "--out", str(tmp_path / "run")]
+                if not scenario else ["run", str(target), "--out", str(tmp_path / "run")]) == 0
+    assert calls == ["double_vein"]
+    assert "players.Gizmo.values.melon: no block" in capsys.readouterr().err
+    (warning,) = read_run(tmp_path / "run" / "events.jsonl").config.world_warnings
+    assert "players.Gizmo.values.melon: no block" in warning
 
 
 def test_what_takes_a_furnace_is_unsupported_on_blockpacts_server_before_play(tmp_path: Path) -> None:

@@ -123,6 +123,20 @@ def test_welfare_plot_marks_the_settled_welfare_where_the_judge_moved_rewards(do
     assert "none: after" not in svg and "inventories" in svg
 
 
+def test_equal_rewards_after_transfers_are_each_drawn_in_the_rewards_plot(double_vein_run) -> None:
+    """The negotiated contract evens Gizmo and Glitch out at 39 each: their two "after transfers" diamonds were
+    drawn on top of each other (a new user could not find Gizmo's). Now no marker covers another."""
+    out, _ = double_vein_run
+    svg = (out / "plots" / "rewards.svg").read_text()
+    diamonds = re.findall(r'<path d="M([0-9.]+) ([0-9.]+)l([0-9.]+) \3l-\3 \3l-\3 -\3Z" fill="(#[0-9a-f]+)"/>', svg)
+    r = float(diamonds[0][2])
+    centres = [(float(x), float(y) + r, fill) for x, y, _, fill in diamonds]  # the legend's is black
+    players = {fill for _, _, fill in centres}
+    assert len(players) == 2 and len(centres) == 4  # a diamond per player in each condition's panel
+    for i, (x, y, _) in enumerate(centres):
+        assert all(abs(x - a) >= 2 * r or abs(y - b) >= 2 * r for a, b, _ in centres[i + 1:])
+
+
 def test_report_rebuilds_everything_from_events_alone(double_vein_run, tmp_path: Path, capsys) -> None:
     out, _ = double_vein_run
     copy = tmp_path / "copy"

@@ -176,15 +176,17 @@ def test_a_player_without_a_program_is_an_agent_error_and_the_unit_completes(llm
     (episode,) = seed.episodes
     assert seed.status == "completed" and episode.finished
     glitch = next(p for p in episode.programs if p.player == "Glitch")
-    assert glitch.code is None and glitch.error.startswith("no program: Glitch: no runnable program in 3 replies")
+    assert glitch.code is None and glitch.error.startswith("no runnable program in 3 replies; last problem: ")
     metrics = json.loads((out / "metrics.json").read_text())["conditions"]["negotiate"]
     assert metrics["agent_errors"]["by_player"] == {"Glitch": {"no_program": 1}}
-    assert metrics["agent_errors"]["first"]["no_program"].startswith("Glitch: no program: Glitch: no runnable program")
+    first = metrics["agent_errors"]["first"]["no_program"]  # the player and "no program" said once each
+    assert first.startswith("Glitch: no runnable program in 3 replies")
+    assert first.count("Glitch") == 1 and first.count("program") == 1
     assert metrics["runs"][0]["episodes"][0]["program_errors"] == 1 and metrics["seeds_finished"] == 1
     summary = capsys.readouterr().out  # the errors column (rich may wrap it)
     assert "1 (Glitch:" in summary and "no_program 1)" in summary
     html = (out / "report.html").read_text()
-    assert "no program: Glitch" in html and "Glitch: no_program 1" in html
+    assert "Program error (Glitch): no runnable program in 3 replies" in html and "Glitch: no_program 1" in html
 
 
 def test_a_judge_whose_endpoint_fails_fails_the_unit_with_cause_endpoint(llm_env, tmp_path: Path, capsys) -> None:

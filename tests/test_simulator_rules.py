@@ -167,6 +167,27 @@ def test_smelting_uses_fuel_and_takes_ten_seconds_per_item(workshop) -> None:
     assert sim.state.inventories["Ada"] == {"stone_pickaxe": 1, "iron_ingot": 1}
 
 
+@pytest.mark.parametrize(("logs", "smelted", "left"), [(1, 0, {"oak_log": 1}), (2, 1, {"charcoal": 1}),
+                                                     (3, 1, {"oak_log": 1, "charcoal": 1})])
+def test_a_log_burns_to_smelt_another_log_from_the_same_stack(workshop, logs: int, smelted: int, left: dict) -> None:
+    """As in Minecraft, the fuel may be the item smelted: one log is the fuel, another the input. One log alone
+    smelts nothing (it was smelted with itself, in no time, with its count going below zero); each item smelted
+    takes its ten seconds (it took none). A log smelts 1.5 items: the third log has no fuel left to smelt it."""
+    async def program(api):
+        await api.mine_block("oak_log", logs)
+        t0 = api.time
+        done = await api.smelt_item("oak_log", "oak_log", 5)
+        return done, api.time - t0
+
+    sim, out = run_programs(workshop, {"Ada": program})
+    done, took = out["Ada"].value
+    assert done == smelted and sim.state.inventories["Ada"] == left
+    assert took >= 10.0 * smelted and took < 10.0 * smelted + 5  # the walk to the furnace, then the smelting
+    held = 0
+    for e in sim.state.log.of_kind("inventory"):  # every change's count is the count before plus its delta
+        assert e.data["item"] != "oak_log" or e.data["count"] == (held := held + e.data["delta"]) >= 0
+
+
 def test_place_item_needs_support_and_the_item(workshop) -> None:
     async def program(api):
         await api.mine_block("oak_log", 1)

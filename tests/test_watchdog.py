@@ -136,3 +136,31 @@ def test_how_late_the_runtime_ran_is_kept_for_the_episode_and_said_past_two_seco
     assert watchdog.lateness_note(1.9) is None
     note = watchdog.lateness_note(dog.worst_late)
     assert note is not None and "stalled for up to 3.5 s at a time" in note and "slowed episode" in note
+
+
+def test_a_runtime_held_in_a_debugger_is_not_killed(monkeypatch) -> None:
+    """BLOCKPACT_NODE_DEBUG=1 (machine_load.node_held): a runtime stopped or silent in a debugger is waited for, with
+    bounds on Node's answers of a week; one that is gone still ends the episode at once."""
+    from blockpact.bridge import machine_load
+
+    monkeypatch.setenv("BLOCKPACT_NODE_DEBUG", "1")
+    assert machine_load.stretched(8.0) == machine_load.HELD_SECONDS
+    node, release, bounds = StandIn(), threading.Event(), []
+    node.stopped = True
+    dog = RuntimeWatchdog(node, lambda bound: bounds.append(bound) or release.wait(10), lambda: machine_load.stretched(8.0))  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        await _watch_for(dog, 3 * watchdog.LIVENESS_POLL_SECONDS)  # it was killed within one
+        task = asyncio.ensure_future(dog.watch())
+        node.alive, node.end = False, "exited with code 1"  # type: ignore[attr-defined]
+        with pytest.raises(BridgeBroken, match="died"):
+            await asyncio.wait_for(task, 3 * watchdog.LIVENESS_POLL_SECONDS)
+        release.set()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        release.set()
+    assert not node.killed and bounds and all(b == machine_load.HELD_SECONDS for b in bounds)
+    monkeypatch.setenv("BLOCKPACT_NODE_DEBUG", "0")
+    assert not machine_load.node_held() and machine_load.stretched(8.0) < machine_load.HELD_SECONDS

@@ -213,9 +213,20 @@ def test_placement_outside_the_map(tmp_path: Path, old: str, new: str, path: str
     expect(tmp_path, edit(old, new), path, marker, "outside the map", "expected within origin [0, 63, 0] and size [10, 4, 10]")
 
 
-def test_region_outside_the_map(tmp_path: Path) -> None:
-    text = edit("to = [2, 64, 1]", "to = [2, 64, 10]")
-    expect(tmp_path, text, "regions.vein", "[regions.vein]", "not inside the map")
+@pytest.mark.parametrize(
+    ("corners", "key"),
+    [
+        ("from = [1, 64, 1]\nto = [2, 64, 10]", "to"),
+        ("from = [1, 64, -1]\nto = [2, 64, 1]", "from"),
+        ("from = [1, 64, -1]\nto = [2, 64, 10]", "from"),  # both out: the first corner's line
+        ("from = [2, 64, 10]\nto = [1, 64, 1]", "from"),  # corners given high first: the key the user wrote
+    ],
+)
+def test_region_outside_the_map_is_said_at_the_corner_that_is_out(tmp_path: Path, corners: str, key: str) -> None:
+    """At the line of the `from` or `to` that lies outside, not at the `[regions.vein]` header (a new user)."""
+    text = edit("from = [1, 64, 1]\nto = [2, 64, 1]", corners)
+    marker = next(line for line in corners.splitlines() if line.startswith(key))
+    expect(tmp_path, text, f"regions.vein.{key}", marker, "not inside the map")
 
 
 def test_player_without_spawn(tmp_path: Path) -> None:
@@ -350,7 +361,7 @@ def test_a_missing_map_is_one_line_not_a_cascade(tmp_path: Path) -> None:
 def test_a_region_outside_the_map_is_one_line_for_all_it_places(tmp_path: Path) -> None:
     text = edit("to = [2, 64, 1]", "to = [12, 64, 1]") + '\n[[blocks]]\nblock = "gold_ore"\nregion = "vein"\n'
     text = text.replace('"..........",\n  ".II.......",', '"..........",')
-    assert [p.path for p in problems_in(tmp_path, text)] == ["regions.vein"]
+    assert [p.path for p in problems_in(tmp_path, text)] == ["regions.vein.to"]
 
 
 def test_a_broken_region_is_not_reported_again_where_it_is_used(tmp_path: Path) -> None:

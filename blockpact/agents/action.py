@@ -89,7 +89,7 @@ class LLMActionAgent:
                                        errors=(CodeExtractionError,))
         if asked.value is None:
             raise ProposalError(
-                f"{self.player}: no runnable program in {asked.attempts} replies; last problem: {asked.last_problem}",
+                f"no runnable program in {asked.attempts} replies; last problem: {asked.last_problem}",
                 asked.replies,
             )
         program, text = asked.value, asked.replies[-1]

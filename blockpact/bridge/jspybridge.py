@@ -64,6 +64,8 @@ import threading
 from types import ModuleType
 from typing import Any
 
+from blockpact.bridge.machine_load import HELD_SECONDS, node_held
+
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 MIN_REQUEST_SECONDS = 120.0
 JSPYBRIDGE_DEFAULT_SECONDS = 10.0  # what JSPyBridge waits for a `get` and for a call given no timeout
@@ -162,7 +164,8 @@ class _PatientRequest:
 
     def wait(self, timeout: float | None = None) -> bool:
         if timeout is None or float(timeout) == JSPYBRIDGE_DEFAULT_SECONDS:
-            timeout = MIN_REQUEST_SECONDS  # JSPyBridge's own default: patience
+            # JSPyBridge's own default: patience (a week with BLOCKPACT_NODE_DEBUG: machine_load.node_held)
+            timeout = HELD_SECONDS if node_held() else MIN_REQUEST_SECONDS
         return self._event.wait(timeout)  # a caller's own bound (a liveness ping, a bounded call) is kept
 
     def __getattr__(self, name: str) -> Any:

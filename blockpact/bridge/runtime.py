@@ -25,6 +25,7 @@ from types import FrameType
 from typing import Any
 
 from blockpact.bridge.jspybridge import import_bridge, node_line, post
+from blockpact.bridge.machine_load import node_held
 from blockpact.config import NODE_MODULES, PROJECT_ROOT
 from blockpact.errors import UserError
 
@@ -133,7 +134,8 @@ class NodeRuntime:
         self._waiting = 0  # calls waiting on Node now (from any thread)
         self._waiting_lock = threading.Lock()
         self._stopped_kill = False  # killed by the guard below for being stopped while calls waited
-        threading.Thread(target=self._kill_if_stopped_while_called, name="node-stopped-guard", daemon=True).start()
+        if not node_held():  # BLOCKPACT_NODE_DEBUG: a debugger may stop it (machine_load.py)
+            threading.Thread(target=self._kill_if_stopped_while_called, name="node-stopped-guard", daemon=True).start()
         atexit.register(self.close)
         _install_signal_handlers()
 
@@ -215,7 +217,7 @@ class NodeRuntime:
         """`fn(*args)`, a call into Node; any failure of the bridge itself becomes `BridgeBroken`."""
         if not self.alive:
             raise BridgeBroken(f"the Node runtime (pid {self.pid}) is gone ({what}; {self.end})")
-        if self.stopped:  # it would answer nothing, and the caller would block for the call's whole bound
+        if self.stopped and not node_held():  # it would answer nothing, and the caller would block for the call's whole bound
             raise BridgeBroken(f"the Node runtime (pid {self.pid}) is stopped ({what})")
         with self._waiting_lock:
             self._waiting += 1

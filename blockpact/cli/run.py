@@ -72,7 +72,7 @@ def plan_from_flags(args: argparse.Namespace) -> RunPlan:
         require_llm(llm)  # before anything is written
     budget = budget_for(args.llm_budget, llm)
     spec = load_world(args.world, args.mc_version)
-    require_something_of_value(spec)
+    warnings = require_something_of_value(spec)
     conditions = conditions_for(args.contract)
     if args.contract not in (None, *CONTRACT_MODES):
         check_contract_value(args.contract, sorted(spec.players), spec.name)
@@ -85,7 +85,8 @@ def plan_from_flags(args: argparse.Namespace) -> RunPlan:
     live = ({"server": args.server, "auth": args.auth, "viewer": args.viewer, "lockstep": live_options.lockstep}
             if args.backend == "minecraft" else None)
     llm_record = {**settings_record(llm), "budget": budget.to_json() if budget else None} if llm is not None else None
-    return RunPlan(spec, args.backend, args.agents, conditions, list(range(args.seeds)), args.episodes, llm_record, live)
+    return RunPlan(spec, args.backend, args.agents, conditions, list(range(args.seeds)), args.episodes, llm_record, live,
+                   world_warnings=warnings)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -75,9 +75,21 @@ def _context(episode: EpisodeInput, player: str, task: str, observation: Mapping
     )
 
 
+def _world_for(factory: WorldFactory, episode: EpisodeInput) -> World:
+    """`factory(spec, seed)`; a factory whose worlds say lines to the user about their episode (the live backend's
+    LiveWorlds: a seed that ran slowed) is asked for the condition's worlds, so that a line names both."""
+    for_condition = getattr(factory, "for_condition", None)
+    return (for_condition(episode.condition) if for_condition is not None else factory)(episode.spec, episode.seed)
+
+
+NO_PROGRAM = "no runnable program (the action agent gave no reason)"
+
+
 def _no_program(player: str, reason: str | None) -> dict[str, object]:
-    """A program_result for a player whose action agent wrote no runnable program (nothing ran)."""
-    return {"player": player, "success": False, "error": f"no program: {reason or 'the action agent gave none'}",
+    """A program_result for a player whose action agent wrote no runnable program (nothing ran). The error is the
+    agent's reason as it gave it ("no runnable program in 3 replies; last problem: ..."): the result names the
+    player, and the report and metrics.json put the player before it, so it is not said again here."""
+    return {"player": player, "success": False, "error": reason or NO_PROGRAM,
             "error_line": None, "stack": None, "chat": [], "logs": [], "duration": 0.0, "timed_out": False}
 
 
@@ -132,7 +144,7 @@ class WorldEpisodeEngine:
 
     async def play(self, episode: EpisodeInput, log: EpisodeLog) -> EpisodeOutcome:
         spec = episode.spec
-        world = self.world_factory(spec, episode.seed)
+        world = _world_for(self.world_factory, episode)
         try:
             log.follow(world.events, world.listen)
             task = task_for(episode)
@@ -193,7 +205,7 @@ class WorldEpisodeEngine:
     @staticmethod
     def _handover(outcome: TaskOutcome, judge_critique: str, chat: tuple[str, ...]) -> Handover:
         ctx = outcome.context
-        last_error = ctx.last_error if outcome.attempts else f"no program: {outcome.reason}"
+        last_error = ctx.last_error if outcome.attempts else outcome.reason or NO_PROGRAM
         return Handover(last_code=ctx.last_code, last_error=last_error, critic_critique=ctx.critic_critique,
                         judge_critique=judge_critique or None, chat_log=chat)
 

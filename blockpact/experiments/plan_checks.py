@@ -24,15 +24,17 @@ def conditions_for(contract: str | None) -> list[ConditionSpec]:
     return [ConditionSpec("contract", "given", text)]
 
 
-def require_something_of_value(spec: WorldSpec) -> None:
+def require_something_of_value(spec: WorldSpec) -> tuple[str, ...]:
     """Welfare and Gini of a world where no player values any item are 0 whatever anyone does; a value on an item
-    nobody can come to hold is warned about on stderr (it loads and runs, and would only ever count 0)."""
+    nobody can come to hold is warned about on stderr (it loads and runs, and would only ever count 0). Returns
+    those warnings, for the RunPlan (`world_warnings`: run_start records them without working them out again)."""
     from blockpact.worlds.rules.obtainable import world_warnings  # the rules' data: only when a world is run
 
-    for warning in world_warnings(spec):
+    warnings = tuple(world_warnings(spec))
+    for warning in warnings:
         print(f"blockpact: warning: world {spec.name}: {warning}", file=sys.stderr)
     if any(v > 0 for player in spec.players.values() for v in player.values.values()):
-        return
+        return warnings
     raise UserError(f"world {spec.name}: no player values any item, so every reward would be 0 and welfare and Gini "
                     "would say nothing. `blockpact run` is for dilemmas (worlds whose players value items, see "
                     "`blockpact world list`); for task worlds use `blockpact org run`")

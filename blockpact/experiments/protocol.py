@@ -158,6 +158,9 @@ class RunPlan:
     population: Mapping[str, str] | None = None
     judge: Mapping[str, Any] | None = None
     scenario: Mapping[str, Any] | None = None
+    # The world's warnings (obtainable.world_warnings) when the checks before the run said them on stderr
+    # (plan_checks); None: worked out when the run starts. Either way they are computed once, for run_start.
+    world_warnings: tuple[str, ...] | None = None
 
     @property
     def units(self) -> list[Unit]:
@@ -199,7 +202,8 @@ def run_start_data(plan: RunPlan) -> dict[str, Any]:
         "world": spec.name,
         "world_path": str(spec.source) if spec.source else None,
         "world_source": spec.source.read_text(encoding="utf-8") if spec.source else None,
-        "world_warnings": world_warnings(spec),  # said on stderr before the run; metrics.json and the report keep them
+        # said on stderr before the run; metrics.json and the report keep them
+        "world_warnings": list(plan.world_warnings if plan.world_warnings is not None else world_warnings(spec)),
         "backend": plan.backend,
         "agents": plan.agents,
         "conditions": [dataclasses.asdict(c) for c in plan.conditions],

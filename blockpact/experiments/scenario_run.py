@@ -116,10 +116,10 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
                                lockstep_choice(args.lockstep, scenario.backend))
     live_options.check(scenario.backend)
     spec = load_world(scenario.world, args.mc_version)
-    require_something_of_value(spec)
+    warnings = require_something_of_value(spec)
     llm = llm_settings_for(scenario, args)
     budget = budget_for(args.llm_budget, llm)
-    plan = scenario_plan(scenario, spec, llm)
+    plan = dataclasses.replace(scenario_plan(scenario, spec, llm), world_warnings=warnings)
     for c in plan.conditions:
         if c.contract_text and (warning := free_text_warning(c.contract_text, sorted(spec.players), spec.name,
                                                              f"{scenario.name}: condition {c.name}")):

@@ -24,6 +24,7 @@ _CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
           "#17becf"]  # matplotlib's default colours, "C0" to "C9"
 _DASHES = {"-": None, "--": "5.5,2.4", ":": "1,1.65"}
 _CHAR = 0.62  # average glyph width in ems, for sizing a legend's box
+DIAMOND_R = 4.2  # a marker's half-width (pt)
 
 
 def color(name: str) -> str:
@@ -199,6 +200,7 @@ class _Panel:
     xv: tuple[float, float]
     yv: tuple[float, float]
     clip: str
+    placed: list[tuple[float, float]] = field(default_factory=list)  # the markers drawn so far (points)
 
     def px(self, x: np.ndarray) -> np.ndarray:
         return self.x0 + (x - self.xv[0]) / (self.xv[1] - self.xv[0]) * self.w
@@ -267,11 +269,22 @@ class _Panel:
             d = "M" + " L".join(f"{x:g} {y:g}" for x, y in [*upper, *lower]) + "Z"
             return f'<path d="{d}" fill="{fill}" fill-opacity="{m.alpha:g}" stroke="none"/>'
         if m.kind == "points":
-            return "".join(_diamond(x, y, fill) for x, y in zip(self.px(m.x), self.py(m.y)) if math.isfinite(x + y))
+            return "".join(_diamond(*self._free_spot(x, y), fill) for x, y in zip(self.px(m.x), self.py(m.y))
+                           if math.isfinite(x + y))
         y = float(self.py(m.y)[0])
         dash = _DASHES[m.dash]
         return (f'<path d="M{self.x0:.2f} {y:.2f}h{self.w:.2f}" stroke="{fill}" stroke-width="1.5"'
                 + (f' stroke-dasharray="{dash}"' if dash else "") + "/>")
+
+    def _free_spot(self, x: float, y: float) -> tuple[float, float]:
+        """Where a marker for (x, y) is drawn: there, or moved left until it covers none drawn before it. Two
+        players with the same reward after transfers had one diamond on top of the other (a new user): now each
+        shows, in its colour, side by side."""
+        step = 2 * DIAMOND_R + 1
+        while any(abs(x - a) < step and abs(y - b) < 2 * DIAMOND_R for a, b in self.placed):
+            x -= step
+        self.placed.append((x, y))
+        return x, y
 
     def _points(self, x: np.ndarray, y: np.ndarray) -> list[tuple[float, float]]:
         """The corners of a step curve holding y[i] from x[i] to x[i + 1], in points."""
@@ -331,5 +344,5 @@ def _decimate(px: np.ndarray, py: np.ndarray) -> tuple[list[float], list[float]]
     return px[moves].tolist(), py[moves].tolist()
 
 
-def _diamond(x: float, y: float, fill: str, r: float = 4.2) -> str:
+def _diamond(x: float, y: float, fill: str, r: float = DIAMOND_R) -> str:
     return f'<path d="M{x:.2f} {y - r:.2f}l{r:g} {r:g}l{-r:g} {r:g}l{-r:g} {-r:g}Z" fill="{fill}"/>'

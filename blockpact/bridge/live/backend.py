@@ -30,6 +30,20 @@ class SaidOnce:
             self._announce(line)
 
 
+class _EpisodeLines:
+    """The announcer of one episode's world: a line about the episode ("seed 3: the bots' Node runtime stalled
+    ...", said by LiveWorld) names its condition too, as metrics.json does ("negotiate seed 3"): a run plays
+    each seed once per condition, and "seed 3" alone did not say which of them ran slowed."""
+
+    def __init__(self, announce: Callable[[str], None], condition: str, seed: int) -> None:
+        self._announce = announce
+        self._prefix = f"seed {seed}: "
+        self._condition = condition
+
+    def __call__(self, line: str) -> None:
+        self._announce(f"{self._condition} {line}" if line.startswith(self._prefix) else line)
+
+
 class LiveWorlds:
     """The live backend of a run: a `LiveWorld` per episode, called like the `SimWorld` class: `worlds(spec, seed)`.
     On the embedded server, one server serves all the run's episodes: started by the first episode, stopped by
@@ -50,9 +64,15 @@ class LiveWorlds:
         self.announce = SaidOnce(announce) if announce is not None else None
         self._announce_each = announce  # a person awaited again for another seed is told again
 
-    def __call__(self, spec: WorldSpec, seed: int = 0) -> LiveWorld:
+    def __call__(self, spec: WorldSpec, seed: int = 0, condition: str | None = None) -> LiveWorld:
+        announce = self.announce if self.announce is None or condition is None else _EpisodeLines(self.announce, condition, seed)
         return LiveWorld(spec, seed, server=self.server, address=self.address, on_disconnect=self.on_disconnect,
-                         viewer=self.viewer, announce=self.announce, humans=self.humans, lockstep=self.lockstep)
+                         viewer=self.viewer, announce=announce, humans=self.humans, lockstep=self.lockstep)
+
+    def for_condition(self, condition: str) -> Callable[[WorldSpec, int], LiveWorld]:
+        """The worlds of one condition's episodes, whose lines about their episode name the condition (the
+        episode engine asks a world factory for this when it has it)."""
+        return lambda spec, seed: self(spec, seed, condition)
 
     def seat_humans(self, humans: Sequence[str]) -> HumanSeats:
         """The run's human slots: people who join this backend's embedded server with their own client."""

@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from blockpact.bridge.machine_load import node_held
 from blockpact.bridge.runtime import BridgeBroken, NodeRuntime
 
 LIVENESS_POLL_SECONDS = 1.0  # how often the runtime is pinged, and checked to be still there
@@ -77,7 +78,8 @@ class RuntimeWatchdog:
     async def watch(self) -> None:
         """Never returns: raises BridgeBroken within LIVENESS_POLL_SECONDS once the runtime is gone or stopped, and
         when it does not answer a ping within call_seconds(); a runtime that stopped answering is killed (and
-        restarted for whatever comes next)."""
+        restarted for whatever comes next). With BLOCKPACT_NODE_DEBUG a stopped runtime is waited for, and
+        call_seconds() is a week (machine_load.node_held): only a runtime that is gone ends the episode."""
         node = self.node
         ping: asyncio.Future[Any] | None = None
         asked = 0.0
@@ -91,7 +93,7 @@ class RuntimeWatchdog:
                     asked = self._asked = time.monotonic()
                 await asyncio.wait([ping], timeout=LIVENESS_POLL_SECONDS)
                 if not ping.done():
-                    if node.stopped:
+                    if node.stopped and not node_held():  # BLOCKPACT_NODE_DEBUG: a debugger may stop it
                         await asyncio.to_thread(node.kill)
                         raise BridgeBroken(f"the Node runtime (pid {node.pid}) was stopped and answered nothing; it was killed")
                     continue

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from blockpact.bridge.machine_load import stretched
+from blockpact.bridge.machine_load import node_held, stretched
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.bridge.sim.index import HOST_CALLS, call
@@ -160,7 +160,9 @@ class SimBody:
                     node.close()  # its answers no longer arrive: the next program gets a new runtime
                     raise BridgeBroken(f"{broken}; the runtime was restarted") from None
                 silent = 0.0 if self._queue or self._current is not None else loop.time() - run.last_exchange
-                if silent < NODE_PING_SECONDS or (silent < HARD_WINDOW_FACTOR * window and await self._node_answers()):
+                if silent < NODE_PING_SECONDS or node_held():  # BLOCKPACT_NODE_DEBUG: a debugger may hold it
+                    continue
+                if silent < HARD_WINDOW_FACTOR * window and await self._node_answers():
                     continue
                 node.kill()  # wedged (it would not end on its stdin's close either): the next program gets a new one
                 raise BridgeBroken(f"the Node runtime did not answer during program run {run.id} (silent for "

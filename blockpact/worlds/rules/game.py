@@ -160,12 +160,31 @@ def smelt_seconds_per_item() -> float:
     return float(smelting_table()["seconds_per_item"])
 
 
+def _smelt_steps(inv: Counter[str], item: str, fuel: str, count: int) -> list[bool]:
+    """The furnace's rule, worked out on the counts in `inv` (not changed): for each of up to `count` items smelted
+    in turn, whether a fuel is burnt first (a fuel smelts `fuel_value` items, fractions carried over). The fuel may
+    be the item itself (a log burns to smelt another log, as in Minecraft): it comes from the same stack, and is
+    burnt only when an item is left to smelt, so one log alone smelts nothing."""
+    per_fuel = fuel_value(fuel)
+    held = Counter({item: inv.get(item, 0), fuel: inv.get(fuel, 0)})
+    steps: list[bool] = []
+    fuel_left = 0.0
+    while len(steps) < count and held[item] > 0:
+        refuel = fuel_left < 1 - 1e-9
+        if refuel:
+            if per_fuel <= 0 or held[fuel] < 1 + (fuel == item):
+                break
+            held[fuel] -= 1
+            fuel_left += per_fuel
+        held[item] -= 1
+        fuel_left -= 1
+        steps.append(refuel)
+    return steps
+
+
 def smelt_capacity(state: WorldState, player: str, item: str, fuel: str, count: int) -> int:
     """How many of `item` the player's input and fuel suffice for, up to `count`."""
-    inv = state.inventories[player]
-    per_fuel = fuel_value(fuel)
-    by_fuel = math.floor(inv.get(fuel, 0) * per_fuel + 1e-9) if fuel != item else 0
-    return max(0, min(count, inv.get(item, 0), by_fuel))
+    return len(_smelt_steps(state.inventories[player], item, fuel, count))
 
 
 def smelt(state: WorldState, player: str, item: str, fuel: str, count: int) -> tuple[int, float]:
@@ -173,21 +192,15 @@ def smelt(state: WorldState, player: str, item: str, fuel: str, count: int) -> t
     output = smelt_output(item)
     if output is None:
         raise RuleError(f"{item} is not a valid input")
-    per_fuel = fuel_value(fuel)
-    if per_fuel <= 0:
+    if fuel_value(fuel) <= 0:
         raise RuleError(f"{fuel} is not a valid fuel")
-    inv = state.inventories[player]
-    done, fuel_left = 0, 0.0
-    while done < count and inv.get(item, 0) > 0:
-        if fuel_left < 1 - 1e-9:
-            if inv.get(fuel, 0) < 1:
-                break
+    steps = _smelt_steps(state.inventories[player], item, fuel, count)
+    for refuel in steps:
+        if refuel:
             state.give(player, fuel, -1, cause="smelt:fuel")
-            fuel_left += per_fuel
         state.give(player, item, -1, cause=f"smelt:{output}")
         state.give(player, output, 1, cause="smelt")
-        fuel_left -= 1
-        done += 1
+    done = len(steps)
     seconds = done * smelt_seconds_per_item()
     if done:
         state.emit(player, "smelt", item=item, output=output, count=done)

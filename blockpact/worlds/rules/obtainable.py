@@ -18,7 +18,8 @@ def obtainable_items(spec: WorldSpec, furnaces: bool = True) -> set[str]:
     """Items players can hold: in chests and starting inventories, dropped by the world's blocks (its map's and
     those its rules bring), then what recipes and (unless not `furnaces`) furnaces make from those, to a fixed
     point. As in play (worlds/sim/primitives.py): a 3x3 recipe needs a crafting table and smelting a furnace, each
-    on the map or made and placed, and smelting burns a fuel."""
+    on the map or made and placed, and smelting burns a fuel, which may be the item smelted itself (a log burns to
+    smelt another log: game.py's furnace rule, as in Minecraft)."""
     state = WorldState(spec)
     have = {item for chest in spec.chests.values() for item in chest.items}
     have |= {item for player in spec.players.values() for item in player.inventory}

@@ -130,10 +130,11 @@ class MapReader(ValueReader):
             if lo is None or hi is None:
                 self.broken_regions.add(name)
                 continue
-            lo, hi = tuple(map(min, lo, hi)), tuple(map(max, lo, hi))
-            box = Region(name, lo, hi)  # type: ignore[arg-type]
-            if not all(origin[i] <= box.lo[i] and box.hi[i] < origin[i] + size[i] for i in range(3)):
-                self.outside(path, f"region {list(box.lo)}..{list(box.hi)} is not inside the map (expected within origin {list(origin)} and size {list(size)})")
+            box = Region(name, tuple(map(min, lo, hi)), tuple(map(max, lo, hi)))  # type: ignore[arg-type]
+            inside = [all(origin[i] <= corner[i] < origin[i] + size[i] for i in range(3)) for corner in (lo, hi)]
+            if not all(inside):  # said at the line of the corner that is out (`from` when both are)
+                key = "from" if not inside[0] else "to"
+                self.outside(f"{path}.{key}", f"region {list(box.lo)}..{list(box.hi)} is not inside the map (expected within origin {list(origin)} and size {list(size)})")
                 self.outside_reported.add(f"region {name}")
             regions[name] = box
         return regions
