@@ -24,22 +24,8 @@ from pathlib import Path
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.world import LiveWorld
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.episode_engine import WorldEpisodeEngine
-from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome
-from blockpact.experiments.run_events import Coords, EventWriter
-from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds
-from blockpact.worlds.events import Event
+from blockpact.experiments.scripted import ScriptedNegotiation, play_scripted_episode
 from blockpact.worlds.world_files import load_world
-
-
-async def play(spec, contract: str | None, factory, out: Path) -> tuple[EpisodeOutcome, list[Event]]:
-    engine = WorldEpisodeEngine(scripted_minds, world_factory=factory)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "events.jsonl"
-    with EventWriter(path) as writer:
-        outcome = await engine.play(EpisodeInput(spec, 0, "c", contract, 0), EpisodeLog(writer, Coords("c", 0, 0)))
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
-    return outcome, [Event(**e["data"]["event"]) for e in lines if e["kind"] == "world"]
 
 
 def episode(server: EmbeddedServer, spec, contract: str | None, lockstep: bool, out: Path) -> dict:
@@ -59,7 +45,7 @@ def episode(server: EmbeddedServer, spec, contract: str | None, lockstep: bool, 
             world.lockstep.twin.schedule = timed  # type: ignore[method-assign]
         return world
 
-    outcome, events = asyncio.run(play(spec, contract, factory, out))
+    outcome, events = asyncio.run(play_scripted_episode(spec, contract, factory, out))
     starts = [e.time for e in events if e.kind == "program_start"]
     ends = [e.time for e in events if e.kind == "program_end"]
     status = [e.data for e in events if e.kind == "lockstep"]
@@ -83,7 +69,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for condition in args.conditions:
-                outcome, _ = asyncio.run(play(spec, contracts[condition], SimWorld, Path(tmp) / f"sim-{condition}"))
+                outcome, _ = asyncio.run(play_scripted_episode(spec, contracts[condition], SimWorld, Path(tmp) / f"sim-{condition}"))
                 simulated[condition] = outcome.inventory_rewards
             for repeat in range(args.repeats):
                 for condition in args.conditions:

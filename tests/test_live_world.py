@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from pathlib import Path
 
 import pytest
@@ -17,10 +16,8 @@ import pytest
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.world import EpisodeFailed, LiveWorld
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome
-from blockpact.experiments.run_events import Coords, EventWriter
-from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds
-from blockpact.experiments.episode_engine import WorldEpisodeEngine
+from blockpact.experiments.protocol import EpisodeOutcome
+from blockpact.experiments.scripted import ScriptedNegotiation, play_scripted_episode
 from blockpact.bridge.live.world_compiler import read_back
 from blockpact.bridge.live.world_master import WorldMaster
 from blockpact.judge.metrics import item_curves, resource_curves, reward_curves
@@ -42,17 +39,7 @@ def server(embedded_server) -> EmbeddedServer:
     return embedded_server
 
 
-async def _play(spec: WorldSpec, contract: str | None, factory, out: Path) -> tuple[EpisodeOutcome, list[Event]]:
-    """One episode through the engine, its worlds made by `factory(spec, seed)`; returns its outcome and the
-    world events it logged."""
-    engine = WorldEpisodeEngine(scripted_minds, world_factory=factory)
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "events.jsonl"
-    with EventWriter(path) as writer:
-        outcome = await engine.play(EpisodeInput(spec, 0, "c", contract, 0), EpisodeLog(writer, Coords("c", 0, 0)))
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
-    events = [Event(**e["data"]["event"]) for e in lines if e["kind"] == "world"]
-    return outcome, events
+_play = play_scripted_episode  # one episode, its worlds made by `factory(spec, seed)`: its outcome and world events
 
 
 def _live(server: EmbeddedServer, **options):

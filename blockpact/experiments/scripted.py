@@ -11,6 +11,9 @@ settles the contract.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from blockpact.agents.action import ActionAgent
 from blockpact.agents.scripted.contract_search import best_contract
 from blockpact.agents.critic import ScriptedCritic
@@ -18,12 +21,14 @@ from blockpact.agents.negotiation import NegotiationResult, ScriptedNegotiator, 
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.experiments.judging import Judges
-from blockpact.experiments.protocol import EpisodeInput, Participants
+from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants
+from blockpact.experiments.run_events import Coords, EventWriter
 from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.episode_engine import Minds, WorldEpisodeEngine, WorldFactory
 from blockpact.experiments.episode_replay import EpisodeReplays
 from blockpact.experiments.settings import run_settings
 from blockpact.judge.contract import parse_contract
+from blockpact.worlds.events import Event
 from blockpact.worlds.spec.schema import WorldSpec
 
 
@@ -64,3 +69,17 @@ def scripted_participants(world_factory: WorldFactory = SimWorld) -> Participant
         return Participants(WorldEpisodeEngine(scripted_minds, world_factory), ScriptedNegotiation())
     replays = EpisodeReplays()
     return Participants(WorldEpisodeEngine(scripted_minds, replays.world), ScriptedNegotiation(replays))
+
+
+async def play_scripted_episode(spec: WorldSpec, contract: str | None, world_factory: WorldFactory,
+                                out: Path) -> tuple[EpisodeOutcome, list[Event]]:
+    """Seed 0 of `spec` played once by the scripted players under `contract` (None: none) on the worlds
+    `world_factory(spec, seed)` makes, logged to out/events.jsonl; the outcome and the world events. For checks and
+    benches that compare backends episode by episode (the parity matrix, bench/lockstep.py)."""
+    engine = WorldEpisodeEngine(scripted_minds, world_factory=world_factory)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "events.jsonl"
+    with EventWriter(path) as writer:
+        outcome = await engine.play(EpisodeInput(spec, 0, "c", contract, 0), EpisodeLog(writer, Coords("c", 0, 0)))
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return outcome, [Event(**e["data"]["event"]) for e in lines if e["kind"] == "world"]
