@@ -23,6 +23,8 @@ from blockpact.worlds.world_files import load_world
 
 from test_live_world import _play
 
+WORLDS = Path(__file__).parent / "worlds"
+
 
 @pytest.fixture(scope="module")
 def server(embedded_server) -> EmbeddedServer:
@@ -49,6 +51,17 @@ def test_the_simulator_writes_down_its_order_of_shared_actions() -> None:
     finds = [e for e in entries if e["kind"] == "find" and e["target"] is not None]
     assert all(e["stand"] is not None for e in finds)
     assert twin.world.sim.schedule is None  # asked for per batch only
+    assert not any(e["draws"] for e in digs)  # ores without a drop table: their digs may overlap live
+
+
+def test_a_dig_that_draws_a_drop_count_says_so_in_the_schedule() -> None:
+    """The drop stream is one counter per episode: digs of blocks with a drop table must keep the simulator's order."""
+    twin = SimulatedTwin(load_world(WORLDS / "melon_pair.toml"), 0)
+    programs = {p: ScriptedGreedyAgent(p, twin.spec).proposal().code for p in twin.spec.players}
+    entries = asyncio.run(twin.schedule(programs, {}, None, None))
+    asyncio.run(twin.close())
+    digs = [e for e in entries if e["kind"] == "dig"]
+    assert digs and all(e["draws"] == (e["resource"] == "block:melon") for e in digs)
 
 
 def test_double_vein_without_a_contract_ends_as_on_the_simulator_in_lockstep(server, tmp_path) -> None:

@@ -75,9 +75,8 @@ test('another target than the twin\'s gives the order up, with a reason, and nob
     { player: 'A', kind: 'find', resource: 'block:iron_ore', target: [1, 0, 0], time: 2.5 },
     { player: 'B', kind: 'find', resource: 'block:iron_ore', target: [2, 0, 0] }
   ])
-  const waiting = takeTurn(ctx(botOf('B', blocks)), 'find', 'block:iron_ore')
   ;(await takeTurn(ctx(botOf('A', blocks)), 'find', 'block:iron_ore')).done([3, 0, 0])
-  const turn = await waiting
+  const turn = await takeTurn(ctx(botOf('B', blocks)), 'find', 'block:iron_ore')
   assert.equal(turn.entry, null)
   assert.equal(lockstep.on, false)
   assert.equal(events.length, 1)
@@ -114,4 +113,38 @@ test('the cell the twin stood on for its next chest is where the bot walks', () 
   assert.deepEqual(lockstep.plannedStand('A', 'chest', 'chest:6,64,7'), [6, 64, 8])
   assert.equal(lockstep.plannedStand('A', 'chest', 'chest:1,64,1'), null)
   assert.equal(lockstep.plannedStand('B', 'chest', 'chest:6,64,7'), null)
+})
+
+test('digs of different cells do not wait for each other, unless their blocks draw drop counts; searches never wait for searches', async () => {
+  const blocks = new Map([['1,0,0', 'pumpkin'], ['2,0,0', 'pumpkin'], ['5,0,0', 'melon'], ['6,0,0', 'melon']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'find', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'find', resource: 'block:pumpkin', target: [2, 0, 0] },
+    { player: 'A', kind: 'dig', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'dig', resource: 'block:pumpkin', target: [2, 0, 0] },
+    { player: 'A', kind: 'dig', resource: 'block:melon', target: [5, 0, 0], draws: true },
+    { player: 'B', kind: 'dig', resource: 'block:melon', target: [6, 0, 0], draws: true }
+  ])
+  const a = botOf('A', blocks)
+  const b = botOf('B', blocks)
+  const bFind = await takeTurn(ctx(b), 'find', 'block:pumpkin') // A's earlier search changes nothing: at once
+  assert.equal(bFind.entry.kind, 'find')
+  ;(await takeTurn(ctx(a), 'find', 'block:pumpkin')).done([1, 0, 0])
+  bFind.done([2, 0, 0])
+  const aDig = await takeTurn(ctx(a), 'dig', 'block:pumpkin')
+  const bDig = await takeTurn(ctx(b), 'dig', 'block:pumpkin') // while A still digs (1,0,0): another cell
+  assert.equal(bDig.entry.kind, 'dig')
+  blocks.set('2,0,0', 'air')
+  bDig.done([2, 0, 0], true)
+  blocks.set('1,0,0', 'air')
+  aDig.done([1, 0, 0], true)
+  let bMelon = null
+  const waiting = takeTurn(ctx(b), 'dig', 'block:melon').then(turn => { bMelon = turn; return turn })
+  await tick()
+  assert.equal(bMelon, null, 'a melon dig draws a drop count: B digs after A, as on the simulator')
+  const aMelon = await takeTurn(ctx(a), 'dig', 'block:melon')
+  blocks.set('5,0,0', 'air')
+  aMelon.done([5, 0, 0], true)
+  ;(await waiting).done([6, 0, 0], true)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 6, scheduled: 6 })
 })

@@ -15,6 +15,17 @@ const { Vec3 } = require('vec3')
 const POLL_MS = 250 // how often a waiting bot re-checks its stall bound and its program's end
 const VIEW_MS = 5000 // how long a bot waits to see a block that another bot's finished action changed
 
+const READS = ['look', 'find']
+const WRITES = ['dig', 'place']
+
+// Whether `a` (a bot's own next action, or null: unknown) and another bot's earlier `b` on the same block kind may
+// happen in either order with the same outcome.
+function commutes (a, b) {
+  if (a === null || !a.resource.startsWith('block:')) return false
+  if (READS.includes(a.kind) && READS.includes(b.kind)) return true
+  return WRITES.includes(a.kind) && WRITES.includes(b.kind) && !a.draws && !b.draws && !sameCell(a.target, b.target)
+}
+
 const cell = (p) => p ? `(${p[0]}, ${p[1]}, ${p[2]})` : 'nothing'
 const sameCell = (a, b) => a === b || (a !== null && b !== null && a.every((v, k) => v === b[k]))
 
@@ -52,10 +63,14 @@ class Lockstep {
     return (this.own.get(player) ?? [])[this.cursor.get(player) ?? 0] ?? null
   }
 
-  #blocker (player, resource, horizon) {
+  // The first other bot's earlier action on `resource` that `mine` (the bot's own next entry, when it is the action
+  // asked for; else null) must wait for. Two searches never wait for each other (neither changes the world), nor two
+  // digs or placings of different cells whose blocks draw no drop count (the drop stream is one counter: digs that
+  // draw are kept in the simulator's order); anything else waits, so a bot digs while the others dig elsewhere.
+  #blocker (player, resource, horizon, mine) {
     for (const e of this.pending.get(resource) ?? []) {
       if (e.i >= horizon) return null
-      if (e.player !== player) return e
+      if (e.player !== player && !commutes(mine, e)) return e
     }
     return null
   }
@@ -82,10 +97,11 @@ class Lockstep {
     const player = bot.username
     const mine = this.next(player)
     const horizon = mine ? mine.i : Infinity
+    const asked = mine && mine.kind === kind && mine.resource === resource ? mine : null
     const since = Date.now()
     for (;;) {
       if (!this.on || abort?.aborted) return null
-      const blocker = this.#blocker(player, resource, horizon)
+      const blocker = this.#blocker(player, resource, horizon, asked)
       if (!blocker) break
       if (Date.now() - since > this.stallMs) {
         this.diverge(player, `${player} waited ${Math.round(this.stallMs / 1000)} s for ${describe(blocker)}, which did not happen`)
