@@ -115,7 +115,7 @@ test('the cell the twin stood on for its next chest is where the bot walks', () 
   assert.equal(lockstep.plannedStand('B', 'chest', 'chest:6,64,7'), null)
 })
 
-test('digs of different cells do not wait for each other, unless their blocks draw drop counts; searches never wait for searches', async () => {
+test('digs wait only for what concerns their own cell (and earlier digs that draw drop counts); searches never wait for searches', async () => {
   const blocks = new Map([['1,0,0', 'pumpkin'], ['2,0,0', 'pumpkin'], ['5,0,0', 'melon'], ['6,0,0', 'melon']])
   const { lockstep, ctx } = lockstepOf([
     { player: 'A', kind: 'find', resource: 'block:pumpkin', target: [1, 0, 0] },
@@ -131,8 +131,8 @@ test('digs of different cells do not wait for each other, unless their blocks dr
   assert.equal(bFind.entry.kind, 'find')
   ;(await takeTurn(ctx(a), 'find', 'block:pumpkin')).done([1, 0, 0])
   bFind.done([2, 0, 0])
+  const bDig = await takeTurn(ctx(b), 'dig', 'block:pumpkin') // before A's earlier dig of (1,0,0): another cell
   const aDig = await takeTurn(ctx(a), 'dig', 'block:pumpkin')
-  const bDig = await takeTurn(ctx(b), 'dig', 'block:pumpkin') // while A still digs (1,0,0): another cell
   assert.equal(bDig.entry.kind, 'dig')
   blocks.set('2,0,0', 'air')
   bDig.done([2, 0, 0], true)
@@ -147,4 +147,27 @@ test('digs of different cells do not wait for each other, unless their blocks dr
   aMelon.done([5, 0, 0], true)
   ;(await waiting).done([6, 0, 0], true)
   assert.deepEqual(lockstep.status(), { diverged: null, done: 6, scheduled: 6 })
+})
+
+test('a dig waits for another bot\'s earlier search that found its cell, but not for one that found another', async () => {
+  const blocks = new Map([['1,0,0', 'iron_ore'], ['2,0,0', 'iron_ore']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'find', resource: 'block:iron_ore', target: [1, 0, 0] },
+    { player: 'A', kind: 'find', resource: 'block:iron_ore', target: [2, 0, 0] },
+    { player: 'B', kind: 'dig', resource: 'block:iron_ore', target: [2, 0, 0] }
+  ])
+  const a = botOf('A', blocks)
+  const b = botOf('B', blocks)
+  let dug = false
+  const bDig = takeTurn(ctx(b), 'dig', 'block:iron_ore').then(turn => { dug = true; return turn })
+  await tick()
+  assert.equal(dug, false, 'A\'s search that found (1,0,0) is not in the way, but its next one finds (2,0,0)')
+  ;(await takeTurn(ctx(a), 'find', 'block:iron_ore')).done([1, 0, 0])
+  await tick()
+  assert.equal(dug, false)
+  ;(await takeTurn(ctx(a), 'find', 'block:iron_ore')).done([2, 0, 0])
+  const turn = await bDig
+  blocks.set('2,0,0', 'air')
+  turn.done([2, 0, 0], true)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3 })
 })

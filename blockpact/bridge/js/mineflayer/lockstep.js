@@ -2,12 +2,13 @@
 // Lockstep (`blockpact run --lockstep`, live.toml [episode] lockstep): the bots take their shared actions in the
 // order the simulator served the same programs (bridge/live/lockstep.py plays each batch on the simulator first and
 // hands over that order). A shared action is a block search, a dig, a placed block or a chest's use; its resource is
-// the block kind ("block:iron_ore") or the chest ("chest:6,64,7"). Each bot waits before such an action until every
-// other bot's earlier action on the same resource is done, and sees the blocks those actions changed. So a race that
-// a few hundred milliseconds of walking decide live is decided by the simulator's time model, the same way on both
-// backends. Where a bot does what the simulator's player did not (another target, an action it never took, a dig that
-// failed), the order is given up for the rest of the batch and a `lockstep_diverged` event says where: the episode
-// goes on unordered, and its numbers are a free-running live episode's.
+// the block kind ("block:iron_ore") or the chest ("chest:6,64,7"). Each bot waits before such an action until the
+// other bots' earlier actions on the same resource that it depends on are done (see commutes), and sees the blocks
+// those actions changed. So a race that a few hundred milliseconds of walking decide live is decided by the
+// simulator's time model, the same way on both backends. Where a bot does what the simulator's player did not
+// (another target, an action it never took, a dig that failed), the order is given up for the rest of the batch and a
+// `lockstep_diverged` event says where: the episode goes on unordered, and its numbers are a free-running live
+// episode's.
 
 const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
@@ -18,12 +19,15 @@ const VIEW_MS = 5000 // how long a bot waits to see a block that another bot's f
 const READS = ['look', 'find']
 const WRITES = ['dig', 'place']
 
-// Whether `a` (a bot's own next action, or null: unknown) and another bot's earlier `b` on the same block kind may
-// happen in either order with the same outcome.
+// Whether `a` (a bot's own next action, or null: unknown) may happen before another bot's earlier `b` on the same
+// block kind with the same outcome for both. A search must see every earlier dig and placing (they change what it
+// finds); a dig or placing waits only for what concerns its own cell (a search that found it, a dig of it) and, for
+// blocks whose digs draw a drop count from the episode's one stream, for the earlier such digs.
 function commutes (a, b) {
   if (a === null || !a.resource.startsWith('block:')) return false
-  if (READS.includes(a.kind) && READS.includes(b.kind)) return true
-  return WRITES.includes(a.kind) && WRITES.includes(b.kind) && !a.draws && !b.draws && !sameCell(a.target, b.target)
+  if (READS.includes(a.kind)) return READS.includes(b.kind)
+  if (!WRITES.includes(a.kind)) return false
+  return !sameCell(a.target, b.target) && !(a.draws && b.draws)
 }
 
 const cell = (p) => p ? `(${p[0]}, ${p[1]}, ${p[2]})` : 'nothing'
@@ -64,9 +68,8 @@ class Lockstep {
   }
 
   // The first other bot's earlier action on `resource` that `mine` (the bot's own next entry, when it is the action
-  // asked for; else null) must wait for. Two searches never wait for each other (neither changes the world), nor two
-  // digs or placings of different cells whose blocks draw no drop count (the drop stream is one counter: digs that
-  // draw are kept in the simulator's order); anything else waits, so a bot digs while the others dig elsewhere.
+  // asked for; else null: then every earlier action) must wait for (see commutes): bots dig side by side, as their
+  // twins did, instead of one after another.
   #blocker (player, resource, horizon, mine) {
     for (const e of this.pending.get(resource) ?? []) {
       if (e.i >= horizon) return null
