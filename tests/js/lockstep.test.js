@@ -10,10 +10,10 @@ function botOf (name, blocks) {
   return { username: name, blockAt: (p) => ({ name: blocks.get(`${p.x},${p.y},${p.z}`) ?? 'air' }) }
 }
 
-function lockstepOf (entries, stallMs = 2000) {
+function lockstepOf (entries, stallMs = 2000, viewMs = undefined) {
   const events = []
   const lockstep = new Lockstep(entries.map(e => ({ target: null, time: 0, stand: null, ...e })),
-    { stallMs, record: (agent, kind, data) => events.push({ agent, kind, data }) })
+    { stallMs, viewMs, record: (agent, kind, data) => events.push({ agent, kind, data }) })
   return { lockstep, events, ctx: (bot) => ({ bot, world: { lockstep }, abort: new AbortController().signal }) }
 }
 
@@ -169,5 +169,46 @@ test('a dig waits for another bot\'s earlier search that found its cell, but not
   const turn = await bDig
   blocks.set('2,0,0', 'air')
   turn.done([2, 0, 0], true)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3 })
+})
+
+test('a dig that draws a drop count waits for other bots\' earlier digs that draw, of any block kind', async () => {
+  const blocks = new Map([['5,0,0', 'melon'], ['9,0,0', 'red_mushroom_block'], ['1,0,0', 'pumpkin']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'dig', resource: 'block:melon', target: [5, 0, 0], draws: true },
+    { player: 'A', kind: 'dig', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'dig', resource: 'block:red_mushroom_block', target: [9, 0, 0], draws: true }
+  ])
+  const a = botOf('A', blocks)
+  const b = botOf('B', blocks)
+  let bTurn = null
+  const waiting = takeTurn(ctx(b), 'dig', 'block:red_mushroom_block').then(turn => { bTurn = turn; return turn })
+  await tick()
+  assert.equal(bTurn, null, 'A\'s melon draws first on the simulator')
+  const aMelon = await takeTurn(ctx(a), 'dig', 'block:melon')
+  blocks.set('5,0,0', 'air')
+  aMelon.done([5, 0, 0], true)
+  ;(await waiting).done([9, 0, 0], true) // A's pumpkin draws nothing: not waited for
+  ;(await takeTurn(ctx(a), 'dig', 'block:pumpkin')).done([1, 0, 0], true)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3 })
+})
+
+test('a dug cell that has grown back does not hold up later searches once the change is older than the wait', async () => {
+  const blocks = new Map([['1,0,0', 'pumpkin'], ['2,0,0', 'pumpkin']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'dig', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'find', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'find', resource: 'block:pumpkin', target: [2, 0, 0] }
+  ], 2000, 300)
+  const b = botOf('B', blocks)
+  const aDig = await takeTurn(ctx(botOf('A', blocks)), 'dig', 'block:pumpkin')
+  blocks.set('1,0,0', 'air')
+  aDig.done([1, 0, 0], true)
+  ;(await takeTurn(ctx(b), 'find', 'block:pumpkin')).done([1, 0, 0]) // saw the dig
+  blocks.set('1,0,0', 'pumpkin') // grown back (a dynamics rule)
+  await new Promise(resolve => setTimeout(resolve, 350))
+  const since = Date.now()
+  ;(await takeTurn(ctx(b), 'find', 'block:pumpkin')).done([2, 0, 0])
+  assert.ok(Date.now() - since < 150, `waited ${Date.now() - since} ms for a change it had seen`)
   assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3 })
 })

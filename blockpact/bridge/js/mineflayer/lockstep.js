@@ -22,7 +22,8 @@ const WRITES = ['dig', 'place']
 // Whether `a` (a bot's own next action, or null: unknown) may happen before another bot's earlier `b` on the same
 // block kind with the same outcome for both. A search must see every earlier dig and placing (they change what it
 // finds); a dig or placing waits only for what concerns its own cell (a search that found it, a dig of it) and, for
-// blocks whose digs draw a drop count from the episode's one stream, for the earlier such digs.
+// blocks whose digs draw a drop count from the episode's one stream, for the earlier such digs (of any block kind:
+// #blocker).
 function commutes (a, b) {
   if (a === null || !a.resource.startsWith('block:')) return false
   if (READS.includes(a.kind)) return READS.includes(b.kind)
@@ -43,7 +44,7 @@ function describe (e) {
 class Lockstep {
   // entries: [{player, kind, resource, target: [x, y, z] | null, time}] in the simulator's order;
   // record(agent, kind, data): a world event; stallMs: how long a bot waits for another's action before giving up.
-  constructor (entries, { stallMs, record }) {
+  constructor (entries, { stallMs, record, viewMs = VIEW_MS }) {
     this.entries = entries.map((e, i) => ({ ...e, i, done: false }))
     this.own = new Map() // player -> its entries, in order
     this.pending = new Map() // resource -> its entries not done yet, in order
@@ -53,8 +54,10 @@ class Lockstep {
       if (!this.pending.has(e.resource)) this.pending.set(e.resource, [])
       this.pending.get(e.resource).push(e)
     }
+    this.drawing = this.entries.filter(e => e.kind === 'dig' && e.draws) // digs whose drop counts come from the stream
     this.cursor = new Map() // player -> how many of its entries are done
     this.stallMs = stallMs
+    this.viewMs = viewMs
     this.record = record
     this.diverged = null // why the order was given up
     this.doneCount = 0
@@ -72,9 +75,11 @@ class Lockstep {
   // twins did, instead of one after another.
   #blocker (player, resource, horizon, mine) {
     for (const e of this.pending.get(resource) ?? []) {
-      if (e.i >= horizon) return null
+      if (e.i >= horizon) break
       if (e.player !== player && !commutes(mine, e)) return e
     }
+    // the drop stream is one counter for every block kind: a dig that draws waits for the earlier ones of any kind
+    if (mine?.draws) return this.drawing.find(e => e.i < horizon && e.player !== player && !e.done) ?? null
     return null
   }
 
@@ -126,10 +131,14 @@ class Lockstep {
   async #seeChanges (bot, resource, horizon) {
     if (!resource.startsWith('block:')) return
     const name = resource.slice('block:'.length)
-    const until = Date.now() + VIEW_MS
+    const now = Date.now()
+    const until = now + this.viewMs
     for (const e of this.entries) {
       if (e.i >= horizon) break
       if (!e.done || e.resource !== resource || e.player === bot.username || !['dig', 'place'].includes(e.kind)) continue
+      // a change older than the wait has arrived or never will; and its cell may have changed again since (a regrown
+      // block): waiting for it to look changed would cost every later search and dig the whole wait
+      if (e.doneAt < now - this.viewMs) continue
       const seen = () => {
         const block = bot.blockAt(new Vec3(e.target[0], e.target[1], e.target[2]))
         return block === null || (block.name === name) === (e.kind === 'place')
@@ -154,10 +163,12 @@ class Lockstep {
       return
     }
     entry.done = true
+    entry.doneAt = Date.now()
     this.doneCount += 1
     this.cursor.set(player, (this.cursor.get(player) ?? 0) + 1)
     const pending = this.pending.get(resource)
     pending.splice(pending.indexOf(entry), 1)
+    if (entry.draws) this.drawing.splice(this.drawing.indexOf(entry), 1)
     this.#wake()
   }
 
