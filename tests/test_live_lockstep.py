@@ -115,3 +115,23 @@ def test_lockstep_needs_the_embedded_server_and_bots_in_every_slot(tmp_path, cap
     assert main(["run", str(scenario), "--lockstep", "--out", str(tmp_path / "c")]) == 1
     assert "a person does not wait for the bots' turns" in capsys.readouterr().err
     assert not [p for p in "abc" if (tmp_path / p).exists()]
+
+
+def test_ending_lockstep_on_a_gone_server_raises_nothing_so_ctrl_c_still_stops_the_run() -> None:
+    """A terminal's Ctrl-C reaches the embedded server too (same process group): it exits while the run's cancellation
+    unwinds the batch, and `_end_lockstep` (in the batch's `finally`) recorded on it. Its ServerError replaced the
+    cancellation: the unit was counted as failed with cause `server`, the run went on to the next seed and exited 3."""
+    from types import SimpleNamespace
+
+    from blockpact.bridge.live.embedded_server import ServerError
+
+    def gone() -> None:
+        raise ServerError("the embedded server is not running (control request 'drainEvents')")
+
+    world = LiveWorld.__new__(LiveWorld)
+    emitted: list[str] = []
+    world.bots = SimpleNamespace(answering=True, end_lockstep=lambda: {"diverged": None, "done": 3, "scheduled": 5})
+    world.master = SimpleNamespace(record=gone)
+    world.emit = lambda agent, kind, **data: emitted.append(kind)
+    world._end_lockstep()  # raises nothing
+    assert emitted == []

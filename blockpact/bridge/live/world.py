@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
-from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.embedded_server import EmbeddedServer, ServerError
 from blockpact.bridge.live.human_seats import HumanSeats
 from blockpact.bridge.live.lockstep import SimulatedTwin, stall_seconds
 from blockpact.bridge.live.settings import live_settings
@@ -229,15 +229,18 @@ class LiveWorld:
         return {"lockstep": "simulator"} if self.twin is not None else {}
 
     def _end_lockstep(self) -> None:
-        """The batch's lockstep is over: an event with how far the bots followed the twin's order."""
+        """The batch's lockstep is over: an event with how far the bots followed the twin's order. Called in a
+        `finally`: it raises nothing, so what ended the batch (Ctrl-C's cancellation, whose SIGINT also stopped the
+        server in the same process group) is what propagates, not a ServerError from recording on a gone server."""
         assert self.bots is not None
         try:
             status = self.bots.end_lockstep() if self.bots.answering else None
-        except BridgeBroken:
-            status = None  # a dead or wedged runtime: the episode fails with that cause
+            if status is not None:
+                self.master.record()  # the journal's lockstep_diverged first
+        except (BridgeBroken, ServerError):
+            status = None  # a dead or wedged runtime or server: the episode fails with that cause (or was stopped)
         if status is None:
             return
-        self.master.record()  # the journal's lockstep_diverged first
         self.emit(None, "lockstep", **status)
         if status["diverged"]:
             self.announce(f"seed {self.seed}: lockstep given up after {status['done']} of {status['scheduled']} "
