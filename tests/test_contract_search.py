@@ -76,3 +76,18 @@ def test_a_candidate_whose_episode_was_lost_fails_the_search_instead_of_scoring(
     spec = load_world("double_vein")
     with pytest.raises(BridgeBroken, match=r"episode of .* was lost: Gizmo's program: bridge: the runtime died"):
         asyncio.run(evaluate(spec, candidates(spec)[0], 0, LosesOneProgram))
+
+
+def test_a_crafter_holding_part_of_an_ingredient_fetches_the_rest_and_crafts() -> None:
+    """Dee holds 2 of the 3 iron ingots an iron pickaxe takes, Eli the third: under the crafting candidate Eli deposits
+    his ingot and Dee must take it from the chest before crafting. (Seen: the program was told to fetch "1 ingot", saw it
+    held 2 >= 1, fetched nothing and could not craft, so the crafting candidate scored as if no one crafted.)"""
+    import asyncio
+
+    from blockpact.agents.scripted.contract_search import evaluate
+
+    spec = load_world(WORLDS / "split_ingredients.toml")
+    crafting = next(c for c in candidates(spec) if c.name == "pooled materials to craft a tool; equal shares")
+    assert Craft("Dee", "iron_pickaxe", 1) in crafting.clauses
+    evaluation = asyncio.run(evaluate(spec, crafting, 0))
+    assert evaluation.welfare > 24  # the iron alone (6 x 4); with the crafted pickaxe Dee also mines diamonds

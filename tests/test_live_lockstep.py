@@ -27,6 +27,8 @@ from blockpact.worlds.world_files import load_world
 
 from test_live_world import _play
 
+WORLDS = Path(__file__).parent / "worlds"
+
 
 @pytest.fixture(scope="module")
 def server(embedded_server) -> EmbeddedServer:
@@ -53,6 +55,17 @@ def test_the_simulator_writes_down_its_order_of_shared_actions() -> None:
     finds = [e for e in entries if e["kind"] == "find" and e["target"] is not None]
     assert all(e["stand"] is not None for e in finds)
     assert twin.world.sim.schedule is None  # asked for per batch only
+    assert not any(e["draws"] for e in digs)  # ores without a drop table: their digs may overlap live
+
+
+def test_a_dig_that_draws_a_drop_count_says_so_in_the_schedule() -> None:
+    """The drop stream is one counter per episode: digs of blocks with a drop table must keep the simulator's order."""
+    twin = SimulatedTwin(load_world(WORLDS / "melon_pair.toml"), 0)
+    programs = {p: ScriptedGreedyAgent(p, twin.spec).proposal().code for p in twin.spec.players}
+    entries = asyncio.run(twin.schedule(programs, {}, None, None))
+    asyncio.run(twin.close())
+    digs = [e for e in entries if e["kind"] == "dig"]
+    assert digs and all(e["draws"] == (e["resource"] == "block:melon") for e in digs)
 
 
 def test_double_vein_without_a_contract_ends_as_on_the_simulator_in_lockstep(server, tmp_path) -> None:
@@ -136,3 +149,22 @@ def test_lockstep_needs_the_embedded_server_and_bots_in_every_slot(tmp_path, cap
     assert main(["run", str(scenario), "--lockstep", "--out", str(tmp_path / "c")]) == 1
     assert "a person does not wait for the bots' turns" in capsys.readouterr().err
     assert not [p for p in "abc" if (tmp_path / p).exists()]
+
+
+def test_ending_lockstep_on_a_gone_server_raises_nothing_so_ctrl_c_still_stops_the_run() -> None:
+    """A terminal's Ctrl-C reaches the embedded server too (same process group): it exits while the run's cancellation
+    unwinds the batch, and `_lockstep_ended` (in the batch's `finally`) recorded on it. Its ServerError replaced the
+    cancellation: the unit was counted as failed with cause `server`, the run went on to the next seed and exited 3."""
+    from types import SimpleNamespace
+
+    from blockpact.bridge.live.embedded_server import ServerError
+
+    def gone() -> None:
+        raise ServerError("the embedded server is not running (control request 'drainEvents')")
+
+    world = LiveWorld.__new__(LiveWorld)
+    emitted: list[str] = []
+    world.master = SimpleNamespace(record=gone)
+    world.emit = lambda agent, kind, **data: emitted.append(kind)
+    world._lockstep_ended({"diverged": None, "done": 3, "scheduled": 5, "cut": 2})  # raises nothing
+    assert emitted == []

@@ -10,10 +10,10 @@ function botOf (name, blocks) {
   return { username: name, blockAt: (p) => ({ name: blocks.get(`${p.x},${p.y},${p.z}`) ?? 'air' }) }
 }
 
-function lockstepOf (entries, stallMs = 2000) {
+function lockstepOf (entries, stallMs = 2000, viewMs = undefined) {
   const events = []
   const lockstep = new Lockstep(entries.map(e => ({ target: null, time: 0, stand: null, ...e })),
-    { stallMs, record: (agent, kind, data) => events.push({ agent, kind, data }) })
+    { stallMs, viewMs, record: (agent, kind, data) => events.push({ agent, kind, data }) })
   return { lockstep, events, ctx: (bot) => ({ bot, world: { lockstep }, abort: new AbortController().signal }) }
 }
 
@@ -75,9 +75,8 @@ test('another target than the twin\'s gives the order up, with a reason, and nob
     { player: 'A', kind: 'find', resource: 'block:iron_ore', target: [1, 0, 0], time: 2.5 },
     { player: 'B', kind: 'find', resource: 'block:iron_ore', target: [2, 0, 0] }
   ])
-  const waiting = takeTurn(ctx(botOf('B', blocks)), 'find', 'block:iron_ore')
   ;(await takeTurn(ctx(botOf('A', blocks)), 'find', 'block:iron_ore')).done([3, 0, 0])
-  const turn = await waiting
+  const turn = await takeTurn(ctx(botOf('B', blocks)), 'find', 'block:iron_ore')
   assert.equal(turn.entry, null)
   assert.equal(lockstep.on, false)
   assert.equal(events.length, 1)
@@ -161,4 +160,102 @@ test('the cell the twin stood on for its next chest is where the bot walks', () 
   assert.deepEqual(lockstep.plannedStand('A', 'chest', 'chest:6,64,7'), [6, 64, 8])
   assert.equal(lockstep.plannedStand('A', 'chest', 'chest:1,64,1'), null)
   assert.equal(lockstep.plannedStand('B', 'chest', 'chest:6,64,7'), null)
+})
+
+test('digs wait only for what concerns their own cell (and earlier digs that draw drop counts); searches never wait for searches', async () => {
+  const blocks = new Map([['1,0,0', 'pumpkin'], ['2,0,0', 'pumpkin'], ['5,0,0', 'melon'], ['6,0,0', 'melon']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'find', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'find', resource: 'block:pumpkin', target: [2, 0, 0] },
+    { player: 'A', kind: 'dig', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'dig', resource: 'block:pumpkin', target: [2, 0, 0] },
+    { player: 'A', kind: 'dig', resource: 'block:melon', target: [5, 0, 0], draws: true },
+    { player: 'B', kind: 'dig', resource: 'block:melon', target: [6, 0, 0], draws: true }
+  ])
+  const a = botOf('A', blocks)
+  const b = botOf('B', blocks)
+  const bFind = await takeTurn(ctx(b), 'find', 'block:pumpkin') // A's earlier search changes nothing: at once
+  assert.equal(bFind.entry.kind, 'find')
+  ;(await takeTurn(ctx(a), 'find', 'block:pumpkin')).done([1, 0, 0])
+  bFind.done([2, 0, 0])
+  const bDig = await takeTurn(ctx(b), 'dig', 'block:pumpkin') // before A's earlier dig of (1,0,0): another cell
+  const aDig = await takeTurn(ctx(a), 'dig', 'block:pumpkin')
+  assert.equal(bDig.entry.kind, 'dig')
+  blocks.set('2,0,0', 'air')
+  bDig.done([2, 0, 0], true)
+  blocks.set('1,0,0', 'air')
+  aDig.done([1, 0, 0], true)
+  let bMelon = null
+  const waiting = takeTurn(ctx(b), 'dig', 'block:melon').then(turn => { bMelon = turn; return turn })
+  await tick()
+  assert.equal(bMelon, null, 'a melon dig draws a drop count: B digs after A, as on the simulator')
+  const aMelon = await takeTurn(ctx(a), 'dig', 'block:melon')
+  blocks.set('5,0,0', 'air')
+  aMelon.done([5, 0, 0], true)
+  ;(await waiting).done([6, 0, 0], true)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 6, scheduled: 6, cut: 0 })
+})
+
+test('a dig waits for another bot\'s earlier search that found its cell, but not for one that found another', async () => {
+  const blocks = new Map([['1,0,0', 'iron_ore'], ['2,0,0', 'iron_ore']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'find', resource: 'block:iron_ore', target: [1, 0, 0] },
+    { player: 'A', kind: 'find', resource: 'block:iron_ore', target: [2, 0, 0] },
+    { player: 'B', kind: 'dig', resource: 'block:iron_ore', target: [2, 0, 0] }
+  ])
+  const a = botOf('A', blocks)
+  const b = botOf('B', blocks)
+  let dug = false
+  const bDig = takeTurn(ctx(b), 'dig', 'block:iron_ore').then(turn => { dug = true; return turn })
+  await tick()
+  assert.equal(dug, false, 'A\'s search that found (1,0,0) is not in the way, but its next one finds (2,0,0)')
+  ;(await takeTurn(ctx(a), 'find', 'block:iron_ore')).done([1, 0, 0])
+  await tick()
+  assert.equal(dug, false)
+  ;(await takeTurn(ctx(a), 'find', 'block:iron_ore')).done([2, 0, 0])
+  const turn = await bDig
+  blocks.set('2,0,0', 'air')
+  turn.done([2, 0, 0], true)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3, cut: 0 })
+})
+
+test('a dig that draws a drop count waits for other bots\' earlier digs that draw, of any block kind', async () => {
+  const blocks = new Map([['5,0,0', 'melon'], ['9,0,0', 'red_mushroom_block'], ['1,0,0', 'pumpkin']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'dig', resource: 'block:melon', target: [5, 0, 0], draws: true },
+    { player: 'A', kind: 'dig', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'dig', resource: 'block:red_mushroom_block', target: [9, 0, 0], draws: true }
+  ])
+  const a = botOf('A', blocks)
+  const b = botOf('B', blocks)
+  let bTurn = null
+  const waiting = takeTurn(ctx(b), 'dig', 'block:red_mushroom_block').then(turn => { bTurn = turn; return turn })
+  await tick()
+  assert.equal(bTurn, null, 'A\'s melon draws first on the simulator')
+  const aMelon = await takeTurn(ctx(a), 'dig', 'block:melon')
+  blocks.set('5,0,0', 'air')
+  aMelon.done([5, 0, 0], true)
+  ;(await waiting).done([9, 0, 0], true) // A's pumpkin draws nothing: not waited for
+  ;(await takeTurn(ctx(a), 'dig', 'block:pumpkin')).done([1, 0, 0], true)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3, cut: 0 })
+})
+
+test('a dug cell that has grown back does not hold up later searches once the change is older than the wait', async () => {
+  const blocks = new Map([['1,0,0', 'pumpkin'], ['2,0,0', 'pumpkin']])
+  const { lockstep, ctx } = lockstepOf([
+    { player: 'A', kind: 'dig', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'find', resource: 'block:pumpkin', target: [1, 0, 0] },
+    { player: 'B', kind: 'find', resource: 'block:pumpkin', target: [2, 0, 0] }
+  ], 2000, 300)
+  const b = botOf('B', blocks)
+  const aDig = await takeTurn(ctx(botOf('A', blocks)), 'dig', 'block:pumpkin')
+  blocks.set('1,0,0', 'air')
+  aDig.done([1, 0, 0], true)
+  ;(await takeTurn(ctx(b), 'find', 'block:pumpkin')).done([1, 0, 0]) // saw the dig
+  blocks.set('1,0,0', 'pumpkin') // grown back (a dynamics rule)
+  await new Promise(resolve => setTimeout(resolve, 350))
+  const since = Date.now()
+  ;(await takeTurn(ctx(b), 'find', 'block:pumpkin')).done([2, 0, 0])
+  assert.ok(Date.now() - since < 150, `waited ${Date.now() - since} ms for a change it had seen`)
+  assert.deepEqual(lockstep.status(), { diverged: null, done: 3, scheduled: 3, cut: 0 })
 })

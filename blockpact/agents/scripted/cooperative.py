@@ -159,7 +159,8 @@ def plan_for(contract: Contract, player: str, facts: WorldFacts) -> ContractPlan
 
 def _plan_fetches(contract: Contract, player: str, plan: ContractPlan, facts: WorldFacts) -> None:
     """For each craft: the ingredients the player lacks, from the chest others deposit them into
-    (else a chest holding them)."""
+    (else a chest holding them). Each fetch names how many the craft takes in all (the program takes
+    what it holds less than that): a crafter holding part of an ingredient still fetches the rest."""
     deposited = {part.item: facts.chest_named(part.chest) for c in contract.clauses for part in parts(c)
                  if isinstance(part, Deposit) and part.player != player}
     own = facts.spec.players[player].inventory
@@ -168,7 +169,7 @@ def _plan_fetches(contract: Contract, player: str, plan: ContractPlan, facts: Wo
             lacking = n - own.get(ingredient, 0)
             chest = deposited.get(ingredient) or facts.chest_with(ingredient)
             if lacking > 0 and chest is not None:
-                plan.fetch.setdefault(item, []).append((chest, ingredient, lacking))
+                plan.fetch.setdefault(item, []).append((chest, ingredient, n))
 
 
 def _target(plan: ContractPlan, block: str, present: int) -> dict[str, object]:

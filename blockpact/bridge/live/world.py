@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
-from blockpact.bridge.live.embedded_server import EmbeddedServer
+from blockpact.bridge.live.embedded_server import EmbeddedServer, ServerError
 from blockpact.bridge.live.human_seats import HumanSeats
 from blockpact.bridge.live.lockstep import EpisodeLockstep
 from blockpact.bridge.live.settings import live_settings
@@ -227,9 +227,14 @@ class LiveWorld:
         return {p: self._episode_result(r, stopped=p in ended) for p, r in zip(tasks, outcomes)}  # type: ignore[arg-type]
 
     def _lockstep_ended(self, status: dict[str, Any]) -> None:
-        """The batch's lockstep is over: an event with how far the bots followed the twin's order."""
-        self.master.record()  # the journal's lockstep_diverged first
-        self.emit(None, "lockstep", **status)
+        """The batch's lockstep is over: an event with how far the bots followed the twin's order. Called in a
+        `finally`: it raises nothing, so what ended the batch (Ctrl-C's cancellation, whose SIGINT also stopped the
+        server in the same process group) is what propagates, not a ServerError from draining a gone server."""
+        try:
+            self.master.record()  # the journal's lockstep_diverged first
+            self.emit(None, "lockstep", **status)
+        except (BridgeBroken, ServerError):
+            return  # a dead or wedged runtime or server: the episode fails with that cause (or was stopped)
         if status["diverged"]:
             self.announce(f"seed {self.seed}: lockstep given up after {status['done']} of {status['scheduled']} "
                           f"shared actions: {status['diverged']}")

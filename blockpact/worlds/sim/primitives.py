@@ -81,14 +81,15 @@ class AgentAPI:
         return None if chest is None else dict(chest)
 
     # -- helpers -----------------------------------------------------------------------------------
-    def _scheduled(self, kind: str, resource: str, target: Vec | None, stand: Vec | None = None) -> None:
+    def _scheduled(self, kind: str, resource: str, target: Vec | None, stand: Vec | None = None, draws: bool = False) -> None:
         """Note a read or change of shared state (a block search, a dig, a chest, a placed block) in the order the
         clock serves it, when a live lockstep episode asked for the schedule (bridge/live/lockstep.py); `stand`: the
-        cell this player walks to for it (a live bot walks there too: where it stands decides what it finds next)."""
+        cell this player walks to for it (a live bot walks there too: where it stands decides what it finds next);
+        `draws`: a dig whose drop count is the next draw of the episode's one drop stream (its order matters)."""
         if self.sim.schedule is not None:
             self.sim.schedule.append({"player": self.name, "kind": kind, "resource": resource,
                                       "target": None if target is None else list(target), "time": round(self.time, 6),
-                                      "stand": None if stand is None else list(stand)})
+                                      "stand": None if stand is None else list(stand), "draws": draws})
 
     async def _say(self, message: str, source: str = "primitive") -> None:
         self.state.emit(self.name, "chat", message=message, source=source)
@@ -189,7 +190,7 @@ class AgentAPI:
             if self.state.block_at(target) != name:
                 lost_to = target
                 continue
-            self._scheduled("dig", f"block:{name}", target)
+            self._scheduled("dig", f"block:{name}", target, draws=name in self.state.spec.drops)
             rules.dig(self.state, self.name, target, tool)
             mined += 1
         if mined < count and lost_to is not None:

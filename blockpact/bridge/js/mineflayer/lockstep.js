@@ -2,13 +2,14 @@
 // Lockstep (`blockpact run --lockstep`, live.toml [episode] lockstep): the bots take their shared actions in the
 // order the simulator served the same programs (bridge/live/lockstep.py plays each batch on the simulator first and
 // hands over that order). A shared action is a block search, a dig, a placed block or a chest's use; its resource is
-// the block kind ("block:iron_ore") or the chest ("chest:6,64,7"). Each bot waits before such an action until every
-// other bot's earlier action on the same resource is done, and sees the blocks those actions changed. So a race that
-// a few hundred milliseconds of walking decide live is decided by the simulator's time model, the same way on both
-// backends. Where a bot does what the simulator's player did not (another target, an action it never took, a dig that
-// failed), the order is given up and a `lockstep_diverged` event says where: the episode goes on unordered, and its
-// numbers are a free-running live episode's. A program stopped by the episode's end (or its budget) before its twin's
-// last actions is not a divergence: what it did was in order; `cut` counts the actions it did not get to.
+// the block kind ("block:iron_ore") or the chest ("chest:6,64,7"). Each bot waits before such an action until the
+// other bots' earlier actions on the same resource that it depends on are done (see commutes), and sees the blocks
+// those actions changed. So a race that a few hundred milliseconds of walking decide live is decided by the
+// simulator's time model, the same way on both backends. Where a bot does what the simulator's player did not
+// (another target, an action it never took, a dig that failed), the order is given up and a `lockstep_diverged` event
+// says where: the episode goes on unordered, and its numbers are a free-running live episode's. A program stopped by
+// the episode's end (or its budget) before its twin's last actions is not a divergence: what it did was in order;
+// `cut` counts the actions it did not get to.
 
 const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
@@ -16,6 +17,21 @@ const { Vec3 } = require('vec3')
 const MAY_FAIL = ['dig', 'place'] // actions a bot may take that its twin tried in vain (not in the schedule)
 const POLL_MS = 250 // how often a waiting bot re-checks its stall bound and its program's end
 const VIEW_MS = 5000 // how long a bot waits to see a block that another bot's finished action changed
+
+const READS = ['look', 'find']
+const WRITES = ['dig', 'place']
+
+// Whether `a` (a bot's own next action, or null: unknown) may happen before another bot's earlier `b` on the same
+// block kind with the same outcome for both. A search must see every earlier dig and placing (they change what it
+// finds); a dig or placing waits only for what concerns its own cell (a search that found it, a dig of it) and, for
+// blocks whose digs draw a drop count from the episode's one stream, for the earlier such digs (of any block kind:
+// #blocker).
+function commutes (a, b) {
+  if (a === null || !a.resource.startsWith('block:')) return false
+  if (READS.includes(a.kind)) return READS.includes(b.kind)
+  if (!WRITES.includes(a.kind)) return false
+  return !sameCell(a.target, b.target) && !(a.draws && b.draws)
+}
 
 const cell = (p) => p ? `(${p[0]}, ${p[1]}, ${p[2]})` : 'nothing'
 const sameCell = (a, b) => a === b || (a !== null && b !== null && a.every((v, k) => v === b[k]))
@@ -30,7 +46,7 @@ function describe (e) {
 class Lockstep {
   // entries: [{player, kind, resource, target: [x, y, z] | null, time}] in the simulator's order;
   // record(agent, kind, data): a world event; stallMs: how long a bot waits for another's action before giving up.
-  constructor (entries, { stallMs, record }) {
+  constructor (entries, { stallMs, record, viewMs = VIEW_MS }) {
     this.entries = entries.map((e, i) => ({ ...e, i, done: false }))
     this.own = new Map() // player -> its entries, in order
     this.pending = new Map() // resource -> its entries not done yet, in order
@@ -40,8 +56,10 @@ class Lockstep {
       if (!this.pending.has(e.resource)) this.pending.set(e.resource, [])
       this.pending.get(e.resource).push(e)
     }
+    this.drawing = this.entries.filter(e => e.kind === 'dig' && e.draws) // digs whose drop counts come from the stream
     this.cursor = new Map() // player -> how many of its entries are done
     this.stallMs = stallMs
+    this.viewMs = viewMs
     this.record = record
     this.diverged = null // why the order was given up
     this.doneCount = 0
@@ -56,11 +74,16 @@ class Lockstep {
     return (this.own.get(player) ?? [])[this.cursor.get(player) ?? 0] ?? null
   }
 
-  #blocker (player, resource, horizon) {
+  // The first other bot's earlier action on `resource` that `mine` (the bot's own next entry, when it is the action
+  // asked for; else null: then every earlier action) must wait for (see commutes): bots dig side by side, as their
+  // twins did, instead of one after another.
+  #blocker (player, resource, horizon, mine) {
     for (const e of this.pending.get(resource) ?? []) {
-      if (e.i >= horizon) return null
-      if (e.player !== player) return e
+      if (e.i >= horizon) break
+      if (e.player !== player && !commutes(mine, e)) return e
     }
+    // the drop stream is one counter for every block kind: a dig that draws waits for the earlier ones of any kind
+    if (mine?.draws) return this.drawing.find(e => e.i < horizon && e.player !== player && !e.done) ?? null
     return null
   }
 
@@ -92,10 +115,11 @@ class Lockstep {
       return null
     }
     const horizon = mine ? mine.i : Infinity
+    const asked = matches ? mine : null
     const since = Date.now()
     for (;;) {
       if (!this.on || abort?.aborted) return null
-      const blocker = this.#blocker(player, resource, horizon)
+      const blocker = this.#blocker(player, resource, horizon, asked)
       if (!blocker) break
       if (Date.now() - Math.max(since, this.progressAt) > this.stallMs) {
         this.diverge(player, `${player} waited ${Math.round(this.stallMs / 1000)} s for ${describe(blocker)}, and no shared action was done meanwhile`)
@@ -112,10 +136,14 @@ class Lockstep {
   async #seeChanges (bot, resource, horizon) {
     if (!resource.startsWith('block:')) return
     const name = resource.slice('block:'.length)
-    const until = Date.now() + VIEW_MS
+    const now = Date.now()
+    const until = now + this.viewMs
     for (const e of this.entries) {
       if (e.i >= horizon) break
       if (!e.done || e.resource !== resource || e.player === bot.username || !['dig', 'place'].includes(e.kind)) continue
+      // a change older than the wait has arrived or never will; and its cell may have changed again since (a regrown
+      // block): waiting for it to look changed would cost every later search and dig the whole wait
+      if (e.doneAt < now - this.viewMs) continue
       const seen = () => {
         const block = bot.blockAt(new Vec3(e.target[0], e.target[1], e.target[2]))
         return block === null || (block.name === name) === (e.kind === 'place')
@@ -140,11 +168,13 @@ class Lockstep {
       return
     }
     entry.done = true
+    entry.doneAt = Date.now()
     this.doneCount += 1
     this.cursor.set(player, (this.cursor.get(player) ?? 0) + 1)
     const pending = this.pending.get(resource)
     pending.splice(pending.indexOf(entry), 1)
     this.progressAt = Date.now()
+    if (entry.draws) this.drawing.splice(this.drawing.indexOf(entry), 1)
     this.#wake()
   }
 
