@@ -7,7 +7,7 @@ milliseconds of walking, which vary from run to run, and on the simulator by its
 a live race. With the simulator's order imposed, a race ends the same way on both backends and from run to run, and
 the live episode still happens on the server: its blocks, drops, tools and inventories are the server's. Where the
 live bots cannot follow (a bot finds another block first, a dig fails, a program ends early), the order is given up
-for that batch, a `lockstep_diverged` event says where, and the episode goes on unordered.
+for the rest of the episode, a `lockstep_diverged` event says where, and the episode goes on unordered.
 
 Limits: bot queries in a program (bot.findBlock, bot.blockAt) are not ordered, only the primitives are; worlds whose
 dynamics run on the clock (regrowth, pollution) run on wall time live and simulated time on the twin.

@@ -14,12 +14,11 @@
 const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
 
-const MAY_FAIL = ['dig', 'place'] // actions a bot may take that its twin tried in vain (not in the schedule)
 const POLL_MS = 250 // how often a waiting bot re-checks its stall bound and its program's end
 const VIEW_MS = 5000 // how long a bot waits to see a block that another bot's finished action changed
 
 const READS = ['look', 'find']
-const WRITES = ['dig', 'place']
+const WRITES = ['dig', 'place'] // also the actions a bot may take that its twin tried in vain (not in the schedule)
 
 // Whether `a` (a bot's own next action, or null: unknown) may happen before another bot's earlier `b` on the same
 // block kind with the same outcome for both. A search must see every earlier dig and placing (they change what it
@@ -109,7 +108,7 @@ class Lockstep {
     const player = bot.username
     const mine = this.next(player)
     const matches = mine !== null && mine.kind === kind && mine.resource === resource
-    if (!matches && !MAY_FAIL.includes(kind)) { // its twin took no such action: nothing to wait for
+    if (!matches && !WRITES.includes(kind)) { // its twin took no such action: nothing to wait for
       const instead = mine ? `its next was the ${describe(mine)}` : 'it had no more'
       this.diverge(player, `${player} began a ${kind} on ${resource} that the simulator's ${player} did not take (${instead})`)
       return null
@@ -140,7 +139,7 @@ class Lockstep {
     const until = now + this.viewMs
     for (const e of this.entries) {
       if (e.i >= horizon) break
-      if (!e.done || e.resource !== resource || e.player === bot.username || !['dig', 'place'].includes(e.kind)) continue
+      if (!e.done || e.resource !== resource || e.player === bot.username || !WRITES.includes(e.kind)) continue
       // a change older than the wait has arrived or never will; and its cell may have changed again since (a regrown
       // block): waiting for it to look changed would cost every later search and dig the whole wait
       if (e.doneAt < now - this.viewMs) continue
@@ -157,7 +156,7 @@ class Lockstep {
   done (player, kind, resource, entry, target, ok = true) {
     if (!this.on) return
     if (entry === null) {
-      if (MAY_FAIL.includes(kind) && !ok) return // lost, or failed, as on the simulator
+      if (WRITES.includes(kind) && !ok) return // lost, or failed, as on the simulator
       this.diverge(player, `${player}'s ${kind} on ${resource} at ${cell(target)} succeeded; the simulator's ${player} did not do it`)
       return
     }
