@@ -244,7 +244,7 @@ class _Compiler:
         for pos, chest in sorted(self.spec.chests.items()):
             if chest.owner in (None, "shared", me):
                 for item, count in chest.items.items():
-                    if item not in self.reserved and item not in self.spec.players[me].inventory:
+                    if item not in self.reserved:
                         have[item] += count
                         source.setdefault(item, (pos, False))
         return have, source
@@ -312,9 +312,10 @@ class _Compiler:
                         self.plan.notes.append(f"no tool it holds, is lent, crafts or may take harvests {block}")
                     continue
             renew = block in facts.renewing_blocks
+            rest = list(self.spec.players[me].spawn) if renew and facts.in_rule_region(block) else None
             self.plan.add(Step(
                 f"mine:{block}", "mine", self.mine_words(block, limits, renew), after=after, filler=filler,
-                args={"block": block, "want": None, "renew": renew, "harvest_with": harvest_with, "limits": [{"count": x.count, "period": x.period, "from": x.start, "until": x.until} for x in limits]}))
+                args={"block": block, "want": None, "renew": renew, "harvest_with": harvest_with, "rest": rest, "limits": [{"count": x.count, "period": x.period, "from": x.start, "until": x.until} for x in limits]}))
 
     @staticmethod
     def mine_words(block: str, limits: list[Limit], renew: bool) -> str:

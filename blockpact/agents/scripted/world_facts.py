@@ -90,6 +90,10 @@ class WorldFacts:
                 return pos
         return None
 
+    def in_rule_region(self, block: str) -> bool:
+        """Whether a rule grows `block` back on free cells of a region (a player standing there takes a cell)."""
+        return any(rule.block == block and rule.region in self.spec.regions for rule in self.spec.rules)
+
     def on_map(self, block: str) -> bool:
         return block in self.block_counts
 

@@ -57,6 +57,13 @@ async function playByContract(bot) {
     else step.due = now() + __RETRY_SECONDS__;
   }
 
+  // Off the region a renewed block grows in, once its round is done: a player standing on a cell keeps it from growing.
+  async function stepAside(step) {
+    if (step.rest === null) return;
+    const p = bot.entity.position;
+    if (Math.abs(p.x - step.rest[0]) + Math.abs(p.z - step.rest[2]) > 1) await moveTo(bot, vec(step.rest), 1);
+  }
+
   async function mine(step) {
     if (step.harvest_with.length > 0 && !step.harvest_with.some((tool) => heldCount(bot, tool) > 0)) {
       step.passed = true; // the tool it took or was lent does not harvest this block
@@ -69,12 +76,15 @@ async function playByContract(bot) {
       if (step.want !== null && step.mined >= step.want && !step.renew) step.done = true;
       else if (opens < Infinity) step.due = opens + __REGROW_DELAY__;
       else step.done = true; // a total quota used up
+      if (step.renew) await stepAside(step);
       return;
     }
     if (bot.findBlock({ matching: step.block, maxDistance: __SEARCH_RADIUS__ }) === null) {
       step.passed = true;
-      if (step.renew) step.due = now() + __IDLE_SECONDS__;
-      else step.done = true;
+      if (step.renew) {
+        step.due = now() + __IDLE_SECONDS__;
+        await stepAside(step);
+      } else step.done = true;
       return;
     }
     const got = (await mineBlock(bot, step.block, 1)) || 0;
@@ -83,6 +93,9 @@ async function playByContract(bot) {
       step.digs.push(now());
       step.failures = 0;
       for (const s of steps) if (s.op === 'deposit' && s.again) s.done = false; // deposit what it mined
+    } else if (step.renew) {
+      step.passed = true; // taken by another player before it got there: try again when more has grown
+      step.due = now() + __IDLE_SECONDS__;
     } else {
       fail(step, `could not mine ${step.block}`);
     }
