@@ -46,6 +46,7 @@ class Evaluation:
     rewards: dict[str, float]
     admissible: bool = True  # nobody below its outside option
     settlement: str = "equal shares"
+    produced: float = 0.0  # what the final inventories (and owned chests) are worth, before any settlement
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,10 @@ class SearchResult:
         n = len(self.evaluations)
         fair = f"Gini {b.gini:.3f}" if b.gini is not None else "a negative reward"
         outside = ", ".join(f"{p} {v:g}" for p, v in sorted(self.outside.items()))
+        if not b.admissible:
+            return (f"I searched {n} candidate contract{'s' if n != 1 else ''}, each played on the simulator (seed {self.seed}), "
+                    f"for {OBJECTIVE}. Without a contract: welfare {self.none_welfare:g} ({outside}). None leaves every "
+                    f"player at least that (best welfare of any candidate: {self.reference_welfare:g}): I propose no contract.")
         return (f"I searched {n} candidate contract{'s' if n != 1 else ''}, each played on the simulator (seed {self.seed}), "
                 f"for {OBJECTIVE}. Without a contract: welfare {self.none_welfare:g} ({outside}). "
                 f"Best: {b.candidate.name}: welfare {b.welfare:g}, {fair}, settled by {b.settlement}"
@@ -148,7 +153,8 @@ def settle(spec: WorldSpec, candidate: Candidate, obs: EpisodeObservables, outsi
             settlement = "transfers: each its outside option and an equal part of the surplus"
     fair = None if any(v < 0 for v in rewards.values()) else gini(rewards.values())
     name = f"{candidate.name}; {'equal shares' if settlement == 'equal shares' else 'transfers over outside options'}"
-    return Evaluation(Candidate(name, clauses), sum(rewards.values()), fair, rewards, ir(rewards), settlement)
+    produced = sum(obs.inventory_value(p) for p in players)
+    return Evaluation(Candidate(name, clauses), sum(rewards.values()), fair, rewards, ir(rewards), settlement, produced)
 
 
 async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int, world_factory: WorldFactory | None = None,
@@ -172,7 +178,9 @@ async def search(spec: WorldSpec, seed: int = 0, world_factory: WorldFactory | N
     outside = await outside_options(spec, seed, world_factory, budget)
     evaluations = [await evaluate(spec, c, seed, world_factory, budget, outside) for c in candidates(spec)]
     admissible = [e for e in evaluations if e.admissible]
-    best = max(admissible or evaluations, key=lambda e: e.welfare)  # the first of equals: candidates come simplest first
+    # Of equal welfare, the one whose welfare is most in what players hold (not made by settling gifts), then the first:
+    # candidates come simplest first.
+    best = max(admissible or evaluations, key=lambda e: (round(e.welfare, 6), round(e.produced, 6)))
     return SearchResult(best, tuple(evaluations), seed, outside, len(evaluations) + 1)
 
 
