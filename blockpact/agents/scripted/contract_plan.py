@@ -9,6 +9,7 @@ is noted with the reason. Settlement clauses (transfers, gifts, sharing, penalti
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -118,6 +119,7 @@ class _Compiler:
         for step in self.plan.steps:
             if step.id not in self.blocking:
                 step.after = [*self.blocking, *(a for a in step.after if a not in self.blocking)]
+        self.plan.notes.sort(key=lambda note: int(m.group(1)) if (m := re.match(r"clause (\d+)", note)) else 1 << 30)
         order = {"wait_signal": 0, "deposit": 1, "signal": 2}
         self.plan.steps.sort(key=lambda s: (s.filler, order.get(s.op, 3) if not s.args.get("again") else 3))
         return self.plan
@@ -290,20 +292,32 @@ class _Compiler:
 
     # -- mining --------------------------------------------------------------------------------------
     def mining(self) -> None:
-        facts, me, filler = self.facts, self.player, self.filler
+        self.mine_steps(self.targets, self.filler, fallback=False)
+        mentioned = {part.target for clause in self.contract.clauses for part in parts(clause)
+                     if isinstance(part, (Assignment, Quota, TotalQuota))}
+        values = self.facts.block_values(self.player)
+        spare = {b: [] for b in sorted(values, key=lambda b: (-values[b], b))
+                 if b not in self.targets and b not in self.assigned_to_others and b not in mentioned}
+        if spare:  # what it does for itself when a step of its part fails for good (a tool another player took)
+            self.mine_steps(spare, True, fallback=True)
+
+    def mine_steps(self, targets: dict[str, list[Limit]], filler: bool, *, fallback: bool) -> None:
+        facts, me = self.facts, self.player
         held = set(self.spec.players[me].inventory)
-        lacking = [b for b in self.targets if facts.needs_tool(b) and not any(facts.harvests(t, b) for t in held)]
-        from_chest = [b for b in lacking if not any(facts.harvests(t, b) for t in self.tool_steps)]
+        lacking = [b for b in targets if facts.needs_tool(b) and not any(facts.harvests(t, b) for t in held)]
+        from_chest = [b for b in lacking if fallback or not any(facts.harvests(t, b) for t in self.tool_steps)]
         options = [o for o in facts.tool_options(from_chest, prefer_weakest=True, exclude=frozenset(self.reserved))
                    if self.spec.chests[o.chest].owner in (None, "shared", me)]
-        from_chests = self.plan.add(Step("tools", "take_tool", f"take {' or '.join(o.item for o in options)}",
-                                         args={"options": [{"chest": list(o.chest), "item": o.item} for o in options]})) if options else None
-        for block, limits in self.targets.items():
+        tools_id = "spare tools" if fallback else "tools"
+        from_chests = self.plan.add(Step(tools_id, "take_tool", f"take {' or '.join(o.item for o in options)}", filler=filler,
+                                         args={"options": [{"chest": list(o.chest), "item": o.item} for o in options],
+                                               "fallback": fallback})) if options else None
+        for block, limits in targets.items():
             after: list[str] = []
             harvest_with = sorted(t for t in facts.tools() if facts.harvests(t, block)) if facts.needs_tool(block) else []
             if block in lacking:
                 mine_with = [self.tool_steps[t] for t in self.tool_steps if facts.harvests(t, block)]
-                if mine_with:
+                if mine_with and not fallback:
                     after = mine_with[:1]
                 elif from_chests is not None and any(facts.harvests(o["item"], block) for o in from_chests.args["options"]):  # type: ignore[union-attr]
                     after = [from_chests.id]
@@ -313,9 +327,12 @@ class _Compiler:
                     continue
             renew = block in facts.renewing_blocks
             rest = list(self.spec.players[me].spawn) if renew and facts.in_rule_region(block) else None
+            limit_args = [{"count": x.count, "period": x.period, "from": x.start, "until": x.until} for x in limits]
             self.plan.add(Step(
-                f"mine:{block}", "mine", self.mine_words(block, limits, renew), after=after, filler=filler,
-                args={"block": block, "want": None, "renew": renew, "harvest_with": harvest_with, "rest": rest, "limits": [{"count": x.count, "period": x.period, "from": x.start, "until": x.until} for x in limits]}))
+                f"{'spare' if fallback else 'mine'}:{block}", "mine",
+                ("if its part fails: " if fallback else "") + self.mine_words(block, limits, renew), after=after, filler=filler,
+                args={"block": block, "want": None, "renew": renew, "harvest_with": harvest_with, "rest": rest,
+                      "limits": limit_args, "fallback": fallback}))
 
     @staticmethod
     def mine_words(block: str, limits: list[Limit], renew: bool) -> str:

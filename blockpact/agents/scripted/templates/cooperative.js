@@ -202,7 +202,8 @@ async function playByContract(bot) {
       if (s.done || (s.op === 'mine' && s.passed)) s.passed = true;
     }
     const t = now();
-    const live = steps.filter((s) => !s.done && !s.dead && !blockedForGood(s));
+    const failed = steps.some((s) => s.dead);
+    const live = steps.filter((s) => !s.done && !s.dead && !blockedForGood(s) && (!s.fallback || failed));
     if (live.length === 0) return;
     const ready = live.filter((s) => depsPassed(s) && s.due <= t);
     const waits = ready.filter(isWait);
@@ -215,8 +216,8 @@ async function playByContract(bot) {
     } else if (waits.length > 0) {
       await listen(waits, live);
     } else {
-      const next = Math.min(...live.map((s) => s.due));
-      if (!(next > t && next < Infinity)) return; // nothing can run any more
+      const next = Math.min(...live.filter((s) => s.due > t).map((s) => s.due));
+      if (!(next < Infinity)) return; // nothing can run any more
       await bot.waitForTicks(Math.max(1, Math.ceil((next - t) * 20)));
     }
   }
