@@ -130,7 +130,7 @@ def welfare_plot(run: RunRecord, path: Path) -> bool:
                        label=f"{condition.name}: after the judge's settlement")
             values.append(float(np.mean(settled)))
     from_zero(ax, values)
-    ax.set(xlabel=clock_label(run) + note, ylabel="social welfare (emeralds)",
+    ax.set(xlabel=clock_label(run) + note, ylabel="welfare (emeralds): inventories' worth",
            title=f"{run.config.world}: social welfare ({_label(run)})")
     ax.legend(loc="outside")
     _save(fig, path)
