@@ -131,7 +131,7 @@ def render_html(comparison: Comparison, figures: list[dict[str, Any]] | None = N
         c=comparison, measures=comparison.measures, rows=summary_rows(comparison), paired=paired_rows(comparison),
         figures=figures or [], runs=[{"name": names[r.path], "world": r.world, "who": r.population_label,
                                       "status": r.metrics.get("status", "–")} for r in comparison.runs],
-        units=UNITS,
+        units=UNITS, digits={"welfare": 2, "gini": 3, "efficiency": 3, "survival": 2, "survival_time": 1},
     )
 
 

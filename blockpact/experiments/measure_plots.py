@@ -47,8 +47,7 @@ def interval_panel(ax: Axes, measure: str, columns: Sequence[Column], title: str
             tops.append(e.high)
             lows.append(e.low)
         ax.plot([i], [e.mean], color=col.color, markersize=8.0)
-        ci = "" if e.low is None or e.high - e.low < 1e-9 else f" [{e.low:.3g}, {e.high:.3g}]"
-        ax.annotate(f"{e.mean:.3g}{ci} (n={e.n})", (i, max(col.values + [e.high or e.mean])), xytext=(0, 8), fontsize=8.0)
+        ax.annotate(f"{_short(e.mean)} (n={e.n})", (i, max(col.values + [e.high or e.mean])), xytext=(0, 8), fontsize=8.0)
         tops += col.values
         lows += col.values
     low, high = bounds
@@ -61,10 +60,15 @@ def interval_panel(ax: Axes, measure: str, columns: Sequence[Column], title: str
     ax.set(title=title, ylabel=label, xlabel="")
 
 
+def _short(value: float) -> str:
+    """A mean as a label: whole numbers from 100 on, else three significant digits."""
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
 def intervals_figure(panels: Sequence[tuple[str, str, Sequence[Column]]], path: Path) -> None:
     """One row of interval panels: (measure, title, columns) each."""
     s = run_settings().plots
-    fig = Figure(1, len(panels), min(s.width, 1.6 + 1.1 * max(len(c) for _, _, c in panels)), s.height, share_y=False)
+    fig = Figure(1, len(panels), min(s.width, 1.3 + 0.85 * max(len(c) for _, _, c in panels)), s.height, share_y=False)
     for ax, (measure, title, columns) in zip(fig.axes[0], panels):
         interval_panel(ax, measure, columns, title)
     path.write_text(fig.svg(), encoding="utf-8")
