@@ -131,3 +131,29 @@ def test_a_crafter_holding_part_of_an_ingredient_fetches_the_rest_and_crafts() -
     assert Craft("Dee", "iron_pickaxe", 1) in crafting.clauses
     evaluation = asyncio.run(evaluate(spec, crafting, 0))
     assert evaluation.welfare > 24  # the iron alone (6 x 4); with the crafted pickaxe Dee also mines diamonds
+
+
+def test_scripted_negotiators_refuse_a_proposal_below_their_outside_option_and_accept_a_better_one() -> None:
+    """Equal shares of the tool lent down the chain: 36 each, less than the 40 Rex gets alone, more than the search's
+    contract gives Sam (24.67): Rex refuses it and says why, Sam accepts it."""
+    from blockpact.agents.negotiation import NegotiationTurn, ScriptedNegotiator
+    from blockpact.agents.scripted.appraisal import Appraiser
+    from blockpact.agents.scripted.contract_search import best_contract
+
+    spec = load_world(WORLDS / "locked_pick.toml")
+    text = ("1. Sam mines all diamond_ore.\n2. Tia mines all gold_ore.\n"
+            "3. Sam takes the iron_pickaxe first and returns it to the chest, then signals Tia.\n"
+            "4. Tia takes the iron_pickaxe first and returns it to the chest, then signals Rex.\n"
+            "5. All players share their rewards equally.")
+    found = asyncio.run(best_contract(spec))
+    offer = NegotiationTurn(1, "Tia", "", "", text, False, "", source="llm")
+
+    def reply(player: str):
+        negotiator = ScriptedNegotiator(player, spec, clauses=found.best.candidate.clauses, reason=found.summary(),
+                                        appraise=Appraiser(spec, player, found))
+        return asyncio.run(negotiator.reply([offer], 2, 4))
+
+    rex, sam = reply("Rex"), reply("Sam")
+    assert not rex.accept and rex.proposal is not None
+    assert rex.message.startswith("I refuse the standing proposal: played on the simulator it gives me 36, less than the 40")
+    assert sam.accept and sam.proposal is None
