@@ -39,6 +39,23 @@ def test_the_negotiated_contract_nears_the_optimum_and_leaves_nobody_worse_off(n
     assert optimum["reference_welfare"] == reference and "of the declared reference_welfare" in optimum["reference_check"]
 
 
+VARIANTS = {"crystal_hunt": True, "forge_line": True, "heirloom": False, "orchard_clans": True, "reef_fishery": True}
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_world_optimum_nears_the_reference_on_variants_of_each_shape(name: str, capsys) -> None:
+    """Other mechanics than the worlds above (a table to place for a diamond pickaxe, a stone pickaxe from two hands, a
+    tool lent out of an inventory into its owner's chest, clans of three, a faster fishery): the search's contract."""
+    world = str(WORLDS / f"{name}.toml")
+    assert main(["world", "optimum", world, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    best = found["optimum"]
+    assert best["welfare"] >= 0.9 * found["reference_welfare"] and best["welfare"] > found["none"]["welfare"]
+    assert all(best["rewards"][p] >= v - 0.01 for p, v in found["none"]["rewards"].items())
+    if VARIANTS[name]:
+        assert best["gini"] <= 0.1
+
+
 def test_world_optimum_warns_when_the_declared_reference_is_below_what_the_search_reaches(tmp_path: Path, capsys) -> None:
     text = (WORLDS / "obsidian_pact.toml").read_text().replace("reference_welfare = 81", "reference_welfare = 50")
     world = tmp_path / "obsidian_pact.toml"
