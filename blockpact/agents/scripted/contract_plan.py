@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.judge.contract import (
-    Assignment, Contract, Craft, Deposit, FreeText, Quota, Signal, TotalQuota, TurnTaking, WaitFor, parts,
+    Assignment, Contract, Craft, Deposit, FixedTransfer, FreeText, Give, Penalty, PerUnitTransfer, Pool,
+    ProportionalTransfer, Quota, Signal, TotalQuota, TurnTaking, WaitFor, parts,
 )
 from blockpact.worlds.spec.schema import Vec
 
+SETTLED = (Give, Pool, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer)  # the judge's, no action
 FILLER_PATIENCE = 0.2  # of the episode: how long a player waits for deposits or a tool before mining for itself
 
 
@@ -152,7 +154,8 @@ class _Compiler:
                 per = self.facts.max_drop(b, part.target) if part.verb == "collect" else 1
                 limits = self.targets.setdefault(b, [])
                 if part.bound == "at_most":
-                    limits.append(Limit(share // per, part.period, getattr(part, "start", None), getattr(part, "until", None)))
+                    window = getattr(part, "window", None)  # a time window, where the contract language has them
+                    limits.append(Limit(share // per, part.period, window and window.start, window and window.end))
                 else:
                     self.at_least[b] = max(self.at_least.get(b, 0), -(-share // per))
         elif isinstance(part, TurnTaking):
@@ -174,6 +177,10 @@ class _Compiler:
             self.signals |= (part.signaller if isinstance(part, WaitFor) else part.player) == me
         elif isinstance(part, FreeText):
             self.plan.notes.append(f"clause {n} is free text a script cannot follow: {part.text}")
+        elif not isinstance(part, (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, *SETTLED)):
+            self.note(n, f"a {part.kind} clause, which the scripted player does not act on")
+        if getattr(part, "window", None) is not None and not isinstance(part, (Quota, TotalQuota)):
+            self.note(n, f"its time window is not kept by the scripted player, which acts on the {part.kind} throughout")
 
     # -- tools -------------------------------------------------------------------------------------
     def take_tool(self, n: int, item: str) -> None:
