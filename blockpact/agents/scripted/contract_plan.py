@@ -333,7 +333,7 @@ class _Compiler:
                         self.plan.notes.append(f"no tool it holds, is lent, crafts or may take harvests {block}")
                     continue
             renew = block in facts.renewing_blocks
-            rest = list(self.spec.players[me].spawn) if renew and facts.in_rule_region(block) else None
+            rest = list(self.spec.players[me].spawn) if renew and facts.grows_on_free_cells(block) else None
             limit_args = [{"count": x.count, "period": x.period, "from": x.start, "until": x.until} for x in limits]
             self.plan.add(Step(
                 f"{'spare' if fallback else 'mine'}:{block}", "mine",

@@ -13,7 +13,7 @@ from functools import cached_property
 
 from blockpact.agents.scripted.recipes import RecipePlanner
 from blockpact.worlds.rules import game as rules
-from blockpact.worlds.spec.schema import Vec, WorldSpec
+from blockpact.worlds.spec.schema import GrowRule, Vec, WorldSpec
 from blockpact.worlds.state import WorldState
 
 
@@ -90,9 +90,9 @@ class WorldFacts:
                 return pos
         return None
 
-    def in_rule_region(self, block: str) -> bool:
-        """Whether a rule grows `block` back on free cells of a region (a player standing there takes a cell)."""
-        return any(rule.block == block and rule.region in self.spec.regions for rule in self.spec.rules)
+    def grows_on_free_cells(self, block: str) -> bool:
+        """Whether a grow rule multiplies `block` onto the free cells of a region (a player standing there takes one)."""
+        return any(isinstance(rule, GrowRule) and rule.block == block for rule in self.spec.rules)
 
     def on_map(self, block: str) -> bool:
         return block in self.block_counts
