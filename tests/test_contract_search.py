@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.agents.scripted.candidates import candidates
-from blockpact.agents.scripted.contract_plan import _quota_share
+from blockpact.agents.scripted.plan_steps import quota_share as _quota_share
 from blockpact.agents.scripted.contract_search import OBJECTIVE, _transfers, evaluate, search
 from blockpact.judge.contract import (
     Assignment, Craft, Deposit, FixedTransfer, ForEach, Give, Quota, TotalQuota, TurnTaking, parse_contract, render_contract,
@@ -36,7 +36,8 @@ def test_every_candidate_renders_in_the_controlled_form(world: str) -> None:
 
 def test_a_grow_rule_gives_a_quota_of_what_regrows_in_one_period() -> None:
     names = [c.name for c in candidates(load_world(WORLDS / "pasture.toml"))]
-    assert names == ["no quota", "at most 5 pumpkin each every 30 s"]  # 20 over 4 players: no total needed
+    # 20 over 4 players: no total needed; the last period's stock may be taken whole
+    assert names == ["no quota", "at most 5 pumpkin each every 30 s", "at most 5 pumpkin each every 30 s, until the last period"]
     quota = candidates(load_world(WORLDS / "pasture.toml"))[1].clauses[0]
     assert isinstance(quota, ForEach) and quota.parts[0] == Quota("Ann", "mine", "pumpkin", 5, "at_most", 30.0)
 

@@ -24,7 +24,7 @@ class Appraiser:
         return self._seen[proposal]
 
     async def _appraise(self, proposal: str) -> str | None:
-        contract = parse_contract(proposal, sorted(self.spec.players), world=self.spec.name)
+        contract = parse_contract(proposal, sorted(self.spec.players), spec=self.spec)
         loose = contract.free_text()
         if loose:
             n, clause = loose[0]

@@ -9,7 +9,8 @@ transfers that leave nobody below its outside option) after playing it. The fami
   and free chests hold together; the others deposit what the crafter lacks, the crafter crafts and mines the block;
 - cleaning what the world's rules need kept low: 0, 1 or 2 cleaners;
 - quotas for renewed resources, what regrows in one period: each player's share, one total for all players (split
-  by the players without rounding every share down), or one total per group of the world;
+  by the players without rounding every share down), or one total per group of the world; each also until the last
+  period only, whose stock may be taken whole (GovSim's optimum);
 - gifts: an item to the player who values it most.
 """
 
@@ -23,14 +24,10 @@ from dataclasses import dataclass
 
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, ForEach, Give, Quota, TotalQuota, TurnTaking,
+    Assignment, Clause, Craft, Deposit, ForEach, Give, Quota, TotalQuota, TurnTaking, Window,
 )
 from blockpact.worlds.spec.schema import GrowRule, RegrowRule, Vec, WorldSpec
 
-try:  # time windows ("during the first 540 seconds"), where the contract language has them
-    from blockpact.judge.clauses import Window as WINDOW  # type: ignore[attr-defined]
-except ImportError:
-    WINDOW = None
 
 QUOTA_PERIOD = 60.0  # seconds, for regrow rules (a grow rule's own period is used for it)
 REGROW_FRACTION = 0.5  # of a regrowing stock, per QUOTA_PERIOD, over all players
@@ -201,9 +198,6 @@ def _quota_options(spec: WorldSpec, facts: WorldFacts, players: list[str]) -> li
     if any(take % n for _, take, _ in takes):
         options.append((", ".join(f"all players together at most {t} {b} every {p:g} s" for b, t, p in takes),
                         [TotalQuota(tuple(players), "mine", b, t, "at_most", p) for b, t, p in takes]))
-    if WINDOW is not None:  # GovSim's optimum: what regrows each period, all that is left in the last one
-        options += [(f"{name}, until the last period", [_until_last(spec, c) for c in clauses])
-                    for name, clauses in list(options[1:])]
     groups = [g for g in spec.groups if len(g.members) > 1]
     if groups and sum(len(g.members) for g in groups) == n:
         clauses: list[Clause] = []
@@ -213,6 +207,8 @@ def _quota_options(spec: WorldSpec, facts: WorldFacts, players: list[str]) -> li
                 shares[i % len(groups)] += 1
             clauses += [TotalQuota(tuple(sorted(g.members)), "mine", b, s, "at_most", period) for g, s in zip(groups, shares) if s > 0]
         options.append(("a total per group: " + ", ".join(g.name for g in groups), clauses))
+    # GovSim's optimum: what regrows each period, and all that is left in the last one (nothing comes after it)
+    options += [(f"{name}, until the last period", [_until_last(spec, c) for c in clauses]) for name, clauses in options[1:]]
     return options
 
 
@@ -222,7 +218,7 @@ def _until_last(spec: WorldSpec, clause: Clause) -> Clause:
         return ForEach(clause.quantifier, tuple(_until_last(spec, p) for p in clause.parts))  # type: ignore[misc]
     period = getattr(clause, "period", None) or spec.episode_seconds
     last = period * (math.ceil(spec.episode_seconds / period - 1e-9) - 1)
-    return dataclasses.replace(clause, window=WINDOW(0.0, last)) if last > 0 else clause  # type: ignore[type-var]
+    return dataclasses.replace(clause, window=Window(0.0, last)) if last > 0 else clause  # type: ignore[type-var]
 
 
 def _cleaning_options(players: list[str], kept_low: list[str]) -> list[Option]:

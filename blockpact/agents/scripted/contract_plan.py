@@ -10,74 +10,25 @@ is noted with the reason. Settlement clauses (transfers, gifts, sharing, penalti
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, field
 
+from blockpact.agents.scripted.plan_making import MakingPart
+from blockpact.agents.scripted.plan_steps import Limit, Plan, Step, blocks_of, quota_share
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.judge.contract import (
-    Assignment, Contract, Craft, Deposit, FixedTransfer, FreeText, Give, Penalty, PerUnitTransfer, Pool,
-    ProportionalTransfer, Quota, Signal, TotalQuota, TurnTaking, WaitFor, parts,
+    Assignment, Contract, Craft, Deposit, Exclusion, FixedTransfer, FreeText, Give, Penalty, PerUnitTransfer, Pool,
+    ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, ThresholdTransfer, TotalQuota, TurnTaking,
+    WaitFor, Withdraw, parts,
 )
 from blockpact.worlds.spec.schema import Vec
 
-SETTLED = (Give, Pool, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer)  # the judge's, no action
+__all__ = ["Limit", "Plan", "Step", "plan_for"]
+
+SETTLED = (Give, Pool, RewardSplit, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer)
+KNOWN = (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, *SETTLED)
 FILLER_PATIENCE = 0.2  # of the episode: how long a player waits for deposits or a tool before mining for itself
 
 
-@dataclass
-class Step:
-    id: str
-    op: str  # wait_signal | wait_items | take | take_tool | craft | smelt | place | mine | deposit | signal
-    what: str  # what it does, in words (the plan, and the chat line when it is given up)
-    after: list[str] = field(default_factory=list)
-    args: dict[str, object] = field(default_factory=dict)
-    filler: bool = False  # done only when nothing the contract asks is ready
-
-    def js(self) -> dict[str, object]:
-        return {"id": self.id, "op": self.op, "what": self.what, "after": self.after, "filler": self.filler, **self.args}
-
-
-@dataclass
-class Limit:
-    count: int
-    period: float | None = None
-    start: float | None = None  # seconds from the episode's start the limit is in force from (None: 0)
-    until: float | None = None  # ... and until (None: the end)
-
-
-@dataclass
-class Plan:
-    steps: list[Step] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # clauses it cannot keep, and why
-
-    def add(self, step: Step) -> Step:
-        self.steps.append(step)
-        return step
-
-    def find(self, step_id: str) -> Step | None:
-        return next((s for s in self.steps if s.id == step_id), None)
-
-
-def _blocks_of(verb: str, target: str, facts: WorldFacts) -> list[str]:
-    if verb == "mine":
-        return [target] if facts.on_map(target) or target in facts.renewing_blocks else []
-    if verb == "collect":
-        return facts.blocks_dropping(target)
-    return []
-
-
-def _quota_share(clause: Quota | TotalQuota, player: str) -> int | None:
-    """The player's part of a quota: its own count, or its share of a total (the remainder to the first by name)."""
-    if isinstance(clause, Quota):
-        return clause.count if clause.player == player else None
-    if player not in clause.players:
-        return None
-    members = sorted(clause.players)
-    base, extra = divmod(clause.count, len(members))
-    return base + (members.index(player) < extra)
-
-
-class _Compiler:
+class _Compiler(MakingPart):
     def __init__(self, contract: Contract, player: str, facts: WorldFacts, episode_seconds: float) -> None:
         self.contract, self.player, self.facts = contract, player, facts
         self.spec = facts.spec
@@ -95,6 +46,9 @@ class _Compiler:
         self.deposits: list[tuple[int, Deposit]] = []
         self.crafts: list[tuple[int, Craft]] = []
         self.signals = False
+        self.excluded: set[str] = set()  # blocks it must not mine
+        self.centres: dict[str | None, list[int]] = {}  # block (None: any) -> the centre of the region it mines in
+        self.returns: list[tuple[int, Return]] = []
 
     def note(self, number: int, text: str) -> None:
         self.plan.notes.append(f"clause {number}: {text}")
@@ -109,6 +63,8 @@ class _Compiler:
             values = self.facts.block_values(me)
             for b in sorted((b for b in values if b not in self.assigned_to_others), key=lambda b: (-values[b], b)):
                 self.targets[b] = []
+        for block in self.excluded:
+            self.targets.pop(block, None)
         for n, part in self.turn_parts:
             self.turn(n, part)
         self.turns()
@@ -128,7 +84,7 @@ class _Compiler:
 
     def read(self, n: int, part: object, me: str) -> None:
         if isinstance(part, Assignment):
-            blocks = _blocks_of(part.verb, part.target, self.facts)
+            blocks = blocks_of(part.verb, part.target, self.facts)
             if part.verb in ("mine", "collect") and not blocks:
                 self.note(n, f"no block in this world yields {part.target}")
             if part.player == me:
@@ -141,13 +97,13 @@ class _Compiler:
                 if part.verb == "take":
                     self.reserved.add(part.target)
         elif isinstance(part, (Quota, TotalQuota)):
-            share = _quota_share(part, me)
+            share = quota_share(part, me)
             if share is None:
                 return
             if part.verb == "take":
                 self.note(n, f"takes only the tools it needs, which keeps the quota on {part.target}")
                 return
-            blocks = _blocks_of(part.verb, part.target, self.facts)
+            blocks = blocks_of(part.verb, part.target, self.facts)
             if not blocks:
                 self.note(n, f"no block in this world yields {part.target}")
             for b in blocks:
@@ -175,12 +131,50 @@ class _Compiler:
             self.blocking.append(step.id)
         elif isinstance(part, (WaitFor, Signal)):
             self.signals |= (part.signaller if isinstance(part, WaitFor) else part.player) == me
+        elif isinstance(part, Exclusion):
+            if part.player == me:
+                self.exclude(n, part)
+        elif isinstance(part, Withdraw):
+            if part.player == me:
+                self.withdraw(n, part)
+        elif isinstance(part, Return):
+            if part.player == me:
+                self.returns.append((n, part))
+        elif isinstance(part, RegionLimit):
+            if part.player == me and part.region in self.spec.regions:
+                box = self.spec.regions[part.region]
+                self.centres[part.target] = [(lo + hi) // 2 for lo, hi in zip(box.lo, box.hi)]
+                self.note(n, f"mines from the {part.region}'s centre, nearest blocks first, which may lie outside it")
         elif isinstance(part, FreeText):
             self.plan.notes.append(f"clause {n} is free text a script cannot follow: {part.text}")
-        elif not isinstance(part, (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, *SETTLED)):
+        elif not isinstance(part, KNOWN):
             self.note(n, f"a {part.kind} clause, which the scripted player does not act on")
+        if getattr(part, "player", me) != me or isinstance(part, (FreeText, Exclusion)):
+            return
         if getattr(part, "window", None) is not None and not isinstance(part, (Quota, TotalQuota)):
             self.note(n, f"its time window is not kept by the scripted player, which acts on the {part.kind} throughout")
+        if getattr(part, "condition", None) is not None:
+            self.note(n, f"its condition ({part.condition}) is not watched: the {part.kind} is kept at all times")
+        if getattr(part, "region", None) is not None and not isinstance(part, RegionLimit):
+            self.note(n, f"mines the nearest blocks, inside the {part.region} or not")
+
+    def exclude(self, n: int, part: Exclusion) -> None:
+        if part.verb == "take" and part.target is not None:
+            self.reserved.add(part.target)
+        elif part.target is None:
+            self.note(n, f"stays out of the {part.region} only as far as its own blocks lie elsewhere")
+        else:
+            self.excluded.update(blocks_of(part.verb, part.target, self.facts))
+        if part.window is not None or part.condition is not None:
+            self.note(n, "kept for the whole episode (its window or condition only narrows it)")
+
+    def withdraw(self, n: int, part: Withdraw) -> None:
+        chest = self.facts.chest_named(part.chest) if part.chest else self.facts.chest_with(part.item)
+        if chest is None:
+            self.note(n, f"no chest to take {part.item} from")
+            return
+        self.plan.add(Step(f"withdraw:{n}", "take", f"take {part.count} {part.item} from the chest at {list(chest)}",
+                           args={"chest": list(chest), "item": part.item, "count": part.count}))
 
     # -- tools -------------------------------------------------------------------------------------
     def take_tool(self, n: int, item: str) -> None:
@@ -237,66 +231,6 @@ class _Compiler:
                                             "patience": self.patience}))
             take.after.append(wait.id)
 
-    # -- making --------------------------------------------------------------------------------------
-    def holdings(self) -> tuple[Counter[str], dict[str, tuple[Vec, bool]]]:
-        """What the player can make things from: its inventory, what others deposit, what it may take from chests;
-        and for each item not held, where to fetch it (the chest, and whether to wait for a deposit)."""
-        me, facts = self.player, self.facts
-        have: Counter[str] = Counter(self.spec.players[me].inventory)
-        source: dict[str, tuple[Vec, bool]] = {}
-        for clause in self.contract.clauses:
-            for part in parts(clause):
-                if isinstance(part, Deposit) and part.player != me and (chest := facts.chest_named(part.chest)) is not None:
-                    held = self.spec.players[part.player].inventory.get(part.item, 0)
-                    have[part.item] += held if part.count is None else min(part.count, held) or part.count
-                    source.setdefault(part.item, (chest, True))
-        for pos, chest in sorted(self.spec.chests.items()):
-            if chest.owner in (None, "shared", me):
-                for item, count in chest.items.items():
-                    if item not in self.reserved:
-                        have[item] += count
-                        source.setdefault(item, (pos, False))
-        return have, source
-
-    def make(self, n: int, craft: Craft) -> None:
-        facts = self.facts
-        have, source = self.holdings()
-        plan = facts.planner.plan(craft.item, craft.count, have, table=facts.on_map("crafting_table"),
-                                  furnace=facts.on_map("furnace"))
-        if plan is None:
-            held = ", ".join(f"{k} {v}" for k, v in sorted(have.items())) or "nothing"
-            self.note(n, f"cannot make {craft.item} from what it holds, is deposited for it or may take ({held})")
-            return
-        own = self.spec.players[self.player].inventory
-        previous: list[str] = []
-        near: Vec = self.spec.players[self.player].spawn
-        for item, count in sorted(plan.used.items()):
-            lacking = count - own.get(item, 0)
-            if lacking <= 0 or item not in source:
-                continue
-            chest, deposited = source[item]
-            near = chest
-            after = []
-            if deposited:
-                wait = self.plan.find(f"deposits:{list(chest)}") or self.plan.add(
-                    Step(f"deposits:{list(chest)}", "wait_items", f"wait for the deposits into the chest at {list(chest)}",
-                         args={"chest": list(chest), "items": {}, "blocking": False, "patience": self.patience}))
-                wait.args["items"][item] = lacking + facts.spec.chests[chest].items.get(item, 0)  # type: ignore[index]
-                after = [wait.id]
-            fetch = self.plan.add(Step(f"fetch:{n}:{item}", "take", f"take {lacking} {item} from the chest at {list(chest)}",
-                                       after=after, args={"chest": list(chest), "item": item, "count": count}))
-            previous.append(fetch.id)
-        for i, step in enumerate(plan.steps):
-            args: dict[str, object] = {"item": step.item, "count": step.count}
-            if step.kind == "smelt":
-                args["fuel"] = step.fuel
-            if step.kind == "place":
-                args["positions"] = [list(c) for c in facts.free_cells_near(near)]
-            made = self.plan.add(Step(f"make:{n}:{i}", step.kind, step.describe(), after=list(previous), args=args))
-            previous = [made.id]
-        if previous and craft.item in facts.tools():
-            self.tool_steps.setdefault(craft.item, previous[0])
-
     # -- mining --------------------------------------------------------------------------------------
     def mining(self) -> None:
         self.mine_steps(self.targets, self.filler, fallback=False)
@@ -304,7 +238,7 @@ class _Compiler:
                      if isinstance(part, (Assignment, Quota, TotalQuota))}
         values = self.facts.block_values(self.player)
         spare = {b: [] for b in sorted(values, key=lambda b: (-values[b], b))
-                 if b not in self.targets and b not in self.assigned_to_others and b not in mentioned}
+                 if b not in self.targets and b not in self.assigned_to_others and b not in mentioned | self.excluded}
         if spare:  # what it does for itself when a step of its part fails for good (a tool another player took)
             self.mine_steps(spare, True, fallback=True)
 
@@ -339,6 +273,7 @@ class _Compiler:
                 f"{'spare' if fallback else 'mine'}:{block}", "mine",
                 ("if its part fails: " if fallback else "") + self.mine_words(block, limits, renew), after=after, filler=filler,
                 args={"block": block, "want": None, "renew": renew, "harvest_with": harvest_with, "rest": rest,
+                      "centre": self.centres.get(block, self.centres.get(None)),
                       "limits": limit_args, "fallback": fallback}))
 
     @staticmethod
@@ -365,6 +300,14 @@ class _Compiler:
                                f"deposit {'all' if dep.count is None else dep.count} {dep.item} into the chest at {list(chest)}",
                                after=after, args={"chest": list(chest), "item": dep.item, "count": dep.count,
                                                   "again": bool(from_mining) and dep.count is None}))
+        for n, back in self.returns:  # "puts every item it takes back": after its withdrawals and its first round
+            chest = facts.chest_named(back.chest) if back.chest else facts.chest_with(back.item)
+            if chest is None:
+                self.note(n, f"no chest to put the {back.item} back into")
+                continue
+            after = [s.id for s in self.plan.steps if s.op == "mine" or (s.op == "take" and s.args.get("item") == back.item)]
+            self.plan.add(Step(f"putback:{n}", "deposit", f"put every {back.item} back into the chest at {list(chest)}",
+                               after=after, args={"chest": list(chest), "item": back.item, "count": None, "again": False}))
         for part in self.firsts:
             users = [s.id for s in self.plan.steps if s.op == "mine" and self.tool_steps.get(part.item) in s.after]
             take = self.tool_steps.get(part.item)

@@ -114,7 +114,7 @@ def settled_rewards(contract: Contract, obs: EpisodeObservables) -> dict[str, fl
 
 
 def _parse(spec: WorldSpec, clauses: tuple[Clause, ...]) -> Contract:
-    return parse_contract(render_contract(clauses, world=spec.name), sorted(spec.players), world=spec.name)
+    return parse_contract(render_contract(clauses, world=spec.name), sorted(spec.players), spec=spec)
 
 
 def _transfers(base: dict[str, float], outside: dict[str, float]) -> list[Clause] | None:
@@ -170,7 +170,7 @@ async def outside_options(spec: WorldSpec, seed: int = 0, world_factory: WorldFa
                           budget: float | None = None) -> dict[str, float]:
     """What each player gets without a contract: the scripted greedy players' episode."""
     obs = await play(spec, None, seed, world_factory, budget, "no contract")
-    return settled_rewards(parse_contract("", sorted(spec.players), world=spec.name), obs)
+    return settled_rewards(parse_contract("", sorted(spec.players), spec=spec), obs)
 
 
 async def search(spec: WorldSpec, seed: int = 0, world_factory: WorldFactory | None = None,

@@ -87,6 +87,9 @@ async function playByContract(bot) {
       } else step.done = true;
       return;
     }
+    if (step.centre !== null && bot.entity.position.distanceTo(vec(step.centre)) > 4) {
+      await moveTo(bot, vec(step.centre), 1); // the region it may mine in: the nearest blocks from there
+    }
     const got = (await mineBlock(bot, step.block, 1)) || 0;
     if (got > 0) {
       step.mined += got;
