@@ -36,8 +36,8 @@ def test_every_candidate_renders_in_the_controlled_form(world: str) -> None:
 
 def test_a_grow_rule_gives_a_quota_of_what_regrows_in_one_period() -> None:
     names = [c.name for c in candidates(load_world(WORLDS / "pasture.toml"))]
-    # 20 over 4 players: no total needed; the last period's stock may be taken whole
-    assert names == ["no quota", "at most 5 pumpkin each every 30 s", "at most 5 pumpkin each every 30 s, until the last period"]
+    # 20 over 4 players: no total needed; in the last period all but the 4 that keep the pasture alive
+    assert names == ["no quota", "at most 5 pumpkin each every 30 s", "at most 5 pumpkin each every 30 s, the rest in the last period"]
     quota = candidates(load_world(WORLDS / "pasture.toml"))[1].clauses[0]
     assert isinstance(quota, ForEach) and quota.parts[0] == Quota("Ann", "mine", "pumpkin", 5, "at_most", 30.0)
 

@@ -10,7 +10,7 @@ transfers that leave nobody below its outside option) after playing it. The fami
 - cleaning what the world's rules need kept low: 0, 1 or 2 cleaners;
 - quotas for renewed resources, what regrows in one period: each player's share, one total for all players (split
   by the players without rounding every share down), or one total per group of the world; each also until the last
-  period only, whose stock may be taken whole (GovSim's optimum);
+  period only, when all but what keeps the resource alive may be taken (GovSim's optimum, short of the collapse);
 - gifts: an item to the player who values it most.
 """
 
@@ -207,9 +207,25 @@ def _quota_options(spec: WorldSpec, facts: WorldFacts, players: list[str]) -> li
                 shares[i % len(groups)] += 1
             clauses += [TotalQuota(tuple(sorted(g.members)), "mine", b, s, "at_most", period) for g, s in zip(groups, shares) if s > 0]
         options.append(("a total per group: " + ", ".join(g.name for g in groups), clauses))
-    # GovSim's optimum: what regrows each period, and all that is left in the last one (nothing comes after it)
-    options += [(f"{name}, until the last period", [_until_last(spec, c) for c in clauses]) for name, clauses in options[1:]]
+    # GovSim's optimum: what regrows each period, and in the last one (nothing grows after it) all that is left but
+    # what keeps the resource from collapsing (the survival measures count a collapse in the last seconds too)
+    last = [_last_period(spec, players, rule) for rule in spec.rules if rule.block in {b for b, _, _ in takes}]
+    if all(c is not None for c in last) and last:
+        options += [(f"{name}, the rest in the last period", [*(_until_last(spec, c) for c in clauses), *last])  # type: ignore[misc]
+                    for name, clauses in options[1:]]
     return options
+
+
+def _last_period(spec: WorldSpec, players: list[str], rule: object) -> Clause | None:
+    """All players together, in the last period of a grow rule, take its capacity less what keeps it alive."""
+    if not isinstance(rule, GrowRule) or rule.cap is None:
+        return None
+    own = [c for c in rule.when if c.block == rule.block and c.region == rule.region and c.op in (">=", ">")]
+    alive = max([c.count + (c.op == ">") for c in own] + [1])  # below this it collapses (a grow rule at 0)
+    start = rule.every * (math.ceil(spec.episode_seconds / rule.every - 1e-9) - 1)
+    if start <= 0 or rule.cap <= alive:
+        return None
+    return TotalQuota(tuple(players), "mine", rule.block, rule.cap - alive, "at_most", rule.every, window=Window(start, None))
 
 
 def _until_last(spec: WorldSpec, clause: Clause) -> Clause:
