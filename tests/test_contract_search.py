@@ -102,6 +102,9 @@ def test_the_search_leaves_nobody_below_its_outside_option_in_a_hold_up() -> Non
     assert all(found.best.rewards[p] >= found.outside[p] for p in found.outside)
     assert found.best.settlement.startswith("transfers") and found.best.rewards["Rex"] > 108 / 3
     assert found.episodes == len(found.evaluations) + 1
+    for e in found.evaluations:  # settled contracts are played and judged as clause values: they read back the same
+        text = render_contract(e.candidate.clauses, world="locked_pick")
+        assert parse_contract(text, sorted(found.outside), world="locked_pick").clauses == e.candidate.clauses
 
 
 def test_a_candidate_whose_episode_was_lost_fails_the_search_instead_of_scoring() -> None:

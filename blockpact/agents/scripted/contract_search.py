@@ -114,7 +114,9 @@ def settled_rewards(contract: Contract, obs: EpisodeObservables) -> dict[str, fl
 
 
 def _parse(spec: WorldSpec, clauses: tuple[Clause, ...]) -> Contract:
-    return parse_contract(render_contract(clauses, world=spec.name), sorted(spec.players), spec=spec)
+    """The contract of `clauses`, with its text. Not parsed back: the candidates are clause values already, which
+    parse back to themselves (tests/test_contract_search.py), and the Earley parser takes ~10-30 ms a new clause."""
+    return Contract(render_contract(clauses, world=spec.name), tuple(clauses))
 
 
 def _transfers(base: dict[str, float], outside: dict[str, float]) -> list[Clause] | None:
