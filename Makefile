@@ -1,6 +1,6 @@
 # Two entry points for a fresh clone (see README): `make run` and `make test`.
 # Each installs only what is missing: the Python env (.venv, exact versions from requirements.lock),
-# the Node packages (npm ci, from package-lock.json), and for the tests the mosquitto broker (apt-get).
+# the Node packages (npm ci, from package-lock.json), and for the tests the mosquitto broker and Chromium (apt-get).
 
 PYTHON ?= python3
 VENV := .venv
@@ -15,7 +15,7 @@ UV_VERSION := 0.13.8
 LOCK_EXTRAS := test ray docs
 LOCK_TOOL := $(VENV)/lock-tool
 
-.PHONY: run test test-all test-llm setup lock lock-llm check-node mqtt-broker docs
+.PHONY: run test test-all test-llm setup lock lock-llm check-node mqtt-broker chromium docs
 
 # Python may write its byte-code caches (__pycache__, git-ignored) even where the environment says not to
 # (PYTHONDONTWRITEBYTECODE, set on some CI machines): otherwise every pytest worker re-compiles and re-rewrites
@@ -36,7 +36,7 @@ run: setup
 # 7 s on 3, all passing; 5 min 39 s and 6 min 3 s on 4, each with a live test starved into a bridge timeout or a
 # compute-budget test over its budget).
 PYTEST_WORKERS ?= 3
-test: setup mqtt-broker
+test: setup mqtt-broker chromium
 	@log=$$(mktemp); setsid node --test --test-concurrency=4 tests/js/ > $$log 2>&1 & node_tests=$$!; \
 	trap 'kill -- -$$node_tests 2>/dev/null; rm -f $$log' EXIT; trap 'exit 130' INT TERM; \
 	status=0; $(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS) || status=$$?; \
@@ -100,6 +100,17 @@ mqtt-broker:
 	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto >/dev/null 2>&1 || \
 	    { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto >/dev/null 2>&1; }; }; } || \
 	echo "mosquitto not installed (apt-get unavailable or failed): pool tests use amqtt"
+
+# The output tests open the report, the comparison and the replay in Debian's headless Chromium, as a reader's
+# browser shows them. When it is missing and we are root with apt-get, it is installed (saying so; without the
+# recommended packages, ~300 MB); otherwise those tests fail, naming the package.
+chromium:
+	@test -x /usr/bin/chromium || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  echo "Installing chromium with apt-get (the headless browser the output tests look at pages with) ..." && \
+	  { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 || \
+	    { apt-get update -qq >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1; }; }; } || \
+	echo "chromium not installed (apt-get unavailable or failed): the browser tests will fail"
 
 check-node:
 	@command -v node >/dev/null || { echo "blockpact needs Node.js >= 20: apt-get install nodejs npm"; exit 1; }

@@ -96,7 +96,11 @@ def test_numbers_equal_each_runs_metrics(runs, tmp_path) -> None:
     assert float(row["ci95_low"]) == pytest.approx(statistics.fmean(diffs) - half)
     html = (out / "compare.html").read_text()
     assert "<script" not in html and "cleanup" in html
-    assert html.count("<svg") == 6  # 2 worlds × (welfare, Gini), and Cleanup's survival and survival time
+    # a figure per world, each a panel per measure it has: welfare, Gini, and Cleanup's survival and survival time
+    figures = sorted((out / "figures").glob("*.svg"))
+    assert html.count("<img") == 2 and len(figures) == 2 and len(list((out / "figures").glob("*.pdf"))) == 2
+    panels = {f.name.split("-", 2)[2]: f.read_text().count("<clipPath") for f in figures}
+    assert panels == {"cleanup.svg": 4, "double_vein.svg": 2}
 
 
 def test_failed_seeds_are_counted_never_as_zeros(runs, tmp_path) -> None:

@@ -34,7 +34,7 @@ def test_cleanup_contract_beats_the_baseline(tmp_path: Path, capsys) -> None:
     assert c["negotiate"]["welfare"]["mean"] > c["none"]["welfare"]["mean"]
     for name in ("none", "negotiate"):
         assert c[name]["gini"]["mean"] is not None and c[name]["seeds_finished"] == 2
-        assert re.search(rf"{name}\s+│\s+\d\.\d{{3}} ± \d\.\d{{3}}\s+│", printed), printed
+        assert re.search(rf"{name}\s+\d\.\d{{3}} ± \d\.\d{{3}}\s", printed), printed
     for run in c["negotiate"]["runs"]:
         assert "cleans the river" in run["contract"] and "share their rewards equally" in run["contract"]
         assert sum(run["transfers"].values()) == 0 and max(run["transfers"].values()) > 0
@@ -95,9 +95,9 @@ def test_the_readme_main_job_prints_table_one_and_the_report(tmp_path: Path) -> 
     assert seconds < MAIN_JOB_SECONDS, f"the main job took {seconds:.1f} s"
     out = done.stdout
     assert "double_vein on sim: agents: scripted (deterministic baseline, no LLM)" in out
-    assert re.search(r"condition\s+┃\s+Gini \(mean ± std\)\s+┃\s+welfare \(mean ± std\)", out), out
-    assert re.search(r"none\s+│\s+0\.135 ± 0\.000\s+│\s+74\.00 ± 0\.00\s+│\s+5/5", out), out
-    assert re.search(r"negotiate\s+│\s+0\.000 ± 0\.000\s+│\s+78\.00 ± 0\.00\s+│\s+5/5", out), out
+    assert re.search(r"condition\s+Gini \(mean ± std\)\s+welfare \(mean ± std\)", out), out
+    assert re.search(r"none\s+0\.135 ± 0\.000\s+74\.00 ± 0\.00\s+5/5", out), out
+    assert re.search(r"negotiate\s+0\.000 ± 0\.000\s+78\.00 ± 0\.00\s+5/5", out), out
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert f"report: {Path('runs') / run_dir.name / 'report.html'}" in out
     assert (run_dir / "report.html").is_file()

@@ -51,7 +51,7 @@ CASES: list[tuple[Path, Load, str, str, str, str]] = [
      "actions.worlds.cleanup_mp[0]", "expected a string, got 0"),
     (RUN_TOML, schema_loader(RunSettings), 'backend = "sim"', 'backend = "simulator"', "run.backend",
      "expected one of 'sim', 'minecraft', got 'simulator'"),
-    (RUN_TOML, schema_loader(RunSettings), "height = 4.0", "height = 4.0\nheigth = 3", "plots.heigth",
+    (RUN_TOML, schema_loader(RunSettings), "height = 3.2", "height = 3.2\nheigth = 3", "plots.heigth",
      "unknown key (did you mean 'height'? expected one of: band_alpha, height, width)"),
     (LLM_FILE, schema_loader(LLMFile), "temperature = 0.7", 'temperature = "hot"', "roles.negotiator.temperature",
      "expected a number, got 'hot'"),

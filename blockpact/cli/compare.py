@@ -6,10 +6,10 @@ import argparse
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from blockpact.experiments.compare import Comparison, compare
 from blockpact.experiments.compare_output import write_comparison
+from blockpact.experiments.console_tables import print_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,32 +41,24 @@ def _ci(mean: float | None, low: float | None, high: float | None, digits: int) 
     return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def _table(headers: list[str], title: str) -> Table:
-    """Cells wrap instead of being cut to "orcha…" on a narrow terminal (80 columns)."""
-    table = Table(title=title)
-    for header in headers:
-        table.add_column(header, overflow="fold")
-    return table
-
-
 def print_comparison(console: Console, c: Comparison) -> None:
     for w in c.warnings:
         console.print(f"warning: {w}", style="yellow", markup=False, highlight=False, soft_wrap=True)
     digits = {"gini": 3}
-    table = _table(["world", "condition", "population", "n", "failed", *[f"{m} mean [95% CI]" for m in c.measures]],
-                   f"{len(c.runs)} run(s)")
+    rows = []
     for g in c.groups:
         cells = []
         for m in c.measures:
             e = g.estimate(m)
             cells.append(_ci(e.mean, e.low, e.high, digits.get(m, 2)))
-        table.add_row(g.world, g.condition, g.population, str(len(g.samples)), str(len(g.failed)), *cells)
-    console.print(table)
+        rows.append([g.world, g.condition, g.population, str(g.n), str(len(g.failed)), *cells])
+    print_table(console, ["world", "condition", "population", "n", "failed", *[f"{m} mean [95% CI]" for m in c.measures]],
+                rows, f"{len(c.runs)} run(s)")
     if c.paired:
-        paired = _table(["world", "population", "difference", "measure", "pairs", "mean [95% CI]"],
-                        "paired differences on matched seeds")
+        paired = []
         for p in c.paired:
             e = p.estimate
-            paired.add_row(p.world, p.population, f"{p.condition} − {p.baseline}", p.measure, str(e.n),
-                           _ci(e.mean, e.low, e.high, digits.get(p.measure, 2)))
-        console.print(paired)
+            paired.append([p.world, p.population, f"{p.condition} − {p.baseline}", p.measure, str(e.n),
+                           _ci(e.mean, e.low, e.high, digits.get(p.measure, 2))])
+        print_table(console, ["world", "population", "difference", "measure", "pairs", "mean [95% CI]"], paired,
+                    "paired differences on matched seeds")

@@ -20,7 +20,7 @@ from blockpact.experiments.participants import LiveOptions, check_backend, locks
 from blockpact.experiments.plan_checks import conditions_for, require_something_of_value
 from blockpact.experiments.preflight import check_endpoint
 from blockpact.experiments.protocol import RunPlan
-from blockpact.experiments.rundir import default_run_root
+from blockpact.experiments.rundir import default_run_root, outside_sweeps
 from blockpact.experiments.runner import RunOptions, Runner
 from blockpact.experiments.scenario import is_scenario_file
 from blockpact.experiments.settings import run_settings
@@ -100,7 +100,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         check_backend(args.backend)
         plan = plan_from_flags(args)
         name = plan.spec.name
-    out = args.out or default_run_root(name, Path(run_settings().run.out_base))
+    out = outside_sweeps(args.out) if args.out else default_run_root(name, Path(run_settings().run.out_base))
     console = summary_console()
     lockstep = bool((plan.live or {}).get("lockstep"))  # as the plan records it
     options = RunOptions(parallel=args.parallel, live=LiveOptions(args.server, args.mc_version, args.auth, args.viewer,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 
 from rich.console import Console
-from rich.table import Table
 
+from blockpact.experiments.console_tables import print_table
 from blockpact.experiments.llm_accounting import llm_table
 from blockpact.experiments.outputs import Outputs
 from blockpact.experiments.report import agent_errors_text, agents_label, failures_text, mean_std_text
@@ -43,12 +43,11 @@ def print_summary(console: Console, outputs: Outputs, run_dir: RunDir) -> None:
         console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
     for warning in metrics["warnings"][len(run.warnings):]:  # the contracts' free-text clauses
         console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
-    table = Table("condition", "Gini (mean ± std)", "welfare (mean ± std)", "seeds", "failed", "errors",
-                  title=f"{run.config.world} on {run.config.backend}: {agents_label(run)}")
-    for name, c in metrics["conditions"].items():
-        table.add_row(name, mean_std_text(c["gini"], 3, ci=False), mean_std_text(c["welfare"], 2, ci=False),
-                      f"{c['seeds_finished']}/{c['seeds_planned']}", failures_text(c), agent_errors_text(c))
-    console.print(table)
+    rows = [[name, mean_std_text(c["gini"], 3, ci=False), mean_std_text(c["welfare"], 2, ci=False),
+             f"{c['seeds_finished']}/{c['seeds_planned']}", failures_text(c), agent_errors_text(c)]
+            for name, c in metrics["conditions"].items()]
+    print_table(console, ["condition", "Gini (mean ± std)", "welfare (mean ± std)", "seeds", "failed", "errors"], rows,
+                f"{run.config.world} on {run.config.backend}: {agents_label(run)}")
     for name, c in metrics["conditions"].items():
         if c["welfare"]["ci95"]:
             console.print(f"{name}: 95% CI over {c['welfare']['n']} completed seeds: welfare "
@@ -62,6 +61,6 @@ def print_summary(console: Console, outputs: Outputs, run_dir: RunDir) -> None:
             console.print(f"{name}: seeds {', '.join(map(str, o['seeds']))} ({len(o['seeds'])} seeds, same outcome)",
                           markup=False, highlight=False, soft_wrap=True)
     if (calls := llm_table(metrics)) is not None:
-        console.print(calls)
+        print_table(console, *calls)
     console.print(f"report: {run_dir.report}", markup=False, highlight=False, soft_wrap=True)
 

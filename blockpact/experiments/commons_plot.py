@@ -37,7 +37,7 @@ def commons_plot(run: RunRecord, path: Path) -> bool:
         if resource.sustainable_level is not None:
             ax.axhline(resource.sustainable_level, color="gray", linestyle="--",
                        label=f"sustainable level {resource.sustainable_level:g}")
-        ax.set(title=f"{resource.key}: stock (mean, min–max over seeds)", xlabel=plots.clock_label(run), ylabel="blocks")
-        ax.legend(loc="upper right", fontsize="small")
+        ax.set(title=f"{resource.key}: stock (mean, 95% CI over seeds)", xlabel=plots.clock_label(run), ylabel="blocks")
+        ax.legend(loc="outside", fontsize="small")
     plots._save(fig, path)
     return True

@@ -7,8 +7,9 @@ backend it ran on, and a condition is its contract's mode and text. Runs that sh
 name but differ there are told apart in the labels ("orchard (minecraft)", "orchard (file 3fa2c1)", "treat
 (negotiate)", "contract (text 9b0e11)") and a warning says what each label stands for: pooling them mixed
 treatments. Runs pooled in one group that differ in episodes per seed, the judge or the LLM's sampling are
-warned about. Each group gets n, mean
-and a 95% CI per measure. Paired differences compare each condition with the group's baseline condition (`none`
+warned about. Each group gets n, mean and a 95% CI per measure; for deterministic agents (scripted players on the
+simulator, formal judge) n counts distinct seeds, since a seed run again is the same outcome again, and a run
+reached twice (a copy, or a run inside a sweep also named on its own) counts once. Paired differences compare each condition with the group's baseline condition (`none`
 when present, else the first one) of the same world, backend and population, on the seeds both have, seed by
 seed, so the world's randomness cancels out.
 
@@ -18,18 +19,15 @@ with dynamics), read tolerantly: a number or a boolean under the seed's entry or
 
 from __future__ import annotations
 
-import hashlib
-import json
-import tomllib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blockpact.errors import UserError
+from blockpact.experiments.compare_sources import RunSource, _digest, find_runs, load_run
 from blockpact.experiments.stats import Estimate, estimate
-from blockpact.numbers import tidy, tidy_fraction
+from blockpact.numbers import tidy_fraction
 
 # welfare and Gini from each seed's entry in metrics.json's `conditions`; GovSim's measures, for worlds with renewable
 # resources, from its entry in `commons` (commons_metrics.py): efficiency (when the world declares a reference
@@ -39,22 +37,6 @@ MEASURES = ("welfare", "gini", "efficiency", "survival", "survival_time")
 # The range a measure can take: a group's interval is cut there (paired differences are not bounded).
 BOUNDS = {"gini": (0.0, 1.0), "efficiency": (0.0, None), "survival": (0.0, 1.0), "survival_time": (0.0, None)}
 BASELINE = "none"
-
-
-@dataclass(frozen=True)
-class RunSource:
-    path: Path
-    world: str
-    population: dict[str, str]  # player slot -> who filled it ("scripted", "llm:MODEL", "scripted:greedy", ...)
-    metrics: dict[str, Any]
-    backend: str = "sim"
-    world_digest: str | None = None  # of the world file's text as run (run_start's world_source)
-    conditions: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (contract mode, text)
-    setup: dict[str, str] = field(default_factory=dict)  # what else shapes outcomes, not (yet) a grouping key
-
-    @property
-    def population_label(self) -> str:
-        return population_label(self.population)
 
 
 @dataclass(frozen=True)
@@ -74,6 +56,7 @@ class Group:
     population: str
     contract_mode: str | None
     samples: list[Sample] = field(default_factory=list)
+    deterministic: bool = False  # every run pooled here plays a seed the same way each time
     seeds_planned: int = 0
     failed: list[dict[str, Any]] = field(default_factory=list)  # {"run", "seed", "error"[, "cause"]}: never zeros
 
@@ -84,7 +67,18 @@ class Group:
                    - len({(f["run"], f.get("seed")) for f in self.failed}), 0)
 
     def estimate(self, measure: str) -> Estimate:
-        return estimate([s.values[measure] for s in self.samples if measure in s.values], BOUNDS.get(measure, (None, None)))
+        """Over the samples, or for deterministic agents over the distinct seeds (n = the number of seeds: a seed
+        run twice is the same outcome twice, not a second observation)."""
+        if self.deterministic:
+            values = list(self.by_seed(measure).values())
+        else:
+            values = [s.values[measure] for s in self.samples if measure in s.values]
+        return estimate(values, BOUNDS.get(measure, (None, None)))
+
+    @property
+    def n(self) -> int:
+        """Independent samples: distinct seeds for deterministic agents, else every finished seed of every run."""
+        return len({s.seed for s in self.samples}) if self.deterministic else len(self.samples)
 
     def by_seed(self, measure: str) -> dict[int, float]:
         """One value per seed (the mean when a seed was run more than once)."""
@@ -128,100 +122,6 @@ class Comparison:
         return [m for m in MEASURES if m in have]
 
 
-def population_label(population: Mapping[str, str]) -> str:
-    kinds = set(population.values())
-    if len(kinds) == 1:
-        return next(iter(kinds))
-    return ", ".join(f"{p}={k}" for p, k in sorted(population.items()))
-
-
-def find_runs(paths: Iterable[Path]) -> list[Path]:
-    """Run directories: each path that holds events.jsonl, else every run directory below it (a sweep)."""
-    found: list[Path] = []
-    for path in map(Path, paths):
-        if not path.is_dir():
-            raise UserError(f"{path}: not a directory (expected a run directory or a sweep directory)")
-        if (path / "events.jsonl").is_file():
-            found.append(path)
-            continue
-        below = sorted(p.parent for p in path.rglob("events.jsonl"))
-        if not below:
-            raise UserError(f"{path}: no run directories in it (no events.jsonl found)")
-        found.extend(below)
-    unique = list(dict.fromkeys(p.resolve() for p in found))
-    return unique
-
-
-def _run_start(events: Path) -> dict[str, Any]:
-    with events.open(encoding="utf-8") as f:
-        first = f.readline()
-    try:
-        event = json.loads(first)
-    except ValueError as exc:
-        raise UserError(f"{events}:1: not a JSON event ({exc})") from None
-    if event.get("kind") != "run_start":
-        raise UserError(f"{events}:1: expected the run_start event, found {event.get('kind')!r}")
-    return event["data"]
-
-
-def population_of(start: Mapping[str, Any]) -> dict[str, str]:
-    """Who filled each slot: recorded by scenario runs; derived from `agents` for plain runs."""
-    if start.get("population"):
-        return {p: str(who) for p, who in start["population"].items()}
-    agents = start.get("agents", "scripted")
-    if agents == "llm":
-        model = (start.get("llm") or {}).get("model") or "?"
-        agents = f"llm:{model}"
-    return {p: agents for p in start.get("players", [])}
-
-
-def load_run(path: Path) -> RunSource:
-    """The run's metrics.json; rebuilt in memory from events.jsonl when it is missing (nothing is written)."""
-    start = _run_start(path / "events.jsonl")
-    metrics_path = path / "metrics.json"
-    if metrics_path.is_file():
-        try:
-            metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise UserError(f"{metrics_path}: not valid JSON ({exc}); rebuild it with `blockpact report {path}`") from None
-    else:
-        from blockpact.experiments.metrics_file import run_metrics
-        from blockpact.experiments.records import read_run
-
-        metrics = tidy(run_metrics(read_run(path / "events.jsonl")))  # the numbers metrics.json would hold
-    texts = {str(c["name"]): (str(c.get("contract_mode")), c.get("contract_text") or None)
-             for c in start.get("conditions", [])}
-    return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics,
-                     _backend(start, metrics), _world_digest(start.get("world_source")),
-                     texts, _setup(start))
-
-
-def _backend(start: Mapping[str, Any], metrics: Mapping[str, Any]) -> str:
-    """The backend, and for live runs in lockstep (their races ordered as on the simulator) that too: another treatment."""
-    backend = str(start.get("backend") or metrics.get("backend") or "sim")
-    return f"{backend}, lockstep" if (start.get("live") or {}).get("lockstep") else backend
-
-
-def _setup(start: Mapping[str, Any]) -> dict[str, str]:
-    """Episodes per seed, the judge and the LLM's sampling (each role's model, temperature, parameters)."""
-    llm = start.get("llm") or {}
-    roles = {name: {k: role.get(k) for k in ("model", "temperature", "params")}
-             for name, role in sorted((llm.get("roles") or {}).items())}
-    return {"episodes per seed": json.dumps(start.get("episodes")), "judge": json.dumps(start.get("judge"), sort_keys=True),
-            "LLM sampling": json.dumps(roles, sort_keys=True)}
-
-
-def _world_digest(source: Any) -> str | None:
-    """Of the world as parsed (a comment or blank line changed is the same world); None for a log without it."""
-    if not isinstance(source, str):
-        return None
-    try:
-        canonical = json.dumps(tomllib.loads(source), sort_keys=True, default=str)
-    except tomllib.TOMLDecodeError:
-        canonical = source
-    return _digest(canonical)
-
-
 def _labels(runs: Sequence[RunSource]) -> tuple[dict[Path, str], dict[tuple[Path, str], str], list[str]]:
     """The world label of each run and the condition label of each (run, condition): the bare names unless runs
     sharing a name differ in backend, world file or contract (mode and text); then what tells them apart, and a
@@ -240,7 +140,7 @@ def _labels(runs: Sequence[RunSource]) -> tuple[dict[Path, str], dict[tuple[Path
         world_of[run.path] = f"{run.world} ({', '.join(parts)})" if parts else run.world
     for world, by_digest in files.items():
         if len(by_digest) > 1:
-            each = "; ".join(f"file {d or 'unknown (an older log without the world text)'}: {', '.join(map(str, paths))}"
+            each = "; ".join(f"file {d or 'unknown (an older log without the world text)'}: {', '.join(p.name for p in paths)}"
                              for d, paths in by_digest.items())
             warnings.append(f"world {world}: runs from {len(by_digest)} world files (or logs) share the name; each is "
                             f"its own group ({each})")
@@ -262,10 +162,6 @@ def _labels(runs: Sequence[RunSource]) -> tuple[dict[Path, str], dict[tuple[Path
             warnings.append(f"{world} / {name}: {len(seen)} different contracts under one condition name; each is its "
                             f"own group ({each})")
     return world_of, condition_of, warnings
-
-
-def _digest(text: str | None) -> str:
-    return hashlib.sha256((text or "").encode("utf-8")).hexdigest()[:6]
 
 
 def measure_values(seed_run: Mapping[str, Any], commons_seed: Mapping[str, Any] | None = None) -> dict[str, float]:
@@ -292,19 +188,21 @@ def _number(value: Any) -> float | None:
 
 
 def compare(paths: Iterable[Path]) -> Comparison:
-    runs = [load_run(p) for p in find_runs(paths)]
+    runs, warnings = _distinct_runs([load_run(p) for p in find_runs(paths)])
     groups: dict[tuple[str, str, str], Group] = {}
-    world_of, condition_of, warnings = _labels(runs)
+    world_of, condition_of, label_warnings = _labels(runs)
+    warnings += label_warnings
     for run in runs:
         if run.metrics.get("status") not in (None, "complete"):
-            warnings.append(f"{run.path}: run status {run.metrics.get('status')!r}: only its finished seeds count")
+            warnings.append(f"{run.path.name}: run status {run.metrics.get('status')!r}: only its finished seeds count")
         commons = (run.metrics.get("commons") or {}).get("conditions", {})
         for name, cond in run.metrics.get("conditions", {}).items():
             commons_seeds = {int(s["seed"]): s for s in commons.get(name, {}).get("seeds", [])}
             key = (world_of[run.path], condition_of[(run.path, name)], run.population_label)
-            group = groups.setdefault(key, Group(*key, cond.get("contract_mode")))
+            group = groups.setdefault(key, Group(*key, cond.get("contract_mode"), deterministic=True))
+            group.deterministic = group.deterministic and run.deterministic
             group.seeds_planned += int(cond.get("seeds_planned", 0))
-            group.failed.extend({"run": str(run.path), **e} for e in cond.get("errors", []))
+            group.failed.extend({"run": run.path.name, **e} for e in cond.get("errors", []))
             for seed_run in cond.get("runs", []):
                 seed = int(seed_run["seed"])
                 group.samples.append(Sample(*key, seed, run.path, measure_values(seed_run, commons_seeds.get(seed))))
@@ -316,11 +214,42 @@ def compare(paths: Iterable[Path]) -> Comparison:
         if differ:
             warnings.append(f"{g.world} / {g.condition} / {g.population}: the runs pooled here differ in "
                             f"{', '.join(differ)} (compare them in separate calls if that matters)")
-        seeds = [s.seed for s in g.samples]
-        if len(seeds) != len(set(seeds)):
-            warnings.append(f"{g.world} / {g.condition} / {g.population}: some seeds were run more than once; "
-                            "paired differences use each seed's mean")
+        warnings += _repeated_seeds(g)
     return Comparison(ordered, paired_differences(ordered), runs, warnings)
+
+
+def _distinct_runs(runs: list[RunSource]) -> tuple[list[RunSource], list[str]]:
+    """Each run once: a run directory reached twice, or copied, is one run (its run_start line is the same)."""
+    seen: dict[str, RunSource] = {}
+    warnings = []
+    for run in runs:
+        if run.identity in seen:
+            warnings.append(f"{run.path.name}: the same run as {seen[run.identity].path.name} (a copy): counted once")
+            continue
+        seen[run.identity] = run
+    return list(seen.values()), warnings
+
+
+def _repeated_seeds(g: Group) -> list[str]:
+    """What a seed run more than once does to the numbers, said once per group."""
+    values: dict[int, list[dict[str, float]]] = defaultdict(list)
+    for s in g.samples:
+        values[s.seed].append(s.values)
+    repeated = sorted(seed for seed, v in values.items() if len(v) > 1)
+    if not repeated:
+        return []
+    where = f"{g.world} / {g.condition} / {g.population}"
+    seeds = ", ".join(map(str, repeated))
+    if not g.deterministic:
+        return [f"{where}: seeds {seeds} were run more than once; each run is a sample (LLM or live play differs "
+                "run to run); paired differences use each seed's mean"]
+    differ = [seed for seed in repeated if any(v != values[seed][0] for v in values[seed])]
+    text = (f"{where}: seeds {seeds} were run more than once by deterministic agents: each seed counts once "
+            f"(n = {g.n} distinct seeds, not {len(g.samples)} runs of them)")
+    if differ:
+        text += (f"; but seeds {', '.join(map(str, differ))} had different outcomes in different runs (a changed "
+                 "world rule or blockpact version?): their mean is used")
+    return [text]
 
 
 def paired_differences(groups: Sequence[Group]) -> list[Paired]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from blockpact.llm.accounting import price_of
 from blockpact.llm.budget import Budget
 from blockpact.errors import UserError
 
 if TYPE_CHECKING:
-    from rich.table import Table
 
     from blockpact.llm.settings import LLMSettings
     from blockpact.experiments.records import RunRecord
@@ -76,6 +76,15 @@ def llm_accounting(run: RunRecord) -> dict[str, Any] | None:
             **_totals(mine),
         }
     recorded = run.config.llm or {}
+    prices = recorded.get("prices") or {}
+
+    def unpriced(mine: list[dict[str, Any]]) -> list[str]:
+        """Models asked (not from the cache) that the price table has no price for: their cost is unknown, not 0."""
+        return sorted({c["model"] for c in mine if not c.get("cached")
+                       and price_of(prices, c["model"], c.get("reply_model") or "") is None})
+
+    for role, block in roles.items():
+        block["unpriced_models"] = unpriced([c for c in calls if c["role"] == role])
     budget = Budget.from_json(recorded.get("budget"))
     not_run = list(run.not_run)
     sent = [c for c in calls if not c.get("cached") and not c.get("error")]
@@ -86,7 +95,7 @@ def llm_accounting(run: RunRecord) -> dict[str, Any] | None:
         "model": recorded.get("model"),
         "roles": roles,
         "models": {model: _totals(c for c in calls if c["model"] == model) for model in sorted({c["model"] for c in calls})},
-        "total": _totals(calls),
+        "total": {**_totals(calls), "unpriced_models": unpriced(calls)},
         "estimate": ESTIMATE_NOTE,
         "budget": None if budget is None else {
             **budget.to_json(), "described": budget.describe(), "used": used, "used_described": budget.describe(used),
@@ -114,6 +123,16 @@ def calls_text(totals: Mapping[str, Any]) -> str:
     return f"{totals['calls']}" + (f" ({', '.join(notes)})" if notes else "")
 
 
+def cost_text(totals: Mapping[str, Any]) -> str:
+    """'$0.0123'; 'n/a (no price)' when no model asked has a price (not $0.0000); both when some have."""
+    missing = totals.get("unpriced_models") or []
+    if not missing:
+        return f"${totals['cost_usd']:.4f}"
+    if not totals["cost_usd"]:
+        return "n/a (no price)"
+    return f"${totals['cost_usd']:.4f} + n/a (no price for {', '.join(missing)})"
+
+
 def rows(metrics: Mapping[str, Any]) -> list[dict[str, str]]:
     """One row per role and a total row, as text, for the summary table and the report."""
     llm = metrics.get("llm")
@@ -128,7 +147,7 @@ def rows(metrics: Mapping[str, Any]) -> list[dict[str, str]]:
             "calls": calls_text(t),
             "prompt_tokens": tokens_text(t, "prompt_tokens"),
             "completion_tokens": tokens_text(t, "completion_tokens"),
-            "cost": f"${t['cost_usd']:.4f}",
+            "cost": cost_text(t),
             "wall": f"{t['wall_s']:.1f} s",
         })
     return out
@@ -141,23 +160,20 @@ def budget_text(budget: Mapping[str, Any]) -> str:
     return text
 
 
-def llm_table(metrics: Mapping[str, Any]) -> Table | None:
-    """The summary's "LLM calls" table (None for scripted runs)."""
+def llm_table(metrics: Mapping[str, Any]) -> tuple[list[str], list[list[str]], str, str, list[int]] | None:
+    """The summary's "LLM calls" table as (headers, rows, title, caption, sections) for console_tables.print_table
+    (None for scripted runs)."""
     view = rows(metrics)
     if not view:
         return None
-    from rich.table import Table
-
     llm = metrics["llm"]
     title = f"LLM calls: {llm.get('model') or '?'} at {llm.get('endpoint') or '?'}"
     several_models = len({r["model"] for r in view[:-1]}) > 1
     headers = ["role", *(["model"] if several_models else []), "calls", "prompt tok", "completion tok", "cost",
                "call time"]
-    table = Table(*headers, title=title, caption=ESTIMATE_NOTE if llm["total"]["tokens_estimated"] else None)
-    for r in view:
-        cells = [r["role"], *([r["model"]] if several_models else []), r["calls"], r["prompt_tokens"],
-                 r["completion_tokens"], r["cost"], r["wall"]]
-        table.add_row(*cells, end_section=r is view[-2])
+    body = [[r["role"], *([r["model"]] if several_models else []), r["calls"], r["prompt_tokens"],
+             r["completion_tokens"], r["cost"], r["wall"]] for r in view]
+    notes = [ESTIMATE_NOTE] if llm["total"]["tokens_estimated"] else []
     if (budget := llm.get("budget")) is not None:
-        table.caption = ((table.caption + "\n") if table.caption else "") + budget_text(budget)
-    return table
+        notes.append(budget_text(budget))
+    return headers, body, title, "\n".join(notes), [len(view) - 2]

@@ -1,6 +1,8 @@
-"""The figures of a run, as SVG (svg_figure.py): welfare per condition (mean and min–max band over seeds),
+"""The figures of a run, as SVG (svg_figure.py): welfare per condition (mean and 95% CI band over seeds),
 per-player rewards with the gap between players filled, items each player holds, and region stocks when the
-world has dynamics. All curves are replayed from the world events of each completed seed's last finished episode."""
+world has dynamics. All curves are replayed from the world events of each completed seed's last finished episode.
+The clock's axis covers where things happen (a note says when the episode ran on, unchanged); each condition,
+player and item keeps its colour in every panel (plot_style.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from blockpact.experiments.plot_style import PageColors, action_window, mean_ci, nice_ceiling
 from blockpact.experiments.records import EpisodeRecord, RunRecord
 from blockpact.experiments.settings import run_settings
 from blockpact.experiments.svg_figure import Axes, Figure
@@ -57,13 +60,43 @@ def _save(fig: Figure, path: Path) -> None:
 
 
 def _band(ax: Axes, times: np.ndarray, rows: np.ndarray, label: str, color: str) -> None:
+    """The mean over seeds and, from two seeds on, its 95% CI as a band (said in the legend)."""
     alpha = run_settings().plots.band_alpha
-    ax.fill_between(times, rows.min(axis=0), rows.max(axis=0), step="post", alpha=alpha, color=color, linewidth=0)
-    ax.step(times, rows.mean(axis=0), where="post", color=color, label=label)
+    mean, low, high = mean_ci(rows)
+    n = rows.shape[0]
+    if low is not None and high is not None:
+        ax.fill_between(times, low, high, step="post", alpha=alpha, color=color, linewidth=0)
+    ax.step(times, mean, where="post", color=color, label=f"{label} (n={n}): mean, band 95% CI" if n > 1
+            else f"{label} (1 seed: no interval)")
 
 
 def _label(run: RunRecord) -> str:
     return "scripted agents" if run.scripted else "LLM agents"
+
+
+def page_colors(run: RunRecord) -> PageColors:
+    items = {item for values in run.config.values.values() for item, v in values.items() if v > 0} | {"emerald"}
+    return PageColors([c.name for c in run.config.conditions], run.config.players, items)
+
+
+def _changes(curves: Sequence[Curve]) -> list[float]:
+    """The times at which any of the curves changes value."""
+    return [t for c in curves for t, a, b in zip(c.times[1:], c.values, c.values[1:]) if a != b]
+
+
+def set_clock(ax: Axes, run: RunRecord, curves: Sequence[Curve], end: float) -> str:
+    """The time axis over where the curves change; the title's note when the episode ran on unchanged."""
+    right, cut_from = action_window(_changes(curves), end)
+    ax.set_xlim(0.0, right)
+    return "" if cut_from is None else f"; first {right:g} of {cut_from:g} s shown (no change after)"
+
+
+def from_zero(ax: Axes, values: Sequence[float], cap: float | None = None) -> None:
+    """A y-axis from 0 to a round value above the data (a cut axis made 74 against 78 look like 0 against 100)."""
+    finite = [v for v in values if np.isfinite(v)]
+    lo, hi = min([0.0, *finite]), max([0.0, *finite])
+    top = nice_ceiling(hi * 1.08) if hi > 0 else 1.0
+    ax.set_ylim(lo * 1.08 if lo < 0 else 0.0, min(top, cap) if cap is not None else top)
 
 
 def welfare_plot(run: RunRecord, path: Path) -> bool:
@@ -72,19 +105,34 @@ def welfare_plot(run: RunRecord, path: Path) -> bool:
         return False
     fig, axes = _figure(1)
     ax = axes[0, 0]
-    for i, condition in conditions:
+    colors = page_colors(run)
+    drawn: list[Curve] = []
+    ends, values = [], []
+    for _, condition in conditions:
+        episodes = _final_episodes(run, condition.name)
+        curves = [welfare_curve(reward_curves(ep.events, run.config.values)) for ep in episodes]
+        drawn += curves
+        ends.append(_end(episodes))
+        values += [v for c in curves for v in c.values]
+    note = set_clock(ax, run, drawn, max(ends))
+    right = ax.xlim[1] if ax.xlim else max(ends)
+    for _, condition in conditions:
         episodes = _final_episodes(run, condition.name)
         curves = [welfare_curve(reward_curves(ep.events, run.config.values)) for ep in episodes]
         times = _grid(curves, _end(episodes))
-        _band(ax, times, np.array([_sample(c, times) for c in curves]), f"{condition.name} (n={len(episodes)})", f"C{i}")
+        color = colors.condition(condition.name)
+        _band(ax, times, np.array([_sample(c, times) for c in curves]), condition.name, color)
         # The curve is what the inventories are worth; the judge's transfers and gifts are settled after the end,
-        # and that (the welfare the tables report) is drawn as a point at the end when it differs.
+        # and that (the welfare the tables report) is drawn as a point at the right edge when it differs.
         settled = [sum(ep.rewards.values()) for ep in episodes if ep.rewards is not None]
         if any(ep.rewards != ep.inventory_rewards for ep in episodes):
-            ax.scatter([times[-1]], [float(np.mean(settled))], color=f"C{i}", label=f"{condition.name}: after the judge's settlement")
-    ax.set(xlabel=clock_label(run), ylabel="social welfare (emeralds): inventories' worth",
-           title=f"{run.config.world}: social welfare, mean and min–max over seeds ({_label(run)})")
-    ax.legend(loc="lower right")
+            ax.scatter([right], [float(np.mean(settled))], color=color,
+                       label=f"{condition.name}: after the judge's settlement")
+            values.append(float(np.mean(settled)))
+    from_zero(ax, values)
+    ax.set(xlabel=clock_label(run) + note, ylabel="welfare (emeralds): inventories' worth",
+           title=f"{run.config.world}: social welfare ({_label(run)})")
+    ax.legend(loc="outside")
     _save(fig, path)
     return True
 
@@ -94,23 +142,31 @@ def reward_plot(run: RunRecord, path: Path) -> bool:
     if not conditions:
         return False
     fig, axes = _figure(len(conditions))
+    colors = page_colors(run)
+    every = [c for cond in conditions for ep in _final_episodes(run, cond.name)
+             for c in reward_curves(ep.events, run.config.values).values()]
+    values = [v for c in every for v in c.values]
     for ax, condition in zip(axes[0], conditions):
         episodes = _final_episodes(run, condition.name)
         per_seed = [reward_curves(ep.events, run.config.values) for ep in episodes]
         end = _end(episodes)
+        note = set_clock(ax, run, every, end)
         times = _grid([c for curves in per_seed for c in curves.values()], end)
         means = {p: np.mean([_sample(curves[p], times) for curves in per_seed], axis=0) for p in run.config.players}
         stack = np.array(list(means.values()))
         ax.fill_between(times, stack.min(axis=0), stack.max(axis=0), step="post", alpha=0.2, color="grey",
                         linewidth=0, label="difference between players")
-        for i, (player, mean) in enumerate(means.items()):
-            ax.step(times, mean, where="post", color=f"C{i}", label=player)
-            after = np.mean([ep.rewards[player] for ep in episodes if ep.rewards])
-            ax.scatter([end], [after], marker="D", color=f"C{i}", zorder=3)
+        right = ax.xlim[1] if ax.xlim else end
+        for player, mean in means.items():
+            ax.step(times, mean, where="post", color=colors.player(player), label=player)
+            after = float(np.mean([ep.rewards[player] for ep in episodes if ep.rewards]))
+            ax.scatter([right], [after], marker="D", color=colors.player(player), zorder=3)
+            values.append(after)
         ax.scatter([], [], marker="D", color="black", label="after transfers")
+        from_zero(ax, values)
         ax.set(title=f"{condition.name}: reward per player (mean of {len(episodes)} seeds)",
-               xlabel=clock_label(run), ylabel="emeralds")
-        ax.legend(loc="lower right", fontsize="small")
+               xlabel=clock_label(run) + note, ylabel="reward (emeralds)")
+        ax.legend(loc="outside", fontsize="small")
     _save(fig, path)
     return True
 
@@ -121,21 +177,29 @@ def item_plot(run: RunRecord, path: Path) -> bool:
     if not conditions:
         return False
     players = run.config.players
+    colors = page_colors(run)
     fig, axes = _figure(len(players), rows=len(conditions))
+    all_curves = {cond.name: [item_curves(ep.events, items) for ep in _final_episodes(run, cond.name)]
+                  for cond in conditions}
+    every = [curve for seeds in all_curves.values() for c in seeds for by_item in c.values() for curve in by_item.values()]
     for row, condition in zip(axes, conditions):
         episodes = _final_episodes(run, condition.name)
-        per_seed = [item_curves(ep.events, items) for ep in episodes]
+        per_seed = all_curves[condition.name]
         end = _end(episodes)
         for ax, player in zip(row, players):
+            note = set_clock(ax, run, every, end)
             held = [item for item in items if any(any(c[player][item].values) for c in per_seed)]
             times = _grid([c[player][item] for c in per_seed for item in held], end)
-            for i, item in enumerate(held):
+            for item in held:
                 ax.step(times, np.mean([_sample(c[player][item], times) for c in per_seed], axis=0), where="post",
-                        color=f"C{i}", label=item)
+                        color=colors.item(item), label=item)
             if not held:  # a flat zero over the episode, said in the legend (an empty panel had a 0-1 time axis)
-                ax.step([0.0, end], [0.0, 0.0], where="post", color="C7", label="none of the valued items")
-            ax.set(title=f"{condition.name}: items {player} holds", xlabel=clock_label(run), ylabel="count")
-            ax.legend(loc="lower right", fontsize="small")
+                ax.step([0.0, end], [0.0, 0.0], where="post", color="#7f7f7f", label="none of the valued items")
+            from_zero(ax, [v for c in every for v in c.values])
+            ax.integer_y = True
+            ax.set(title=f"{condition.name}: items {player} holds", xlabel=clock_label(run) + note,
+                   ylabel="count (items)")
+            ax.legend(loc="outside", fontsize="small")
     _save(fig, path)
     return True
 
@@ -147,15 +211,20 @@ def region_plot(run: RunRecord, path: Path) -> bool:
     if not any(curves for seeds in per_condition.values() for curves in seeds):
         return False
     fig, axes = _figure(len(conditions))
+    keys = sorted({key for seeds in per_condition.values() for s in seeds for key in s})
+    key_colors = PageColors(keys, [], []).conditions
+    every = [c for seeds in per_condition.values() for s in seeds for c in s.values()]
     for ax, condition in zip(axes[0], conditions):
         seeds = per_condition[condition.name]
         end = _end(_final_episodes(run, condition.name))
-        for i, key in enumerate(sorted(seeds[0])):
+        note = set_clock(ax, run, every, end)
+        for key in sorted(seeds[0]):
             times = _grid([s[key] for s in seeds], end)
-            _band(ax, times, np.array([_sample(s[key], times) for s in seeds]), key, f"C{i}")
-        ax.set(title=f"{condition.name}: resource stocks (mean, min–max)", xlabel=clock_label(run),
+            _band(ax, times, np.array([_sample(s[key], times) for s in seeds]), key, key_colors[key])
+        from_zero(ax, [v for c in every for v in c.values])
+        ax.set(title=f"{condition.name}: resource stocks", xlabel=clock_label(run) + note,
                ylabel="blocks in region")
-        ax.legend(loc="upper right", fontsize="small")
+        ax.legend(loc="outside", fontsize="small")
     _save(fig, path)
     return True
 

@@ -17,6 +17,7 @@ from blockpact.experiments.llm_accounting import rows as llm_rows
 from blockpact.experiments.metrics_file import judge_disagreement
 from blockpact.experiments.plot_files import Plot
 from blockpact.experiments.records import RunRecord, SeedRecord
+from blockpact.experiments.replay import Replay
 from blockpact.experiments.settings import TEMPLATES, run_settings
 
 
@@ -154,7 +155,19 @@ def _agreement(s: SeedRecord) -> str | None:
 
 
 def _embed(plot: Plot) -> dict[str, str]:
-    return {"title": plot.title, "data": base64.b64encode(plot.path.read_bytes()).decode("ascii")}
+    return {"title": plot.title, "data": base64.b64encode(plot.path.read_bytes()).decode("ascii"),
+            "svg": f"plots/{plot.path.name}", "pdf": f"plots/{plot.pdf.name}"}
+
+
+def _same_as(metrics: dict[str, Any]) -> dict[tuple[str, int], int]:
+    """(condition, seed) -> the first seed of its outcome group, for each seed with the outcome of an earlier one:
+    its section says so instead of repeating the same negotiation, programs and chat."""
+    out = {}
+    for name, c in metrics["conditions"].items():
+        for o in c["outcomes"]:
+            for seed in o["seeds"][1:]:
+                out[(name, seed)] = o["seeds"][0]
+    return out
 
 
 def _seed_gini(metrics: dict[str, Any]) -> dict[tuple[str, int], str]:
@@ -167,13 +180,21 @@ def _seed_gini(metrics: dict[str, Any]) -> dict[tuple[str, int], str]:
     return out
 
 
-def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]) -> str:
+def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot],
+                  replays: Sequence[Replay] = ()) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     seeds = _seed_views(run)
     gini_of = _seed_gini(metrics)
+    same_as = _same_as(metrics)
+    links: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in replays:
+        links.setdefault((r.condition, r.seed), []).append({"episode": r.episode, "href": r.path.as_posix()})
     for view in seeds:
-        view["gini"] = gini_of.get((view["condition"], view["seed"]), "–")
+        key = (view["condition"], view["seed"])
+        view["gini"] = gini_of.get(key, "–")
+        view["same_as"] = same_as.get(key) if view["status"] == "completed" else None
+        view["replays"] = links.get(key, [])
     return env.get_template("report.html.j2").render(
         run=run,
         label=agents_label(run),
@@ -187,8 +208,10 @@ def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]
         groups=metrics.get("groups"),
         llm=metrics.get("llm"),
         llm_rows=llm_rows(metrics),
+        world_file=Path(run.config.world_path).name if run.config.world_path else "–",
     )
 
 
-def write_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot], path: Path) -> None:
-    path.write_text(render_report(run, metrics, plots), encoding="utf-8")
+def write_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot], path: Path,
+                 replays: Sequence[Replay] = ()) -> None:
+    path.write_text(render_report(run, metrics, plots, replays), encoding="utf-8")

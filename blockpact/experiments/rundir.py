@@ -8,6 +8,8 @@ from pathlib import Path
 
 from blockpact.errors import UserError
 
+SWEEP_INDEX = "index.json"  # what makes a directory a sweep (sweep.py writes it)
+
 
 @dataclass(frozen=True)
 class RunDir:
@@ -49,10 +51,16 @@ class RunDir:
 
     @classmethod
     def create(cls, root: Path) -> RunDir:
-        """A fresh run directory; never appends to another run's log."""
+        """A fresh run directory: a new or empty one. Never another run's log to append to, nor a sweep or any
+        directory of other files (a run written into a sweep hid the sweep's 20 runs from `compare`)."""
         run = cls(Path(root))
         if run.events.exists():
             raise UserError(f"{run.events} already exists: choose another --out directory for a new run")
+        if (run.root / SWEEP_INDEX).is_file():
+            raise UserError(f"--out {run.root}: a sweep directory (it has {SWEEP_INDEX}); a run goes into a new "
+                            "directory of its own (the sweep's runs are its units)")
+        if run.root.is_dir() and any(run.root.iterdir()):
+            raise UserError(f"--out {run.root}: the directory is not empty; a run goes into a new or empty directory")
         run.root.mkdir(parents=True, exist_ok=True)
         run.transcripts.mkdir(exist_ok=True)
         return run
@@ -63,6 +71,16 @@ class RunDir:
         if not run.events.is_file():
             raise UserError(f"{run.root} is not a run directory (no events.jsonl in it)")
         return run
+
+
+def outside_sweeps(root: Path) -> Path:
+    """`root`, for a run the user started: refused inside a sweep, where `compare SWEEP` would count it as one of
+    the sweep's units."""
+    for parent in Path(root).resolve().parents:
+        if (parent / SWEEP_INDEX).is_file():
+            raise UserError(f"--out {root}: inside the sweep {parent.name}/ (it has {SWEEP_INDEX}); a run of your "
+                            "own goes outside it, or `blockpact sweep` runs the sweep's units")
+    return root
 
 
 def default_run_root(world: str, base: Path = Path("runs")) -> Path:

@@ -53,12 +53,15 @@ class Axes:
     title: str = ""
     xlabel: str = ""
     ylabel: str = ""
-    legend_at: str | None = None  # "lower right", "upper right", "upper left"
+    legend_at: str | None = None  # "lower right", "upper right", "upper left", "outside" (right of the panel)
     legend_size: float = FONT
     title_size: float = TITLE
     xticks: list[tuple[float, str]] | None = None  # named ticks (categories) instead of round numbers
     xtick_rotation: float = 0.0
     xtick_size: float = FONT
+    xlim: tuple[float, float] | None = None  # the view, when the data's padded range is not the right one
+    ylim: tuple[float, float] | None = None
+    integer_y: bool = False  # counts: whole-number ticks
 
     def step(self, x: Sequence[float], y: Sequence[float], where: str = "post", color: str = "C0",
              label: str | None = None, alpha: float = 1.0, linewidth: float = 1.5) -> None:
@@ -110,6 +113,12 @@ class Axes:
     def set(self, title: str = "", xlabel: str = "", ylabel: str = "", title_size: float = TITLE) -> None:
         self.title, self.xlabel, self.ylabel, self.title_size = title, xlabel, ylabel, title_size
 
+    def set_xlim(self, lo: float, hi: float) -> None:
+        self.xlim = (float(lo), float(hi))
+
+    def set_ylim(self, lo: float, hi: float) -> None:
+        self.ylim = (float(lo), float(hi))
+
     def legend(self, loc: str, fontsize: str | None = None) -> None:
         self.legend_at, self.legend_size = loc, SMALL if fontsize == "small" else FONT
 
@@ -148,11 +157,14 @@ def _padded(r: tuple[float, float] | None) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
-def ticks(lo: float, hi: float, most: int = 8) -> list[float]:
-    """Round tick values in [lo, hi]: steps of 1, 2, 2.5 or 5 times a power of ten, at most `most` of them."""
+def ticks(lo: float, hi: float, most: int = 8, integer: bool = False) -> list[float]:
+    """Round tick values in [lo, hi]: steps of 1, 2, 2.5 or 5 times a power of ten, at most `most` of them
+    (`integer`: whole steps of 1, 2 or 5 times a power of ten, for counts)."""
     span = hi - lo
     base = 10.0 ** math.floor(math.log10(span / most))
-    step = next(base * m for m in (1, 2, 2.5, 5, 10) if span / (base * m) <= most)
+    step = next(base * m for m in ((1, 2, 5, 10) if integer else (1, 2, 2.5, 5, 10)) if span / (base * m) <= most)
+    if integer:
+        step = max(step, 1.0)
     first = math.ceil(lo / step - 1e-9)
     return [round(k * step, 10) for k in range(first, math.floor(hi / step + 1e-9) + 1)]
 
@@ -164,23 +176,35 @@ def _label(v: float) -> str:
 class Figure:
     """rows x cols panels; the panels of a row share their y-axis (tick labels on the first only)."""
 
-    def __init__(self, rows: int, cols: int, panel_width: float, panel_height: float) -> None:
+    def __init__(self, rows: int, cols: int, panel_width: float, panel_height: float, share_y: bool = True) -> None:
+        """`share_y=False`: each panel has its own y-axis and tick labels (panels of different measures)."""
         self.width, self.height = panel_width * cols * PT, panel_height * rows * PT
+        self.share_y = share_y
         self.axes = np.array([[Axes() for _ in range(cols)] for _ in range(rows)], dtype=object)
-        self._w = (self.width - (LEFT + RIGHT + (cols - 1) * WGAP) * PT) / cols
+        gap = WGAP if share_y else LEFT + 0.15
+        self._gap = gap
+        self._w = (self.width - (LEFT + RIGHT + (cols - 1) * gap) * PT) / cols
         self._h = (self.height - (BOTTOM + TOP + (rows - 1) * HGAP) * PT) / rows
 
     def svg(self) -> str:
-        """The document; the panels shrink to leave room below for the last row's rotated tick labels."""
+        """The document; the panels shrink to leave room below for the last row's rotated tick labels and to their
+        right for legends placed outside ("outside")."""
         h = self._h - max(ax.tick_label_depth() for ax in self.axes[-1]) / len(self.axes)
-        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:g}pt" height="{self.height:g}pt" '
-               f'viewBox="0 0 {self.width:g} {self.height:g}" font-family="DejaVu Sans, Verdana, sans-serif" '
-               f'font-size="{FONT:g}">', f'<rect width="{self.width:g}" height="{self.height:g}" fill="white"/>']
+        cols = self.axes.shape[1]
+        room = max([legend_width(ax) + 10 for ax in self.axes.flat if ax.legend_at == "outside"] + [0.0])
+        self._room = room
+        width = self.width + cols * room  # the figure grows by its legends: the panels keep their size
+        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}pt" height="{self.height:g}pt" '
+               f'viewBox="0 0 {width:g} {self.height:g}" font-family="DejaVu Sans, Verdana, sans-serif" '
+               f'font-size="{FONT:g}">', f'<rect width="{width:g}" height="{self.height:g}" fill="white"/>']
         for r, row in enumerate(self.axes):
-            y_view = _padded(_union([ax.y_range() for ax in row]))
+            fixed = [ax.ylim for ax in row if ax.ylim is not None]
+            y_view = _union(fixed) if fixed else _padded(_union([ax.y_range() for ax in row]))
             for c, ax in enumerate(row):
-                x0, y0 = (LEFT + c * WGAP) * PT + c * self._w, (TOP + r * HGAP) * PT + r * h
-                out += _Panel(ax, x0, y0, self._w, h, _padded(ax.x_range()), y_view, f"p{r}_{c}").svg(c == 0)
+                x0, y0 = (LEFT + c * self._gap) * PT + c * (self._w + self._room), (TOP + r * HGAP) * PT + r * h
+                x_view = ax.xlim or _padded(ax.x_range())
+                own = y_view if self.share_y else (ax.ylim or _padded(ax.y_range()))
+                out += _Panel(ax, x0, y0, self._w, h, x_view, own, f"p{r}_{c}").svg(c == 0 or not self.share_y)
         out.append("</svg>\n")
         return "\n".join(out)
 
@@ -219,7 +243,7 @@ class _Panel:
         for v, name in ax.xticks if ax.xticks is not None else [(v, _label(v)) for v in ticks(*self.xv)]:
             x = float(self.px(np.array(v)))
             out.append(f'<path d="M{x:.2f} {y0 + h:.2f}v3.5" stroke="black" stroke-width="0.8"/>' + self._tick(x, name))
-        for v in ticks(*self.yv, most=7):
+        for v in ticks(*self.yv, most=7, integer=ax.integer_y):
             y = float(self.py(np.array(v)))
             out.append(f'<path d="M{x0:.2f} {y:.2f}h-3.5" stroke="black" stroke-width="0.8"/>')
             if y_labels:
@@ -304,10 +328,13 @@ class _Panel:
             return []
         size = self.ax.legend_size
         line, swatch, pad = size * 1.45, 2.0 * size, 0.5 * size
-        width = swatch + 1.5 * pad + max(len(m.label or "") for m in entries) * size * _CHAR + pad
+        width = legend_width(self.ax)
         height = len(entries) * line + pad
-        left = self.x0 + 5 if self.ax.legend_at.endswith("left") else self.x0 + self.w - width - 5  # type: ignore[union-attr]
-        top = self.y0 + 5 if self.ax.legend_at.startswith("upper") else self.y0 + self.h - height - 5  # type: ignore[union-attr]
+        at = self.ax.legend_at or ""
+        left = self.x0 + 5 if at.endswith("left") else self.x0 + self.w - width - 5
+        top = self.y0 + 5 if at.startswith("upper") else self.y0 + self.h - height - 5
+        if at == "outside":
+            left, top = self.x0 + self.w + 8, self.y0
         out = [f'<rect x="{left:.2f}" y="{top:.2f}" width="{width:.2f}" height="{height:.2f}" rx="2" fill="white" '
                'fill-opacity="0.8" stroke="#cccccc" stroke-width="0.8"/>']
         for i, m in enumerate(entries):
@@ -325,6 +352,15 @@ class _Panel:
             out.append(f'<text x="{x + swatch + 0.8 * pad:.2f}" y="{y + 0.35 * size:.2f}" font-size="{size:g}">'
                        f'{escape(m.label or "")}</text>')
         return out
+
+
+def legend_width(ax: Axes) -> float:
+    """The width (pt) of the axes' legend box."""
+    labels = [m.label for m in ax.marks if m.label]
+    if not labels:
+        return 0.0
+    size = ax.legend_size
+    return 2.0 * size + 1.5 * 0.5 * size + max(len(label) for label in labels) * size * _CHAR + 0.5 * size
 
 
 def _decimate(px: np.ndarray, py: np.ndarray) -> tuple[list[float], list[float]]:

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from blockpact.experiments.rundir import SWEEP_INDEX as INDEX
 from blockpact.experiments.study import Study, Unit
 from blockpact.numbers import tidy
 
-INDEX = "index.json"
 # A unit's outcome: "complete" (every seed finished), "error" (the run ended, a seed failed: recorded in
 # its events), "failed" (no run: the unit could not start or crashed), "interrupted".
 FINISHED = ("complete", "error")

@@ -48,5 +48,15 @@ def shade(color: RGB, levels_below: int) -> RGB:
 
 
 def palette(kind: str, names: list[str]) -> dict[str, RGB]:
-    colors = _color_table()["palette"][kind]
-    return {name: tuple(colors[i % len(colors)]) for i, name in enumerate(sorted(names))}  # type: ignore[misc]
+    """A distinct colour per name, in name order: the listed ones first, then hues spaced by the golden angle (a
+    world with more players than the list had two players in one colour)."""
+    listed = [tuple(c) for c in _color_table()["palette"][kind]]
+    ordered = sorted(names)
+    return {name: listed[i] if i < len(listed) else _extra_color(i - len(listed))  # type: ignore[misc]
+            for i, name in enumerate(ordered)}
+
+
+def _extra_color(k: int) -> RGB:
+    hue = (0.11 + k * 0.381966) % 1.0
+    r, g, b = colorsys.hsv_to_rgb(hue, 0.75 if k % 2 else 0.95, 0.62 if k % 3 == 1 else 0.82)
+    return (round(r * 255), round(g * 255), round(b * 255))

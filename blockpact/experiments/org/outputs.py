@@ -9,7 +9,7 @@ from typing import Any
 from blockpact.experiments.org.metrics import org_metrics, write_org_metrics
 from blockpact.experiments.org.plots import write_org_plots
 from blockpact.experiments.org.records import read_org_run
-from blockpact.experiments.org.report import stat_text, success_text, write_org_report
+from blockpact.experiments.org.report import calls_text, stat_text, success_text, write_org_report
 from blockpact.experiments.rundir import RunDir
 
 
@@ -45,7 +45,7 @@ def summary_table(metrics: dict[str, Any]) -> str:
     for name, c in metrics["conditions"].items():
         seeds = f"{c['seeds_completed']}/{c['seeds_planned']}" + (f" ({c['seeds_failed']} failed)" if c["seeds_failed"] else "")
         lines.append(f"  {name:<16} {success_text(c):<16} {stat_text(c['time_cost_min']):<40} "
-                     f"{stat_text(c['llm_calls'], 1):<28} {stat_text(c['messages'], 1):<28} {seeds}")
+                     f"{calls_text(metrics, c):<28} {stat_text(c['messages'], 1):<28} {seeds}")
         for cause, info in c["failures"].items():
             lines.append(f"    failed ({cause}) x{info['count']}: {info['first']}")
         for run in c["runs"]:

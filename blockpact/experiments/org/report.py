@@ -22,6 +22,13 @@ def _num(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def calls_text(metrics: dict[str, Any], condition: dict[str, Any]) -> str:
+    """An organization's LLM calls: counted from real calls for LLM agents; for scripted agents the number the
+    latency model charged (no call was made), said so."""
+    text = stat_text(condition["llm_calls"], 1)
+    return f"{text} (modelled)" if metrics["agents"] == "scripted" and text != "–" else text
+
+
 def stat_text(s: dict[str, Any], digits: int = 2) -> str:
     """"mean ± std [lo, hi] (n)": the std and interval only where defined."""
     if s["mean"] is None:
@@ -50,7 +57,7 @@ def comparison_rows(metrics: dict[str, Any]) -> list[dict[str, str]]:
     for name, c in metrics["conditions"].items():
         rows.append({
             "name": name, "kind": c["organization"].get("kind", "?"), "mode": c["mode"] or "?",
-            "success": success_text(c), "time": stat_text(c["time_cost_min"]), "calls": stat_text(c["llm_calls"], 1),
+            "success": success_text(c), "time": stat_text(c["time_cost_min"]), "calls": calls_text(metrics, c),
             "per_agent": stat_text(c["mean_prompt_times"], 1), "messages": stat_text(c["messages"], 1),
             "think": stat_text(c["think_seconds"], 0),
             "seeds": f"{c['seeds_completed']} / {c['seeds_planned']}" + (f", {c['seeds_failed']} failed" if c["seeds_failed"] else ""),
