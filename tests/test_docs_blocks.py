@@ -127,6 +127,7 @@ CASES = [pytest.param(p, False, id=p.name) for p in PAGES] + [
     pytest.param(p, True, id=f"{p.name}-with-slow", marks=pytest.mark.slow) for p in PAGES if _has_slow(p)]
 
 
+@pytest.mark.timeout(3600)  # a page's blocks in a row (each bounded by its own timeout), on a busy machine
 @pytest.mark.parametrize("page, slow", CASES)
 def test_page_blocks_run(page: Path, slow: bool, tmp_path: Path) -> None:
     skipped = _play(page, tmp_path, slow)

@@ -26,7 +26,7 @@ NARRATION = [
     (re.compile(r"\bthe lead(?:'s)?\b(?!er)", re.I), "the lead"),
     (re.compile(r"\bs\d{1,2}-[a-z]{3,}\b|\bs\d{1,2} fixes\b"), "a work period's branch"),
 ]
-OUTSIDE = re.compile(r"(?<![\w.~$)-])/(?:work|tmp|home|root|Users)/")
+OUTSIDE = re.compile(r"(?<![\w.~$)-])/(?:work|tmp|home|root|Users)/[\w.-]")  # a file there, not the bare directory
 
 
 def tracked_text_files() -> list[Path]:
@@ -68,6 +68,7 @@ def test_the_checks_find_what_they_look_for() -> None:
     said = ["Measured in session 12 (a helper; see /work/notes/s14/report.md).", "another engineer's job",
             "a new user's check", "re-measured by the lead", "branch s7-sweep", "the helper's change", "in the next session"]
     fine = ["one server per pytest session", "an MQTT session", "a helper declared after the entry", "the leader's plan",
-            "~/.cache/blockpact/wheels", "$XDG_CACHE_HOME/blockpact/llm", "tmp_path / 'x'", "/proc/self/task"]
+            "~/.cache/blockpact/wheels", "$XDG_CACHE_HOME/blockpact/llm", "tmp_path / 'x'", "/proc/self/task",
+            'assert "/tmp/" not in report']
     assert all(any(p.search(s) for p, _ in NARRATION) or OUTSIDE.search(s) for s in said)
     assert not any(p.search(s) for s in fine for p, _ in NARRATION) and not any(OUTSIDE.search(s) for s in fine)
