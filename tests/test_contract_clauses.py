@@ -150,6 +150,21 @@ def test_every_example_of_the_docs_is_in_the_controlled_form() -> None:
         assert parse_contract(render_contract(parsed.clauses), DOC_PLAYERS).clauses == parsed.clauses
 
 
+def test_every_world_example_of_the_docs_is_read_formally_in_its_world() -> None:
+    """`contract-world` blocks name a world's chests, regions or periods: read with that world (the one
+    whose players they name: commons, or tests/worlds/contract_language.toml)."""
+    worlds = [load_world("commons"), load_world(Path(__file__).parent / "worlds" / "contract_language.toml")]
+    blocks = doc_blocks("contract-world")
+    assert len(blocks) >= 3
+    for block in blocks:
+        [world] = [w for w in worlds if any(p in block for p in w.players)]
+        parsed = parse_contract(block, sorted(world.players), spec=world)
+        assert len(parsed.clauses) == len(block.strip().splitlines())
+        assert not parsed.free_text(), [(n, c.reason) for n, c in parsed.free_text()]
+        again = parse_contract(render_contract(parsed.clauses, world=world.name), sorted(world.players), spec=world)
+        assert again.clauses == parsed.clauses
+
+
 def test_the_free_text_examples_of_the_docs_stay_free_text() -> None:
     [block] = doc_blocks("free-text")
     parsed = parse_contract(block, DOC_PLAYERS)

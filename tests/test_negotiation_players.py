@@ -135,7 +135,7 @@ def _reply(kind: str, contract: str = "") -> str:
 def test_llm_prompts_say_every_player_must_accept_the_standing_proposal() -> None:
     spec = load_world(BUILTIN_DIR / "commons.toml")
     players = sorted(spec.players)  # Alex, Blake, Casey, Drew
-    offer = "1. Alex mines at most 3 red_mushroom every 60 seconds."
+    offer = "1. Alex mines at most 3 pumpkins every 60 seconds."
     with OpenAIStub([_reply("propose", offer), _reply("accept"), _reply("accept"), _reply("accept")]) as stub:
 
         async def go():
@@ -158,7 +158,7 @@ def test_llm_prompts_say_every_player_must_accept_the_standing_proposal() -> Non
 
 def test_an_llm_accept_without_a_standing_proposal_is_sent_back_with_the_reason() -> None:
     spec = load_world(BUILTIN_DIR / "commons.toml")
-    offer = "1. Alex mines at most 3 red_mushroom every 60 seconds."
+    offer = "1. Alex mines at most 3 pumpkins every 60 seconds."
     with OpenAIStub([_reply("accept"), _reply("propose", offer)]) as stub:
 
         async def go():

@@ -304,7 +304,7 @@ class ScriptedNegotiator:
         self.contract = render_contract(self.clauses, world=spec.name)
 
     def agrees_with(self, proposal: str) -> bool:
-        parsed = parse_contract(proposal, sorted(self.spec.players), world=self.spec.name)
+        parsed = parse_contract(proposal, sorted(self.spec.players), spec=self.spec)
         return sorted(map(repr, parsed.clauses)) == sorted(map(repr, self.clauses))
 
     async def reply(self, history: list[NegotiationTurn], round: int, rounds: int | None = None,  # noqa: A002

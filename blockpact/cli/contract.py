@@ -8,7 +8,7 @@ import argparse
 
 from blockpact.errors import UserError
 from blockpact.experiments.contract_arg import contract_text
-from blockpact.experiments.contract_reading import read_contract
+from blockpact.judge.contract_reading import read_contract
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,7 +31,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     text = contract_text(args.text, "contract check")
     if not text.strip():
         raise UserError("contract check: empty contract text")
-    readings = read_contract(text, sorted(spec.players), spec.name)
+    readings = read_contract(text, sorted(spec.players), spec)
     for reading in readings:
         print(reading.line())
     formal = sum(r.formal for r in readings)

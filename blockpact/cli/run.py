@@ -12,7 +12,7 @@ from blockpact.cli.llm import add_llm_arguments, settings_from_args
 from blockpact.cli.summary import finish, summary_console
 from blockpact.errors import UserError
 from blockpact.experiments.contract_arg import CONTRACT_MODES, check_contract_value
-from blockpact.experiments.contract_reading import free_text_warning
+from blockpact.judge.contract_reading import free_text_warning
 from blockpact.experiments.explicit_flags import track_explicit
 from blockpact.experiments.llm_accounting import budget_for
 from blockpact.experiments.llm_record import settings_record
@@ -75,9 +75,9 @@ def plan_from_flags(args: argparse.Namespace) -> RunPlan:
     warnings = require_something_of_value(spec)
     conditions = conditions_for(args.contract)
     if args.contract not in (None, *CONTRACT_MODES):
-        check_contract_value(args.contract, sorted(spec.players), spec.name)
+        check_contract_value(args.contract, sorted(spec.players), spec)
     for c in conditions:
-        if c.contract_text and (warning := free_text_warning(c.contract_text, sorted(spec.players), spec.name,
+        if c.contract_text and (warning := free_text_warning(c.contract_text, sorted(spec.players), spec,
                                                              "--contract")):
             print(f"blockpact: warning: {warning}", file=sys.stderr)
     if llm is not None:

@@ -10,7 +10,8 @@ import difflib
 from pathlib import Path
 
 from blockpact.errors import UserError
-from blockpact.experiments.contract_reading import read_contract
+from blockpact.judge.contract_reading import read_contract
+from blockpact.worlds.spec.schema import WorldSpec
 
 CONTRACT_MODES = ("none", "negotiate")
 EXPECTED = ('none, negotiate, the text of a contract (numbered clauses, e.g. "1. Gizmo mines all iron_ore. '
@@ -28,7 +29,7 @@ def contract_text(value: str, option: str = "--contract") -> str:
         raise UserError(f"{option} {value}: cannot read {path}: {exc.strerror or exc}") from None
 
 
-def check_contract_value(value: str, players: list[str], world: str | None) -> None:
+def check_contract_value(value: str, players: list[str], world: str | WorldSpec | None) -> None:
     """Refuse a value that is no condition and no contract (a lone word such as a misspelt condition)."""
     text = contract_text(value)
     if not text.strip():

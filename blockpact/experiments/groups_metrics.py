@@ -18,7 +18,7 @@ from blockpact.worlds.spec.schema import WorldSpec
 
 def _contract_groups(spec: WorldSpec, contract: str | None, rewards: dict[str, float]) -> dict[str, dict[str, Any]]:
     players = sorted(spec.players)
-    parsed = parse_contract(contract, players, world=spec.name)
+    parsed = parse_contract(contract, players, spec=spec)
     out = {}
     for n, clause in enumerate(parsed.clauses, 1):
         if isinstance(clause, Pool):

@@ -130,7 +130,7 @@ class HumanNegotiator:
                             if many else "There is no proposal from the previous round to accept: propose one or pass.")
             return False
         if word == "propose" and rest:
-            contract = parse_contract(rest, sorted(self.spec.players), world=self.spec.name)
+            contract = parse_contract(rest, sorted(self.spec.players), spec=self.spec)
             loose = [c for c in contract.clauses if not c.formal]
             if loose:
                 self.seats.tell(self.player, f"Noted. {len(loose)} clause(s) are free text the formal judge cannot check.")

@@ -60,7 +60,7 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
     shared = {p: obs.group_sharing.get(p, 0.0) for p in players}  # the world's groups, counted with the transfers
     if contract_text is None:
         return Settlement(inventory, dict(shared), {p: inventory[p] + shared[p] for p in players}, {p: "" for p in players}, None)
-    contract = parse_contract(contract_text, players, world=spec.name)
+    contract = parse_contract(contract_text, players, spec=spec)
     judgments = [judge_formal(contract, obs)]
     if judges.llm is not None:
         judgments.append(await judges.llm.judge(contract, obs))  # an LLMError ends the unit (cause endpoint)

@@ -17,7 +17,7 @@ from blockpact.experiments.groups_metrics import groups_section
 from blockpact.experiments.live_notes import episode_notes, live_warnings
 from blockpact.experiments.llm_accounting import llm_accounting
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
-from blockpact.experiments.contract_reading import free_text_warning
+from blockpact.judge.contract_reading import free_text_warning
 from blockpact.experiments.welfare import gini_measure, social_welfare, summary_stats
 from blockpact.numbers import tidy
 
@@ -184,9 +184,17 @@ def contract_warnings(run: RunRecord) -> list[str]:
         if s.contract:
             seen.setdefault(s.contract, []).append(f"{s.condition} seed {s.seed}")
     out = []
+    world: object = run.config.world
+    if seen and run.config.world_source:  # the world as the run loaded it names its chests and regions
+        from blockpact.experiments.resume import recorded_world
+
+        try:
+            world = recorded_world(run)
+        except Exception:  # noqa: BLE001 - a world that no longer loads is read by name alone
+            world = run.config.world
     for text, where in seen.items():
         more = f" (and {len(where) - 1} more unit(s) with the same text)" if len(where) > 1 else ""
-        warning = free_text_warning(text, run.config.players, run.config.world,
+        warning = free_text_warning(text, run.config.players, world,
                                     f"the contract of condition {where[0]}{more}")
         if warning:
             out.append(warning)

@@ -128,7 +128,7 @@ def scripted_agent(kind: str, player: str, spec: WorldSpec, contract: str | None
     if kind == "scripted:greedy" or (kind == "scripted" and contract is None):
         return ScriptedGreedyAgent(player, spec, facts)
     text = contract if contract is not None else render_contract(social_optimum_clauses(spec), world=spec.name)
-    return ScriptedCooperativeAgent(player, spec, parse_contract(text, players, world=spec.name), facts)
+    return ScriptedCooperativeAgent(player, spec, parse_contract(text, players, spec=spec), facts)
 
 
 class PopulationNegotiation:

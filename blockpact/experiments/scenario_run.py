@@ -92,7 +92,7 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
     contracts read clause by clause, the LLM endpoint tried once, the budget); the plan the Runner plays,
     and the scenario's name (the default run directory's)."""
     from blockpact.experiments.plan_checks import require_something_of_value
-    from blockpact.experiments.contract_reading import free_text_warning
+    from blockpact.judge.contract_reading import free_text_warning
     from blockpact.experiments.llm_accounting import budget_for
     from blockpact.experiments.participants import LiveOptions, check_backend, lockstep_choice
     from blockpact.experiments.preflight import check_endpoint
@@ -121,7 +121,7 @@ def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:
     budget = budget_for(args.llm_budget, llm)
     plan = dataclasses.replace(scenario_plan(scenario, spec, llm), world_warnings=warnings)
     for c in plan.conditions:
-        if c.contract_text and (warning := free_text_warning(c.contract_text, sorted(spec.players), spec.name,
+        if c.contract_text and (warning := free_text_warning(c.contract_text, sorted(spec.players), spec,
                                                              f"{scenario.name}: condition {c.name}")):
             print(f"blockpact: warning: {warning}", file=sys.stderr)
     if llm is not None:

@@ -58,7 +58,7 @@ def scripted_minds(episode: EpisodeInput) -> Minds:
     if episode.contract is None:
         agents = {p: ScriptedGreedyAgent(p, spec, facts) for p in players}
     else:
-        contract = parse_contract(episode.contract, players, world=spec.name)
+        contract = parse_contract(episode.contract, players, spec=spec)
         agents = {p: ScriptedCooperativeAgent(p, spec, contract, facts) for p in players}
     return Minds(agents, ScriptedCritic(), Judges())
 

@@ -1,7 +1,10 @@
 """Which players broke which clause, read from an episode's events (the formal judge's evidence).
 
-One function per clause kind; each reports `Breach`es. Clauses the judge settles itself (transfers,
-gifts, reward sharing, penalties) cannot be broken and report none.
+One function per clause kind; each reports `Breach`es through `say`, and returns why the clause had
+nothing to apply to (its window lay past the episode's end, its condition never held, a return of
+something never taken), or None. Clauses the judge settles itself (transfers, gifts, reward sharing,
+penalties) cannot be broken and report none. Steps said in order ("A, then B") are checked in
+`clause_order`.
 """
 
 from __future__ import annotations
@@ -9,62 +12,37 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
+from blockpact.judge.clause_events import Breach, actions, not_applicable, span, window_text, within
+from blockpact.judge.clause_order import order_breaches
 from blockpact.judge.clauses import (
-    Assignment,
-    Clause,
-    Craft,
-    Deposit,
-    ForEach,
-    Quota,
-    Signal,
-    TotalQuota,
-    TurnTaking,
-    WaitFor,
+    Assignment, Clause, Craft, Deposit, Exclusion, ForEach, Quota, RegionLimit, Return, Signal, Steps, TotalQuota,
+    TurnTaking, WaitFor, Window, Withdraw, parts,
 )
-from blockpact.judge.contract import number
+from blockpact.judge.contract_render import number
 from blockpact.judge.observables import EpisodeObservables
 
 _DID = {"mine": "mined", "collect": "collected", "take": "took"}
 
 
-@dataclass(frozen=True)
-class Breach:
-    clause: int  # 1-based number in the contract
-    player: str
-    text: str
-
-
 Say = Callable[[str, str], None]
 
 
-def _events(obs: EpisodeObservables, verb: str, target: str, chest: str | None = None) -> list[tuple[float, str, int]]:
-    """(time, player, count) of every `verb` of `target`: blocks dug, items collected, items taken from a chest."""
-    if verb == "mine":
-        return [(t, p, 1) for t, p, b in obs.digs if b == target]
-    if verb == "collect":
-        return [(t, p, n) for t, p, i, n in obs.gains if i == target]
-    return [
-        (op.time, op.player, -op.delta) for op in obs.chest_ops
-        if op.item == target and op.delta < 0 and (not chest or obs.chest_names.get(op.chest, "").lower() == chest)
-    ]
-
-
 def _windows(obs: EpisodeObservables, events: Iterable[tuple[float, str, int]], period: float | None,
-             players: Iterable[str], *, full_only: bool) -> dict[int, Counter[str]]:
-    """Counts per player in each period from the episode's start (one window without a period). Every
+             players: Iterable[str], *, full_only: bool, window: Window | None = None) -> dict[int, Counter[str]]:
+    """Counts per player in each period from the window's start (one window without a period). Every
     window appears, an empty one with zeros; `full_only` leaves out a last window the end cut short."""
     players = list(players)
-    span = max(obs.end_time - obs.start_time, 0.0)
+    lo, hi = span(obs, window)
+    length = max(hi - lo, 0.0)
     if period:
-        full = int(span / period + 1e-9)
-        count = full if full_only else max(full + (span - full * period > 1e-9), 1)
+        full = int(length / period + 1e-9)
+        count = full if full_only else max(full + (length - full * period > 1e-9), 1)
     else:
         count = 1
     windows: dict[int, Counter[str]] = {k: Counter({p: 0 for p in players}) for k in range(count)}
     for t, p, n in events:
-        k = int((t - obs.start_time) // period) if period else 0
+        k = int((t - obs.start_time - lo) // period) if period else 0
         if k in windows:
             windows[k][p] += n
         elif not full_only:
@@ -72,25 +50,42 @@ def _windows(obs: EpisodeObservables, events: Iterable[tuple[float, str, int]], 
     return windows
 
 
-def _when(k: int, period: float | None) -> str:
-    return f" in seconds {number(k * period)}-{number((k + 1) * period)}" if period else ""
+def _when(k: int, period: float | None, window: Window | None) -> str:
+    start = window.start if window is not None else 0.0
+    if period:
+        return f" in seconds {number(start + k * period)}-{number(start + (k + 1) * period)}"
+    return window_text(window)
 
 
-def _quota(n: int, c: Quota, obs: EpisodeObservables, say: Say) -> None:
-    events = ((t, p, k) for t, p, k in _events(obs, c.verb, c.target, c.chest) if p == c.player)
-    windows = _windows(obs, events, c.period, [c.player], full_only=c.bound == "at_least")
+def _where(region: str | None) -> str:
+    return f" in the {region}" if region else ""
+
+
+def _quota(n: int, c: Quota, obs: EpisodeObservables, say: Say) -> str | None:
+    na = not_applicable(obs, c.window, c.condition)
+    if na:
+        return na
+    events = [(t, p, k) for t, p, k in actions(obs, c.verb, c.target, c.chest, c.region) if p == c.player]
+    events = within(obs, events, c.window, c.condition)
+    windows = _windows(obs, events, c.period, [c.player], full_only=c.bound == "at_least", window=c.window)
+    if not windows:
+        return f"the episode (or its window) held no full period of {number(c.period or 0)} s"
     for k, counts in sorted(windows.items()):
-        got = counts[c.player]
+        got, what = counts[c.player], f"{c.target}{_where(c.region)}{_when(k, c.period, c.window)}"
         if c.bound == "at_most" and got > c.count:
-            say(c.player, f"{c.player} {_DID[c.verb]} {got} {c.target}{_when(k, c.period)}, more than the {c.count} clause {n} allows.")
+            say(c.player, f"{c.player} {_DID[c.verb]} {got} {what}, more than the {c.count} clause {n} allows.")
         elif c.bound == "at_least" and got < c.count:
-            say(c.player, f"{c.player} {_DID[c.verb]} {got} {c.target}{_when(k, c.period)}, fewer than the {c.count} clause {n} asks.")
+            say(c.player, f"{c.player} {_DID[c.verb]} {got} {what}, fewer than the {c.count} clause {n} asks.")
+    return None
 
 
-def _total(n: int, c: TotalQuota, obs: EpisodeObservables, say: Say) -> None:
+def _total(n: int, c: TotalQuota, obs: EpisodeObservables, say: Say) -> str | None:
+    na = not_applicable(obs, c.window, c.condition)
+    if na:
+        return na
     members = set(c.players)
-    events = ((t, p, k) for t, p, k in _events(obs, c.verb, c.target) if p in members)
-    windows = _windows(obs, events, c.period, c.players, full_only=c.bound == "at_least")
+    events = within(obs, [e for e in actions(obs, c.verb, c.target, None, c.region) if e[1] in members], c.window, c.condition)
+    windows = _windows(obs, events, c.period, c.players, full_only=c.bound == "at_least", window=c.window)
     share = c.count / len(c.players)
     for k, counts in sorted(windows.items()):
         total = sum(counts.values())
@@ -101,31 +96,65 @@ def _total(n: int, c: TotalQuota, obs: EpisodeObservables, say: Say) -> None:
         word = "more than" if over else "fewer than"
         for p in c.players:  # the members beyond (or short of) an equal share broke it
             if (over and counts[p] > share) or (under and counts[p] < share):
-                say(p, f"Together {_DID[c.verb]} {total} {c.target}{_when(k, c.period)}, {word} the {c.count} of clause {n}; "
-                       f"{p} {_DID[c.verb]} {counts[p]} (an equal share is {number(share)}).")
+                say(p, f"Together {_DID[c.verb]} {total} {c.target}{_where(c.region)}{_when(k, c.period, c.window)}, {word} "
+                       f"the {c.count} of clause {n}; {p} {_DID[c.verb]} {counts[p]} (an equal share is {number(share)}).")
+    return None
 
 
-def _assignment(n: int, c: Assignment, obs: EpisodeObservables, say: Say) -> None:
+def _assignment(n: int, c: Assignment, obs: EpisodeObservables, say: Say) -> str | None:
     owner, target = c.player, c.target
-    counts = {"mine": obs.mined, "collect": obs.collected}.get(c.verb)
-    if counts is not None:
-        did = _DID[c.verb]
-        for other in obs.players:
-            taken = counts.get(other, {}).get(target, 0)
-            if other != owner and taken:
-                say(other, f"{other} {did} {taken} {target} assigned to {owner} (clause {n}).")
-        if not counts.get(owner, {}).get(target, 0):
-            say(owner, f"{owner} {did} no {target} although clause {n} assigns it to him.")
-        return
-    takers = [op.player for op in obs.chest_ops if op.item == target and op.delta < 0]
-    for other in dict.fromkeys(takers):
-        if other != owner:
-            say(other, f"{other} took the {target} that clause {n} gives to {owner}.")
-    if owner not in takers:
-        say(owner, f"{owner} never took the {target} (clause {n}).")
+    na = not_applicable(obs, c.window, c.condition)
+    if na:
+        return na
+    events = within(obs, actions(obs, c.verb, target, None, c.region), c.window, c.condition)
+    if c.verb == "take":
+        takers = list(dict.fromkeys(p for _, p, _ in events))
+        for other in takers:
+            if other != owner:
+                say(other, f"{other} took the {target} that clause {n} gives to {owner}.")
+        if owner not in takers:
+            say(owner, f"{owner} never took the {target} (clause {n}).")
+        return None
+    did = _DID[c.verb]
+    where = f"{_where(c.region)}{window_text(c.window)}"
+    by = Counter()
+    for _, p, k in events:
+        by[p] += k
+    for other in sorted(by):
+        if other != owner and by[other]:
+            say(other, f"{other} {did} {by[other]} {target}{where} assigned to {owner} (clause {n}).")
+    if not by[owner]:
+        say(owner, f"{owner} {did} no {target}{where} although clause {n} assigns it to him.")
+    return None
 
 
-def _turn(n: int, c: TurnTaking, obs: EpisodeObservables, say: Say) -> None:
+def _exclusion(n: int, c: Exclusion, obs: EpisodeObservables, say: Say) -> str | None:
+    na = not_applicable(obs, c.window, c.condition)
+    if na:
+        return na
+    events = within(obs, [e for e in actions(obs, c.verb, c.target, c.chest, c.region) if e[1] == c.player], c.window, c.condition)
+    done = sum(k for _, _, k in events)
+    if done:
+        what = c.target or "blocks"
+        when = f" while {c.condition}" if c.condition else ""
+        say(c.player, f"{c.player} {_DID[c.verb]} {done} {what}{_where(c.region)}{window_text(c.window)}{when}, "
+                      f"which clause {n} rules out.")
+    return None
+
+
+def _region_limit(n: int, c: RegionLimit, obs: EpisodeObservables, say: Say) -> str | None:
+    lo, hi = span(obs, c.window)
+    box = obs.regions.get(c.region)
+    outside = [(t, b, cell) for t, p, b, cell in obs.dig_cells if p == c.player and (c.target is None or b == c.target)
+               and lo <= t - obs.start_time < hi and (box is None or not box.contains(cell))]
+    if outside:
+        t, block, cell = outside[0]
+        say(c.player, f"{c.player} mined {len(outside)} {c.target or 'blocks'} outside the {c.region} (the first, {block} "
+                      f"at {list(cell)}, at {number(t - obs.start_time)} s), which clause {n} rules out.")
+    return None
+
+
+def _turn(n: int, c: TurnTaking, obs: EpisodeObservables, say: Say) -> str | None:
     first, item, then = c.first, c.item, c.then
     ops = [op for op in obs.chest_ops if op.item == item]
     took = next((i for i, op in enumerate(ops) if op.player == first and op.delta < 0), None)
@@ -144,58 +173,114 @@ def _turn(n: int, c: TurnTaking, obs: EpisodeObservables, say: Say) -> None:
             say(first, f"{first} returned the {item} but never signalled {then} (clause {n}).")
         elif then_took is not None and then_took > returned and ops[then_took].time < signalled[0]:
             say(then, f"{then} took the {item} without waiting for {first}'s signal (clause {n}).")
+    return None
 
 
-def _deposit(n: int, c: Deposit, obs: EpisodeObservables, say: Say) -> None:
-    ops = [op for op in obs.chest_ops if op.player == c.player and op.item == c.item
-           and (not c.chest or obs.chest_names.get(op.chest, "").lower() == c.chest)]
+def _in_chest(obs: EpisodeObservables, chest: str, op_chest: str) -> bool:
+    return not chest or obs.chest_names.get(op_chest, "").lower() == chest
+
+
+def _deposit(n: int, c: Deposit, obs: EpisodeObservables, say: Say) -> str | None:
+    ops = [op for op in obs.chest_ops if op.player == c.player and op.item == c.item and _in_chest(obs, c.chest, op.chest)]
     net = sum(op.delta for op in ops)
     where = f"the {c.chest} chest" if c.chest else "a chest"
     if c.count is None:
         left = obs.inventories.get(c.player, {}).get(c.item, 0)
         if left:
             say(c.player, f"{c.player} kept {left} {c.item} instead of depositing all into {where} (clause {n}).")
+        elif not ops:
+            return f"{c.player} never held any {c.item} to deposit"
     elif net < c.count:
         say(c.player, f"{c.player} deposited {max(net, 0)} {c.item} into {where}, fewer than the {c.count} of clause {n}.")
+    return None
 
 
-def _craft(n: int, c: Craft, obs: EpisodeObservables, say: Say) -> None:
+def _withdraw(n: int, c: Withdraw, obs: EpisodeObservables, say: Say) -> str | None:
+    took = sum(-op.delta for op in obs.chest_ops if op.player == c.player and op.item == c.item and op.delta < 0
+               and _in_chest(obs, c.chest, op.chest))
+    where = f"the {c.chest} chest" if c.chest else "a chest"
+    if c.count is None:
+        left = sum(items.get(c.item, 0) for pos, items in obs.chests.items() if _in_chest(obs, c.chest, pos))
+        if left:
+            say(c.player, f"{c.player} left {left} {c.item} in {where} instead of taking all (clause {n}).")
+    elif took < c.count:
+        say(c.player, f"{c.player} took {took} {c.item} from {where}, fewer than the {c.count} of clause {n}.")
+    return None
+
+
+def _return(n: int, c: Return, obs: EpisodeObservables, say: Say) -> str | None:
+    ops = [op for op in obs.chest_ops if op.player == c.player and op.item == c.item]
+    taken = sum(-op.delta for op in ops if op.delta < 0)
+    if not taken:
+        return f"{c.player} never took a {c.item}, so there was nothing to return"
+    back = sum(op.delta for op in ops if op.delta > 0 and (_in_chest(obs, c.chest, op.chest) if c.chest
+                                                          else any(o.chest == op.chest and o.delta < 0 for o in ops)))
+    if back < taken:
+        where = f"the {c.chest} chest" if c.chest else "the chest it came from"
+        say(c.player, f"{c.player} took {taken} {c.item} and put {max(back, 0)} back into {where} (clause {n}).")
+    return None
+
+
+def _craft(n: int, c: Craft, obs: EpisodeObservables, say: Say) -> str | None:
     made = obs.crafted.get(c.player, {}).get(c.item, 0)
     if made < c.count:
         say(c.player, f"{c.player} crafted {made} {c.item}, fewer than the {c.count} of clause {n}.")
+    return None
 
 
-def _wait(n: int, c: WaitFor, obs: EpisodeObservables, say: Say) -> None:
+def _wait(n: int, c: WaitFor, obs: EpisodeObservables, say: Say) -> str | None:
     signalled = min((t for t, sender, _ in obs.signals if sender == c.signaller), default=math.inf)
     early = [(t, what) for t, p, what in obs.acts if p == c.player and t < signalled]
     if early:
         t, what = min(early)
         before = f"{c.signaller}'s signal" if signalled < math.inf else f"any signal from {c.signaller}"
         say(c.player, f"{c.player} acted ({what} at {number(t - obs.start_time)} s) before {before} (clause {n}).")
+    return None
 
 
-def _signal(n: int, c: Signal, obs: EpisodeObservables, say: Say) -> None:
+def _signal(n: int, c: Signal, obs: EpisodeObservables, say: Say) -> str | None:
     if not any(sender == c.player for _, sender, _ in obs.signals):
         say(c.player, f"{c.player} never sent the signal of clause {n}.")
+    return None
 
 
-_CHECKS: dict[type, Callable] = {
-    Assignment: _assignment, TurnTaking: _turn, Quota: _quota, TotalQuota: _total, Deposit: _deposit,
-    Craft: _craft, WaitFor: _wait, Signal: _signal,
+_CHECKS: dict[type, Callable[..., str | None]] = {
+    Assignment: _assignment, Exclusion: _exclusion, RegionLimit: _region_limit, TurnTaking: _turn, Quota: _quota,
+    TotalQuota: _total, Deposit: _deposit, Withdraw: _withdraw, Return: _return, Craft: _craft, WaitFor: _wait,
+    Signal: _signal,
 }
+
+
+def clause_reading(n: int, clause: Clause, obs: EpisodeObservables) -> tuple[list[Breach], str | None]:
+    """Every breach of clause number `n` the events show, and, when it had nothing to apply to in this
+    episode (every part of it), why (the clause is then "not applicable", neither kept nor broken)."""
+    found: list[Breach] = []
+    reasons: list[str | None] = []
+    for part in parts(clause):
+        check = _CHECKS.get(type(part))
+        if check is not None:
+            reasons.append(check(n, part, obs, lambda player, text: found.append(Breach(n, player, text))))
+    for steps in _ordered(clause):
+        found.extend(order_breaches(n, steps, obs))
+    na = None
+    if reasons and all(reasons) and not found:
+        na = "; ".join(dict.fromkeys(r for r in reasons if r))
+    return found, na
+
+
+def _ordered(clause: Clause) -> list[Steps]:
+    if isinstance(clause, Steps):
+        return ([clause] if clause.ordered else []) + [s for p in clause.parts for s in _ordered(p)]
+    if isinstance(clause, ForEach):
+        return [s for p in clause.parts for s in _ordered(p)]
+    return []
 
 
 def clause_breaches(n: int, clause: Clause, obs: EpisodeObservables) -> list[Breach]:
     """Every breach of clause number `n` the events show (none for clauses the judge settles)."""
-    found: list[Breach] = []
-    for part in clause.parts if isinstance(clause, ForEach) else (clause,):
-        check = _CHECKS.get(type(part))
-        if check is not None:
-            check(n, part, obs, lambda player, text: found.append(Breach(n, player, text)))
-    return found
+    return clause_reading(n, clause, obs)[0]
 
 
 def breakable(clause: Clause) -> bool:
     """Whether players can break the clause (else the judge settles it, or it is free text)."""
-    parts = clause.parts if isinstance(clause, ForEach) else (clause,)
-    return any(type(p) in _CHECKS for p in parts)
+    return any(type(p) in _CHECKS for p in parts(clause))

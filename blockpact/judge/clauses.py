@@ -10,6 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blockpact.worlds.spec.schema import Condition
+
+
+@dataclass(frozen=True)
+class Window:
+    """The seconds of the episode a clause holds in: [start, end), `end` None for the episode's end.
+    Counted from the episode's start; "in the last period" is resolved to seconds with the world."""
+
+    start: float = 0.0
+    end: float | None = None
+
+    def holds_at(self, t: float) -> bool:
+        return self.start <= t and (self.end is None or t < self.end)
+
 
 class _Formal:
     """Mixin: a clause the formal judge scores from the event log."""
@@ -32,7 +46,37 @@ class Assignment(_Formal):
     player: str
     verb: str  # mine (blocks dug) | collect (items gained by digging or pickup) | take (from a chest)
     target: str
+    region: str | None = None  # only the blocks of this region of the world
+    window: Window | None = None
+    condition: Condition | None = None  # only while the world's state says so
     kind = "assignment"
+
+
+@dataclass(frozen=True)
+class Exclusion(_Formal):
+    """`player` never does `verb` to `target` (None: to anything in `region`): "Glitch does not mine
+    iron_ore", "Nobody mines red_mushroom_block while the river holds more than 7 slime_block"."""
+
+    player: str
+    verb: str
+    target: str | None
+    region: str | None = None
+    window: Window | None = None
+    condition: Condition | None = None
+    chest: str | None = None  # for `take`: from this chest only ("" or None: any)
+    kind = "exclusion"
+
+
+@dataclass(frozen=True)
+class RegionLimit(_Formal):
+    """`player` mines (`target`, None: anything) only inside `region`: "Ann mines only in the north patch"."""
+
+    player: str
+    verb: str
+    target: str | None
+    region: str
+    window: Window | None = None
+    kind = "region limit"
 
 
 @dataclass(frozen=True)
@@ -47,6 +91,9 @@ class Quota(_Formal):
     bound: str = "at_most"  # at_most | at_least
     period: float | None = None
     chest: str | None = None  # for `take`: the chest's name ("" any chest)
+    region: str | None = None
+    window: Window | None = None  # periods count from the window's start
+    condition: Condition | None = None  # only what is done while it holds counts
     kind = "quota"
 
 
@@ -60,6 +107,9 @@ class TotalQuota(_Formal):
     count: int
     bound: str = "at_most"
     period: float | None = None
+    region: str | None = None
+    window: Window | None = None
+    condition: Condition | None = None
     kind = "total quota"
 
 
@@ -72,6 +122,42 @@ class Deposit(_Formal):
     count: int | None
     chest: str
     kind = "deposit"
+
+
+@dataclass(frozen=True)
+class Withdraw(_Formal):
+    """`player` takes at least `count` `item` from the chest named `chest` ("" any): "Hal takes 2 diamonds
+    from the cache chest"."""
+
+    player: str
+    item: str
+    count: int
+    chest: str
+    kind = "withdrawal"
+
+
+@dataclass(frozen=True)
+class Return(_Formal):
+    """`player` puts every `item` it takes back into the chest named `chest` ("" the one it came from)."""
+
+    player: str
+    item: str
+    chest: str
+    kind = "return"
+
+
+@dataclass(frozen=True)
+class Steps(_Formal):
+    """Clauses said in one sentence: "A, then B" (`ordered`: each step done after the one before it) or
+    "A and B" (each kept on its own). The judges and the scripted players read `parts`."""
+
+    parts: tuple[Clause, ...]
+    ordered: bool
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        word = "then" if self.ordered else "and"
+        return f" {word} ".join(p.kind for p in self.parts) + (" (in this order)" if self.ordered else "")
 
 
 @dataclass(frozen=True)
@@ -145,13 +231,30 @@ class ProportionalTransfer(_Formal):
 
 @dataclass(frozen=True)
 class PerUnitTransfer(_Formal):
-    """`rate` emeralds for each `item` the payer collected during the episode."""
+    """`rate` emeralds for each `item` the payer collected (or `verb`: mined, took) during the episode,
+    beyond the first `over`: "pays 2 emeralds to Ann for each diamond over 3"."""
 
     payer: str
     payee: str
     rate: float
     item: str
+    verb: str = "collect"
+    over: int = 0
     kind = "per-unit transfer"
+
+
+@dataclass(frozen=True)
+class ThresholdTransfer(_Formal):
+    """`amount` emeralds once, if the payer did `verb` to more than `over` `item`s: "If Cy mines more than
+    4 pumpkins, he pays 10 emeralds to Ann"."""
+
+    payer: str
+    payee: str
+    amount: float
+    verb: str
+    item: str
+    over: int
+    kind = "conditional transfer"
 
 
 @dataclass(frozen=True)
@@ -160,6 +263,16 @@ class Pool(_Formal):
 
     players: tuple[str, ...]
     kind = "reward sharing"
+
+
+@dataclass(frozen=True)
+class RewardSplit(_Formal):
+    """`players` pool their rewards and split the total by `shares` (fractions summing to 1, in the
+    players' order): "The total reward is split 60/40 between Ann and Ben"."""
+
+    players: tuple[str, ...]
+    shares: tuple[float, ...]
+    kind = "reward split"
 
 
 @dataclass(frozen=True)
@@ -205,16 +318,21 @@ class FreeText:
 
 
 Clause = (
-    Assignment | Quota | TotalQuota | Deposit | Give | Craft | WaitFor | Signal | TurnTaking
-    | FixedTransfer | ProportionalTransfer | PerUnitTransfer | Pool | Penalty | ForEach | FreeText
+    Assignment | Exclusion | RegionLimit | Quota | TotalQuota | Deposit | Withdraw | Return | Give | Craft
+    | WaitFor | Signal | TurnTaking | Steps | FixedTransfer | ProportionalTransfer | PerUnitTransfer
+    | ThresholdTransfer | Pool | RewardSplit | Penalty | ForEach | FreeText
 )
-Transfer = FixedTransfer | ProportionalTransfer | PerUnitTransfer
-TRANSFER_TYPES = (FixedTransfer, ProportionalTransfer, PerUnitTransfer)
+Transfer = FixedTransfer | ProportionalTransfer | PerUnitTransfer | ThresholdTransfer
+TRANSFER_TYPES = (FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer)
+SHARING_TYPES = (Pool, RewardSplit)
 
 
 def parts(clause: Clause) -> tuple[Clause, ...]:
-    """The per-player clauses of `clause`: its parts for a ForEach, else the clause itself."""
-    return clause.parts if isinstance(clause, ForEach) else (clause,)
+    """The single clauses of `clause`: the parts of a ForEach (one per player) and of Steps (one per
+    step), flattened; else the clause itself."""
+    if isinstance(clause, (ForEach, Steps)):
+        return tuple(p for part in clause.parts for p in parts(part))
+    return (clause,)
 
 
 def parties(clause: Clause) -> frozenset[str]:

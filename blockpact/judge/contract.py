@@ -8,42 +8,26 @@ who is not in the scenario, stays `FreeText` with the reason, for the LLM judge 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 
 from blockpact.settings import default_mc_version
 from blockpact.judge.clauses import (
-    TRANSFER_TYPES,
-    Assignment,
-    Clause,
-    Craft,
-    Deposit,
-    FixedTransfer,
-    ForEach,
-    FreeText,
-    Give,
-    Penalty,
-    PerUnitTransfer,
-    Pool,
-    ProportionalTransfer,
-    Quota,
-    Signal,
-    TotalQuota,
-    Transfer,
-    TurnTaking,
-    WaitFor,
-    parties,
-    parts,
+    TRANSFER_TYPES, Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, FreeText, Give, Penalty,
+    PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps,
+    ThresholdTransfer, TotalQuota, Transfer, TurnTaking, WaitFor, Window, Withdraw, parties, parts,
 )
-from blockpact.judge.contract_grammar import parse_clause, render_assignment
-from blockpact.worlds.spec import mcdata
+from blockpact.judge.contract_grammar import parse_clause
+from blockpact.judge.contract_lexicon import Lexicon, version_lexicon, world_lexicon
+from blockpact.judge.contract_render import number, render_clause, render_contract
+from blockpact.worlds.spec.schema import WorldSpec
 
 __all__ = [
-    "TRANSFER_TYPES", "Assignment", "Clause", "Contract", "Craft", "Deposit", "EMPTY_CONTRACT", "FixedTransfer",
-    "ForEach", "FreeText", "Give", "Penalty", "PerUnitTransfer", "Pool", "ProportionalTransfer", "Quota", "Signal",
-    "TotalQuota", "Transfer", "TurnTaking", "WaitFor", "parse_contract", "parties", "parts", "render_clause",
-    "render_contract",
+    "TRANSFER_TYPES", "Assignment", "Clause", "Contract", "Craft", "Deposit", "EMPTY_CONTRACT", "Exclusion",
+    "FixedTransfer", "ForEach", "FreeText", "Give", "Penalty", "PerUnitTransfer", "Pool", "ProportionalTransfer",
+    "Quota", "RegionLimit", "Return", "RewardSplit", "Signal", "Steps", "ThresholdTransfer", "TotalQuota",
+    "Transfer", "TurnTaking", "WaitFor", "Window", "Withdraw", "lexicon_for", "number", "parse_contract",
+    "parties", "parts", "render_clause", "render_contract",
 ]
 
 
@@ -109,11 +93,22 @@ def split_clauses(text: str) -> list[str]:
     return [c for c in clauses if c]
 
 
-@cache
 def item_vocabulary(version: str | None = None) -> frozenset[str]:
     """Every item and block name of the Minecraft version: the names a clause may use."""
-    data = mcdata.load(version or default_mc_version())
-    return frozenset(data.items) | frozenset(data.blocks)
+    return version_lexicon(version or default_mc_version()).vocabulary
+
+
+_WORLD_LEXICONS: dict[int, tuple[WorldSpec, Lexicon]] = {}
+
+
+def lexicon_for(spec: WorldSpec) -> Lexicon:
+    """The world's lexicon, kept per spec object (a run parses its contract every episode)."""
+    kept = _WORLD_LEXICONS.get(id(spec))
+    if kept is None or kept[0] is not spec:
+        if len(_WORLD_LEXICONS) > 64:
+            _WORLD_LEXICONS.clear()
+        kept = _WORLD_LEXICONS[id(spec)] = (spec, world_lexicon(spec))
+    return kept[1]
 
 
 def parse_contract(
@@ -121,15 +116,18 @@ def parse_contract(
     players: Sequence[str],
     *,
     world: str | None = None,
-    vocabulary: Collection[str] | None = None,
+    spec: WorldSpec | None = None,
 ) -> Contract:
-    """Parse every numbered clause of `text`; `world` enables that world's verb phrases
-    (e.g. "cleans the river" in cleanup). No text (no agreement) gives the empty contract."""
+    """Parse every numbered clause of `text`. With the world's `spec`, clauses may name its chests and
+    regions, windows like "in the last period" are resolved, and a clause that could never happen there
+    is refused; `world` (or the spec's name) enables that world's verb phrases (e.g. "cleans the river"
+    in cleanup). No text (no agreement) gives the empty contract."""
     if not text or not text.strip():
         return EMPTY_CONTRACT
-    names = vocabulary if vocabulary is not None else item_vocabulary()
+    lexicon = lexicon_for(spec) if spec is not None else version_lexicon(default_mc_version())
+    world = world if world is not None else spec.name if spec is not None else None
     texts = split_clauses(text)
-    clauses = [parse_clause(c, players, world=world, vocabulary=names) for c in texts]
+    clauses = [parse_clause(c, players, world=world, lexicon=lexicon) for c in texts]
     for i, clause in enumerate(clauses):
         problem = _penalty_problem(i + 1, clause, clauses)
         if problem:
@@ -144,94 +142,8 @@ def _penalty_problem(n: int, clause: Clause, clauses: Sequence[Clause]) -> str |
     if not 1 <= clause.clause <= len(clauses):
         return f"clause {n} names clause {clause.clause}, but the contract has {len(clauses)} clauses"
     target = clauses[clause.clause - 1]
-    if isinstance(target, (*TRANSFER_TYPES, Penalty, Pool, Give)) or (
-        isinstance(target, ForEach) and all(isinstance(p, TRANSFER_TYPES) for p in target.parts)
-    ):
+    if all(isinstance(p, (*TRANSFER_TYPES, Penalty, Pool, RewardSplit, Give)) for p in parts(target)):
         return f"clause {clause.clause} is settled by the judge and cannot be broken"
     return None
 
 
-def number(value: float) -> str:
-    """A number as a contract writes it: 9, 1.5, 33.3."""
-    return f"{value:.10g}"
-
-
-_VERBS = {"mine": "mines", "collect": "collects", "take": "takes"}
-_BOUNDS = {"at_most": "at most", "at_least": "at least"}
-
-
-def _names(players: Sequence[str]) -> str:
-    return players[0] if len(players) == 1 else f"{', '.join(players[:-1])} and {players[-1]}"
-
-
-def _amount(count: int | None) -> str:
-    return "all" if count is None else str(count)
-
-
-def _emeralds(value: float) -> str:
-    return f"{number(value)} {'emerald' if value == 1 else 'emeralds'}"
-
-
-def _render(clause: Clause, world: str | None, who: str | None = None, to: str | None = None) -> str:
-    """One clause; `who` and `to` replace the subject and the receiving player (for quantifiers)."""
-    match clause:
-        case Assignment():
-            text = render_assignment(clause, world)
-            return text if who is None else who + text[len(clause.player):]
-        case Quota(player, verb, target, count, bound, period, chest):
-            source = "" if chest is None else (f" from the {chest} chest" if chest else " from the chest")
-            every = f" every {number(period)} seconds" if period else ""
-            return f"{who or player} {_VERBS[verb]} {_BOUNDS[bound]} {count} {target}{source}{every}."
-        case TotalQuota(players, verb, target, count, bound, period):
-            every = f" every {number(period)} seconds" if period else ""
-            return f"{_names(players)} together {verb} {_BOUNDS[bound]} {count} {target}{every}."
-        case Deposit(player, item, count, chest):
-            return f"{who or player} deposits {_amount(count)} {item} into the {chest + ' ' if chest else ''}chest."
-        case Give(giver, receiver, item, count):
-            return f"{who or giver} gives {_amount(count)} {item} to {to or receiver}."
-        case Craft(player, item, count):
-            return f"{who or player} crafts {count} {item}."
-        case WaitFor(player, signaller):
-            return f"{player} waits for {signaller}'s signal."
-        case Signal(player, receiver):
-            target = to or receiver
-            return f"{who or player} signals {target + ' ' if target else ''}when done."
-        case TurnTaking(first, item, then, signal):
-            after = f"signals {then}" if signal else f"{then} takes it"
-            return f"{first} takes the {item} first and returns it to the chest, then {after}."
-        case FixedTransfer(payer, payee, amount):
-            return f"At the end of the scenario {who or payer} transfers {_emeralds(amount)} to {to or payee}."
-        case ProportionalTransfer(payer, payee, fraction, item):
-            return (
-                f"At the end of the scenario {who or payer} transfers {number(fraction * 100)}% of the value of his "
-                f"{item} to {to or payee}."
-            )
-        case PerUnitTransfer(payer, payee, rate, item):
-            return (f"At the end of the scenario {who or payer} transfers {_emeralds(rate)} to {to or payee} "
-                    f"for each {item} collected.")
-        case Pool(players):
-            return f"{_names(players)} share their rewards equally."
-        case Penalty(breakers, ref, amount, payees):
-            broken = f"clause {ref}" if ref is not None else "a clause"
-            receiver = _names(payees) if payees else "every other player"
-            if breakers:
-                return f"If {breakers[0]} breaks {broken}, {breakers[0]} pays {_emeralds(amount)} to {receiver}."
-            return f"Whoever breaks {broken} pays {_emeralds(amount)} to {receiver}."
-        case ForEach(quantifier, (first, *_)):
-            subject = "each player" if "each player" in quantifier else None
-            receiver = "every other player" if "every other player" in quantifier else None
-            text = _render(first, world, subject, receiver)
-            return text[0].upper() + text[1:]
-        case FreeText(text):
-            return text
-    raise TypeError(f"not a clause: {clause!r}")
-
-
-def render_clause(clause: Clause, *, world: str | None = None) -> str:
-    """The controlled-form sentence for `clause` (parses back to the same clause)."""
-    return _render(clause, world)
-
-
-def render_contract(clauses: Sequence[Clause], *, world: str | None = None) -> str:
-    """Numbered controlled-form text, one clause per line."""
-    return "\n".join(f"{i}. {render_clause(c, world=world)}" for i, c in enumerate(clauses, 1))

@@ -19,17 +19,23 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.lexer import PatternStr
 
 from blockpact.config import read_toml
-from blockpact.judge.clauses import Assignment, Clause, FreeText
+from blockpact.judge.clause_meaning import singular_forms
+from blockpact.judge.clauses import Assignment, Clause, FreeText, Steps
+from blockpact.judge.contract_lexicon import Lexicon
+from blockpact.judge.contract_steps import Normalised, step_splits
 from blockpact.judge.contract_tree import ClauseError, to_clause
 
 GRAMMAR_FILE = Path(__file__).parent / "data" / "contract.lark"
 TERMS_FILE = Path(__file__).parent / "data" / "contract_terms.toml"
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z_][A-Za-z0-9_]*|['’]s\b|%")
+_TOKEN_OR_COMMA = re.compile(_TOKEN.pattern + r"|,(?!\s*\d)")
+_CONTRACTIONS = ((re.compile(r"\b(won)['’]t\b", re.I), "will not"), (re.compile(r"\b(can)['’]t\b", re.I), "can not"),
+                 (re.compile(r"\bcannot\b", re.I), "can not"), (re.compile(r"n['’]t\b", re.I), " not"))
 _NUMBER = re.compile(r"\d+(?:\.\d+)?$")
 _MAX_ITEM_WORDS = 4
 _DESCRIBE = {  # how a message names what was expected (None: not named)
     "PLAYER": "a player name", "ITEM": "an item name", "NUMBER": "a number", "NAME": "a chest name",
-    "UNKNOWN": None, "PHRASE": None,
+    "CHEST": "a chest the world names", "REGION": "a region the world names", "UNKNOWN": None, "PHRASE": None,
 }
 _MAX_EXPECTED = 8
 
@@ -62,9 +68,13 @@ class Terms:
         return [p for p in self.phrases if all(len(meanings[w]) == 1 for w in p.alternatives)]
 
 
-def tokenize(text: str, ignored: Collection[str] = ()) -> list[str]:
-    """Words, numbers, "%" and "'s", as written; punctuation and `ignored` words dropped."""
-    return [t.replace("’", "'") for t in _TOKEN.findall(text) if t.lower() not in ignored]
+def tokenize(text: str, ignored: Collection[str] = (), commas: bool = False) -> list[str]:
+    """Words, numbers, "%" and "'s", as written ("doesn't" as "does not"); punctuation and `ignored` words
+    dropped, but with `commas` a comma between words (where a sentence may join two steps) is kept."""
+    for pattern, words in _CONTRACTIONS:
+        text = pattern.sub(words, text)
+    found = (_TOKEN_OR_COMMA if commas else _TOKEN).findall(text)
+    return [t.replace("’", "'") for t in found if t.lower() not in ignored]
 
 
 def _word_seqs(texts: Sequence[str], ignored: Collection[str]) -> tuple[Words, ...]:
@@ -101,55 +111,50 @@ def _keyword_names() -> dict[str, str]:
     return {t.name: t.pattern.value for t in grammar_parser().terminals if isinstance(t.pattern, PatternStr)}
 
 
-def singular_forms(name: str) -> list[str]:
-    forms = [name]
-    if name.endswith("ies"):
-        forms.append(name[:-3] + "y")
-    if name.endswith("es"):
-        forms.append(name[:-2])
-    if name.endswith("s"):
-        forms.append(name[:-1])
-    return forms
-
-
-@dataclass(frozen=True)
-class Normalised:
-    """A clause as grammar tokens, and for each token the words of the clause it stands for."""
-
-    symbols: list[str]
-    words: list[str]  # the original words of each symbol, for messages
-
-    @property
-    def text(self) -> str:
-        return " ".join(self.symbols)
-
-
-def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], vocabulary: Collection[str]) -> Normalised:
-    """`text` as the grammar's tokens: PLAYER @Name, ITEM #name, PHRASE $n, keywords, numbers; other
-    words are UNKNOWN ^Word when capitalised (perhaps a misspelt player), else NAME ~word."""
-    tokens = tokenize(text, load_terms().ignored)
+def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], vocabulary: Collection[str],
+              lexicon: Lexicon | None = None) -> Normalised:
+    """`text` as the grammar's tokens: PLAYER @Name, ITEM #name, CHEST +name, REGION &name, PHRASE $n,
+    keywords, numbers; other words are UNKNOWN ^Word when capitalised (perhaps a misspelt player), else NAME ~word."""
+    tokens = tokenize(text, load_terms().ignored, commas=True)
     low = [t.lower() for t in tokens]
     by_name = {p.lower(): p for p in players}
     words = keywords()
+    places = _places(lexicon)
     symbols: list[str] = []
     originals: list[str] = []
     i = 0
     while i < len(low):
-        symbol, n = _symbol_at(tokens, low, i, by_name, phrases, vocabulary, words)
+        symbol, n = _place_at(low, i, places, long=True) or _symbol_at(tokens, low, i, by_name, phrases, vocabulary, words, places)
         symbols.append(symbol)
         originals.append(" ".join(tokens[i : i + n]))
         i += n
     return Normalised(symbols, originals)
 
 
+def _places(lexicon: Lexicon | None) -> list[tuple[Words, str]]:
+    """(words, symbol) of the world's chests and regions, longest first."""
+    if lexicon is None:
+        return []
+    pairs = [(w, f"+{n}") for w, n in lexicon.chests] + [(w, f"&{n}") for w, n in lexicon.regions]
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def _place_at(low: list[str], i: int, places: Sequence[tuple[Words, str]], long: bool) -> tuple[str, int] | None:
+    """A chest or region named at `i`: names of two words or more before items (`long`), one-word names after."""
+    for words, symbol in places:
+        if (len(words) > 1) == long and tuple(low[i : i + len(words)]) == words:
+            return symbol, len(words)
+    return None
+
+
 def _symbol_at(tokens: list[str], low: list[str], i: int, by_name: dict[str, str], phrases: Sequence[Phrase],
-               vocabulary: Collection[str], words: Collection[str]) -> tuple[str, int]:
+               vocabulary: Collection[str], words: Collection[str], places: Sequence[tuple[Words, str]] = ()) -> tuple[str, int]:
     word = low[i]
     for index, phrase in enumerate(phrases):
         for alternative in phrase.alternatives:
             if tuple(low[i : i + len(alternative)]) == alternative:
                 return f"${index}", len(alternative)
-    if _NUMBER.match(word) or word in ("%", "'s"):
+    if _NUMBER.match(word) or word in ("%", "'s", ","):
         return word, 1
     if word in by_name:
         return f"@{by_name[word]}", 1
@@ -160,6 +165,9 @@ def _symbol_at(tokens: list[str], low: list[str], i: int, by_name: dict[str, str
         for name in singular_forms("_".join(run)):
             if name in vocabulary:
                 return f"#{name}", n
+    place = _place_at(low, i, places, long=False)
+    if place is not None and word not in words:
+        return place
     if word in words:
         return word, 1
     return (f"^{tokens[i]}" if tokens[i][0].isupper() else f"~{word}"), 1
@@ -223,33 +231,51 @@ def _syntax_error(exc: UnexpectedInput, norm: Normalised) -> ClauseError:
     return ClauseError(f"expected {_expected_text(expected) or 'the end of the clause'} after '{done}', found {found}")
 
 
-def parse_clause(text: str, players: Sequence[str], *, world: str | None, vocabulary: Collection[str]) -> Clause:
+def parse_clause(text: str, players: Sequence[str], *, world: str | None, lexicon: Lexicon) -> Clause:
     """The controlled-form clause `text` states, else FreeText with the reason. Clauses recur (every
     episode of a run reads its contract, the search renders and reads each candidate); Earley parsing
-    takes milliseconds, so results are kept per clause, players, world and vocabulary."""
-    if isinstance(vocabulary, frozenset):
-        return _parse_cached(text, tuple(players), world, vocabulary)
-    return _parse(text, players, world, vocabulary)
+    takes milliseconds, so results are kept per clause, players, world and lexicon."""
+    return _parse_cached(text, tuple(players), world, lexicon)
 
 
 @lru_cache(maxsize=4096)
-def _parse_cached(text: str, players: tuple[str, ...], world: str | None, vocabulary: frozenset[str]) -> Clause:
-    return _parse(text, players, world, vocabulary)
-
-
-def _parse(text: str, players: Sequence[str], world: str | None, vocabulary: Collection[str]) -> Clause:
+def _parse_cached(text: str, players: tuple[str, ...], world: str | None, lexicon: Lexicon) -> Clause:
     phrases = load_terms().phrases_for(world)
-    norm = normalise(text, players, phrases, vocabulary)
-    if not norm.symbols:
+    norm = normalise(text, players, phrases, lexicon.vocabulary, lexicon)
+    if not [s for s in norm.symbols if s != ","]:
         return FreeText(text, "not in the controlled form: an empty clause")
+    whole = _read(norm, players, phrases, lexicon)
+    if not isinstance(whole, ClauseError) or whole.kind != "syntax":
+        return FreeText(text, str(whole)) if isinstance(whole, ClauseError) else whole
+    refused: ClauseError | None = None  # a split whose steps all parse, but one names what it cannot
+    for pieces, ordered in step_splits(norm):
+        steps = [_read(piece, players, phrases, lexicon) for piece in pieces]
+        errors = [step for step in steps if isinstance(step, ClauseError)]
+        if not errors:
+            return Steps(tuple(steps), ordered)  # type: ignore[arg-type]
+        if refused is None and all(e.kind != "syntax" for e in errors):
+            refused = errors[0]
+    return FreeText(text, str(refused or whole))
+
+
+@lru_cache(maxsize=8192)
+def _tree(symbols: str):
+    return grammar_parser().parse(symbols)
+
+
+def _read(norm: Normalised, players: Sequence[str], phrases: Sequence[Phrase], lexicon: Lexicon) -> Clause | ClauseError:
+    """One clause (commas dropped), or the ClauseError saying why not (`kind` "syntax" when it left the grammar)."""
+    kept = [(s, w) for s, w in zip(norm.symbols, norm.words) if s != ","]
+    plain = Normalised([s for s, _ in kept], [w for _, w in kept])
     try:
-        tree = grammar_parser().parse(norm.text)
+        tree = _tree(plain.text)
     except UnexpectedInput as exc:
-        return FreeText(text, f"not in the controlled form: {_syntax_error(exc, norm)}")
+        error = _syntax_error(exc, plain)
+        return ClauseError(f"not in the controlled form: {error}", kind="syntax")
     try:
-        return to_clause(tree, players, phrases)
+        return to_clause(tree, players, phrases, lexicon)
     except ClauseError as exc:
-        return FreeText(text, str(exc))
+        return exc
 
 
 def render_assignment(clause: Assignment, world: str | None) -> str:

@@ -1,248 +1,35 @@
 """From a parse tree of `data/contract.lark` to clause objects, with the checks a grammar cannot make.
 
 Quantifiers are expanded here: "each player" and "every other player" become a `ForEach` with one
-clause per player of the scenario. Problems found here (an unknown player, a fractional count, a
-player paying himself) make the clause free text with that reason.
+clause per player of the scenario. Windows, conditions and regions written around a clause are set on
+it here. Problems found here (an unknown player, a fractional count, a player paying himself) make the
+clause free text with that reason; what the words mean in the world is settled in `clause_meaning`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
-from lark import Token, Transformer, Tree
-from lark.visitors import Discard
+from lark import Token, Tree
 
+from blockpact.judge.clause_meaning import problem, resolve
 from blockpact.judge.clauses import (
-    Assignment,
-    Clause,
-    Craft,
-    Deposit,
-    FixedTransfer,
-    ForEach,
-    Give,
-    Penalty,
-    PerUnitTransfer,
-    Pool,
-    ProportionalTransfer,
-    Quota,
-    Signal,
-    TotalQuota,
-    TurnTaking,
-    WaitFor,
+    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, Penalty, PerUnitTransfer, Pool,
+    ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps, ThresholdTransfer, TotalQuota,
+    TurnTaking, WaitFor, Withdraw,
 )
-
-
-class ClauseError(ValueError):
-    """Why a clause is not in the controlled form, or names something it cannot."""
-
-
-@dataclass(frozen=True)
-class Item:
-    name: str
-
-
-@dataclass(frozen=True)
-class Unknown:
-    """A word where a player's name belongs that is no player of the scenario."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class Verb:
-    action: str  # mine | collect | take
-
-
-@dataclass(frozen=True)
-class Count:
-    value: float
-
-
-@dataclass(frozen=True)
-class Money:
-    amount: float
-
-
-@dataclass(frozen=True)
-class Share:
-    fraction: float
-
-
-@dataclass(frozen=True)
-class PerUnit:
-    item: str
-
-
-@dataclass(frozen=True)
-class Owner:
-    player: str | None  # None: the payer's own ("his")
-
-
-@dataclass(frozen=True)
-class Chest:
-    name: str  # "" any chest
-
-
-@dataclass(frozen=True)
-class Period:
-    seconds: float
-
-
-@dataclass(frozen=True)
-class Bound:
-    kind: str  # at_most | at_least
-
-
-@dataclass(frozen=True)
-class ClauseRef:
-    number: int | None
-
-
-@dataclass(frozen=True)
-class Quantifier:
-    words: str  # "each player" | "every other player" | "anyone"
-
-
-EACH = Quantifier("each player")
-OTHERS = Quantifier("every other player")
-ANYONE = Quantifier("anyone")
-ALL = object()  # "all" of an item
-
-
-def _whole(count: Count | None, what: str) -> int | None:
-    if count is None:
-        return None
-    if count.value != int(count.value):
-        raise ClauseError(f"{what} must be a whole number, got {count.value:g}")
-    return int(count.value)
-
-
-def _one(children: list, kind: type, default=None):
-    return next((c for c in children if isinstance(c, kind)), default)
-
-
-def _players_in(children: list) -> list[str | Quantifier]:
-    return [c for c in children if isinstance(c, (str, Quantifier)) and not isinstance(c, Token)]
-
-
-class _ToClause(Transformer):
-    """Bottom-up: terminals to typed values, rules to clauses."""
-
-    def __init__(self, players: Sequence[str], phrases: Sequence) -> None:
-        super().__init__()
-        self.players = list(players)
-        self.phrases = phrases
-        self.unknown: list[str] = []
-
-    # -- terminals and small rules ----------------------------------------------------------------
-    def PLAYER(self, tok: Token) -> str:
-        return str(tok[1:])
-
-    def NAME(self, tok: Token) -> Unknown:
-        return Unknown(str(tok[1:]))
-
-    UNKNOWN = NAME
-
-    def ITEM(self, tok: Token) -> Item:
-        return Item(str(tok[1:]))
-
-    def NUMBER(self, tok: Token) -> float:
-        return float(tok)
-
-    def player(self, children: list) -> str:
-        [name] = children
-        if isinstance(name, Unknown):
-            self.unknown.append(name.name)
-            return name.name
-        return name
-
-    def each_player(self, _: list) -> Quantifier:
-        return EACH
-
-    def others(self, _: list) -> Quantifier:
-        return OTHERS
-
-    def breaker(self, _: list) -> Quantifier:
-        return ANYONE
-
-    def group(self, children: list) -> tuple[str, ...]:
-        return tuple(children) or tuple(self.players)
-
-    def mine_verb(self, _: list) -> Verb:
-        return Verb("mine")
-
-    def collect_verb(self, _: list) -> Verb:
-        return Verb("collect")
-
-    def take_verb(self, _: list) -> Verb:
-        return Verb("take")
-
-    def count(self, children: list) -> Count:
-        return Count(children[0])
-
-    def all_items(self, _: list) -> object:
-        return ALL
-
-    def at_most(self, _: list) -> Bound:
-        return Bound("at_most")
-
-    def at_least(self, _: list) -> Bound:
-        return Bound("at_least")
-
-    def seconds(self, _: list) -> float:
-        return 1.0
-
-    def minutes(self, _: list) -> float:
-        return 60.0
-
-    def period(self, children: list) -> Period:
-        *number, unit = children
-        return Period((number[0] if number else 1.0) * unit)
-
-    def chest(self, children: list) -> Chest:
-        name = _one(children, Unknown)
-        return Chest(name.name.lower() if name else "")
-
-    def from_chest(self, children: list) -> Chest:
-        return children[0]
-
-    def money(self, children: list) -> Money:
-        return Money(children[0])
-
-    def per_unit(self, children: list) -> PerUnit:
-        return PerUnit(_one(children, Item).name)
-
-    def share(self, children: list) -> Share:
-        return Share(round(children[0] / 100, 10))
-
-    def half(self, _: list) -> Share:
-        return Share(0.5)
-
-    def owner(self, children: list) -> Owner:
-        return Owner(next((c for c in children if isinstance(c, str)), None))
-
-    def one_clause(self, children: list) -> ClauseRef:
-        number = children[0]
-        if number != int(number) or number < 1:
-            raise ClauseError(f"a clause number is a whole number from 1, got {number:g}")
-        return ClauseRef(int(number))
-
-    def any_clause(self, _: list) -> ClauseRef:
-        return ClauseRef(None)
-
-    def turn_signal(self, children: list) -> tuple[str, bool]:
-        return children[0], True
-
-    def turn_take(self, children: list) -> tuple[str, bool]:
-        return children[0], False
-
-    def _discard(self, _: list) -> object:
-        return Discard
-
-    modal = time = episode_word = block_word = all = unit_suffix = pronoun = pronoun_own = _discard
-    return_verb = when_done = before = deposit_verb = give_verb = craft_verb = transfer_verb = _discard
-    amount = lambda self, children: children[0]  # noqa: E731 - all_items or count
+from blockpact.judge.contract_lexicon import Lexicon
+from blockpact.judge.contract_terms_tree import TermValues
+from blockpact.judge.contract_values import (
+    ALL, ANYONE, EACH, NOBODY, OTHERS, Bound, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
+    Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Verb, WorldPeriod, one,
+    players_in, whole,
+)
+from blockpact.worlds.spec.schema import Condition
+
+class _ToClause(TermValues):
+    """Bottom-up: terminals to typed values (TermValues), rules to clauses."""
 
     # -- clauses ----------------------------------------------------------------------------------
     def _expand(self, subject: str | Quantifier, recipient: str | Quantifier | None,
@@ -257,109 +44,185 @@ class _ToClause(Transformer):
         return ForEach(words, tuple(parts)) if words else parts[0]
 
     def assignment(self, children: list) -> Assignment:
-        return Assignment(children[0], _one(children, Verb).action, _one(children, Item).name)
+        place = one(children, Place)
+        return Assignment(children[0], one(children, Verb).action, one(children, Item).name,
+                          place.region if place else None)
 
     def phrase_assignment(self, children: list) -> Assignment:
         phrase = self.phrases[int(str(children[1])[1:])]
         return Assignment(children[0], phrase.verb, phrase.target)
 
+    def exclusion(self, children: list) -> Clause:
+        verb, item, place, chest = one(children, Verb).action, one(children, Item), one(children, Place), one(children, Chest)
+        subject = EACH if children[0] is NOBODY else children[0]
+        return self._expand(subject, None, lambda p, _: Exclusion(
+            p, verb, item.name if item else None, place.region if place else None, chest=chest))  # type: ignore[arg-type]
+
+    def region_limit(self, children: list) -> Clause:
+        verb, item, place = one(children, Verb).action, one(children, Item), one(children, Place)
+        return self._expand(children[0], None, lambda p, _: RegionLimit(p, verb, item.name if item else None, place.region))
+
+    def _period(self, children: list) -> float | None | WorldPeriod:
+        period = one(children, Period) or one(children, WorldPeriod)
+        return period.seconds if isinstance(period, Period) else period
+
     def quota(self, children: list) -> Clause:
-        verb, item, bound = _one(children, Verb).action, _one(children, Item).name, _one(children, Bound).kind
-        count = _whole(_one(children, Count), "a count of items")
-        period, chest = _one(children, Period), _one(children, Chest)
+        verb, item = one(children, Verb).action, one(children, Item).name
+        bound = one(children, Bound, Bound("at_least")).kind
+        count = whole(one(children, Count), "a count of items")
+        period, chest, place = self._period(children), one(children, Chest), one(children, Place)
         if chest is not None and verb != "take":
             raise ClauseError("only taking is from a chest")
+        if verb == "take" and one(children, Bound) is None:  # "takes 2 diamonds from the cache chest"
+            return self._expand(children[0], None, lambda p, _: Withdraw(p, item, count or 0, chest or Chest("")))  # type: ignore[arg-type]
         return self._expand(children[0], None, lambda p, _: Quota(
-            p, verb, item, count, bound, period.seconds if period else None, chest.name if chest else None))
+            p, verb, item, count, bound, period, chest,  # type: ignore[arg-type]
+            place.region if place else None))
 
     def total(self, children: list) -> TotalQuota:
-        group = _one(children, tuple)
-        period = _one(children, Period)
-        return TotalQuota(group, _one(children, Verb).action, _one(children, Item).name,
-                          _whole(_one(children, Count), "a count of items"), _one(children, Bound).kind,
-                          period.seconds if period else None)
+        place = one(children, Place)
+        return TotalQuota(one(children, tuple), one(children, Verb).action, one(children, Item).name,
+                          whole(one(children, Count), "a count of items"), one(children, Bound).kind,
+                          self._period(children), place.region if place else None)  # type: ignore[arg-type]
 
     def deposit(self, children: list) -> Clause:
-        count = None if ALL in children else _whole(_one(children, Count), "a count of items")
-        item, chest = _one(children, Item).name, _one(children, Chest)
-        return self._expand(children[0], None, lambda p, _: Deposit(p, item, count, chest.name))
+        count = None if ALL in children else whole(one(children, Count), "a count of items")
+        item, chest = one(children, Item).name, one(children, Chest)
+        return self._expand(children[0], None, lambda p, _: Deposit(p, item, count, chest))  # type: ignore[arg-type]
+
+    def withdraw(self, children: list) -> Clause:
+        count = None if ALL in children else whole(one(children, Count, Count(1)), "a count of items")
+        item, chest = one(children, Item).name, one(children, Chest)
+        return self._expand(children[0], None, lambda p, _: Withdraw(p, item, count, chest))  # type: ignore[arg-type]
+
+    def return_item(self, children: list) -> Clause:
+        item = one(children, Item)
+        if item is None:
+            raise ClauseError("say what is returned: 'it' refers to no item named before it")
+        chest = one(children, Chest, Chest(""))
+        return self._expand(children[0], None, lambda p, _: Return(p, item.name, chest))  # type: ignore[arg-type]
 
     def give(self, children: list) -> Clause:
-        count = None if ALL in children else _whole(_one(children, Count), "a count of items")
-        item = _one(children, Item).name
-        giver, receiver = _players_in(children)
+        count = None if ALL in children else whole(one(children, Count), "a count of items")
+        item = one(children, Item).name
+        giver, receiver = players_in(children)
         return self._expand(giver, receiver, lambda p, r: Give(p, r, item, count))
 
     def craft(self, children: list) -> Clause:
-        count = _whole(_one(children, Count, Count(1)), "a count of items")
-        item = _one(children, Item).name
+        count = whole(one(children, Count, Count(1)), "a count of items")
+        item = one(children, Item).name
         return self._expand(children[0], None, lambda p, _: Craft(p, item, count or 0))
 
-    def wait(self, children: list) -> WaitFor:
-        waiter, signaller = _players_in(children)
-        return WaitFor(waiter, signaller)
+    def signal_from(self, children: list) -> str:
+        return players_in(children)[0]  # type: ignore[return-value]
+
+    def wait(self, children: list) -> Clause:
+        waiter, *signallers = players_in(children)
+        waits = tuple(WaitFor(waiter, s) for s in dict.fromkeys(signallers))  # type: ignore[arg-type]
+        return waits[0] if len(waits) == 1 else Steps(waits, ordered=False)
 
     def signal(self, children: list) -> Clause:
-        names = _players_in(children)
+        names = players_in(children)
         receiver = names[1] if len(names) > 1 else ""
         return self._expand(names[0], receiver or None, lambda p, r: Signal(p, r or ""))
 
     def turn(self, children: list) -> TurnTaking:
-        then, signal = _one(children, tuple)
-        return TurnTaking(children[0], _one(children, Item).name, then, signal)
+        then, signal = one(children, tuple)
+        return TurnTaking(children[0], one(children, Item).name, then, signal)
 
     def transfer(self, children: list) -> Clause:
-        payer, payee = _players_in(children)
-        money, share, unit, owner = _one(children, Money), _one(children, Share), _one(children, PerUnit), _one(children, Owner)
+        names = players_in(children)
+        payer, payee = names[-2], names[-1]
+        money, share, unit, owner = one(children, Money), one(children, Share), one(children, PerUnit), one(children, Owner)
         if share is not None:
-            item = _one(children, Item).name
+            item = one(children, Item).name
             if owner.player is not None and owner.player != payer:
                 raise ClauseError(f"a proportional transfer is a share of the payer's own items, not {owner.player}'s")
             return self._expand(payer, payee, lambda p, r: ProportionalTransfer(p, r, share.fraction, item))
         if unit is not None:
-            return self._expand(payer, payee, lambda p, r: PerUnitTransfer(p, r, money.amount, unit.item))
+            if unit.player is not None and unit.player != payer:
+                raise ClauseError(f"a per-item transfer counts the payer's own items, not {unit.player}'s")
+            return self._expand(payer, payee, lambda p, r: PerUnitTransfer(p, r, money.amount, unit.item, unit.verb, unit.over))
         return self._expand(payer, payee, lambda p, r: FixedTransfer(p, r, money.amount))
 
+    def threshold_transfer(self, children: list) -> Clause:
+        names = players_in(children)
+        doer, payee = names[0], names[-1]
+        if len(names) == 3 and names[1] != doer:
+            raise ClauseError(f"what {doer} does is paid by {doer}, not {names[1]}")
+        verb, item, over, money = one(children, Verb).action, one(children, Item).name, one(children, Over), one(children, Money)
+        count = whole(Count(over.count), "a count of items") or 0
+        unit = one(children, PerUnit)
+        if unit is not None:
+            if unit.item and unit.item != item:
+                raise ClauseError(f"the extra items are {item}, not {unit.item}")
+            return PerUnitTransfer(doer, payee, money.amount, item, verb, count)  # type: ignore[arg-type]
+        return ThresholdTransfer(doer, payee, money.amount, verb, item, count)  # type: ignore[arg-type]
+
     def pool(self, children: list) -> Pool:
-        return Pool(_one(children, tuple))
+        return Pool(one(children, tuple))
+
+    def split(self, children: list) -> Clause:
+        group, shares = one(children, tuple), one(children, Shares)
+        percents = shares.values if shares else tuple(p.value for p in children if isinstance(p, Percent))
+        if group is None:
+            group = tuple(c for c in children if isinstance(c, str) and not isinstance(c, Token))
+        if not group:
+            raise ClauseError("say whose share is whose: '... split 60/40 between Ann and Ben'")
+        if len(group) != len(percents):
+            raise ClauseError(f"{len(percents)} shares for {len(group)} players ({', '.join(group)})")
+        total = sum(percents)
+        if total <= 0 or any(p <= 0 for p in percents):
+            raise ClauseError("every share of a split must be more than 0")
+        if any(p == 100 for p in percents) or len(set(group)) < len(group):
+            raise ClauseError("a split divides the total among at least two different players")
+        return RewardSplit(tuple(group), tuple(round(p / total, 10) for p in percents))
 
     def penalty(self, children: list) -> Penalty:
-        names = _players_in(children)
+        names = players_in(children)
         breaker, payee = names[0], names[-1]
         if len(names) == 3 and names[1] != breaker:
             raise ClauseError(f"the penalty of {breaker}'s breach is paid by {breaker}, not {names[1]}")
-        ref, money = _one(children, ClauseRef), _one(children, Money)
+        ref, money = one(children, ClauseRef), one(children, Money)
         return Penalty(
             () if breaker is ANYONE else (breaker,), ref.number, money.amount,
             () if payee is OTHERS else (payee,),
         )
 
     def start(self, children: list) -> Clause:
-        [clause] = children
+        clauses = [c for c in children if not isinstance(c, (TimeSpan, Condition, Place))]
+        [clause] = clauses
+        spans = [c for c in children if isinstance(c, TimeSpan)]
+        conditions = [c for c in children if isinstance(c, Condition)]
+        places = [c for c in children if isinstance(c, Place)]
+        for what, found in (("time window", spans), ("condition", conditions), ("region", places)):
+            if len(found) > 1:
+                raise ClauseError(f"a clause holds one {what}, this one names {len(found)}")
+        return _with(clause, spans[0] if spans else None, conditions[0] if conditions else None,
+                     places[0].region if places else None)
+
+
+def _with(clause: Clause, span: TimeSpan | None, condition: Condition | None, region: str | None) -> Clause:
+    """`clause` with the window, condition and region written around it (on every part of a ForEach)."""
+    if span is None and condition is None and region is None:
         return clause
+    if isinstance(clause, ForEach):
+        return ForEach(clause.quantifier, tuple(_with(p, span, condition, region) for p in clause.parts))
+    fields = {f.name for f in dataclasses.fields(clause)}  # type: ignore[arg-type]
+    for what, value, name in (("a time window", span, "window"), ("a condition", condition, "condition"),
+                              ("a region", region, "region")):
+        if value is None:
+            continue
+        if name not in fields:
+            raise ClauseError(f"{what} applies to who mines, collects or takes what (quotas, totals, exclusions, "
+                              f"assignments), not to a clause of kind {clause.kind}")
+        if getattr(clause, name) is not None:
+            raise ClauseError(f"a clause holds one {name}, this one names two")
+    updates = {k: v for k, v in (("window", span), ("condition", condition), ("region", region)) if v is not None}
+    return dataclasses.replace(clause, **updates)  # type: ignore[type-var]
 
 
-def _problem(clause: Clause) -> str | None:
-    for part in clause.parts if isinstance(clause, ForEach) else (clause,):
-        match part:
-            case FixedTransfer(payer, payee) | ProportionalTransfer(payer, payee) | PerUnitTransfer(payer, payee) if payer == payee:
-                return f"{payer} cannot pay himself"
-            case ProportionalTransfer(fraction=fraction) if fraction > 1:
-                return f"a share of {fraction:.0%} is more than the whole value"
-            case TurnTaking(first, _, then) if first == then:
-                return f"{first} cannot take turns with himself"
-            case Give(giver, receiver) if giver == receiver:
-                return f"{giver} cannot give to himself"
-            case WaitFor(player, signaller) if player == signaller:
-                return f"{player} cannot wait for his own signal"
-            case Penalty(breakers, _, _, payees) if set(breakers) & set(payees):
-                return "a player cannot pay a penalty to himself"
-            case Pool(players) if len(set(players)) < 2:
-                return "sharing rewards takes at least two players"
-    return None
-
-
-def to_clause(tree: Tree, players: Sequence[str], phrases: Sequence) -> Clause:
+def to_clause(tree: Tree, players: Sequence[str], phrases: Sequence, lexicon: Lexicon) -> Clause:
     """The clause `tree` states; ClauseError with the reason when it names an unknown player or cannot hold."""
     transformer = _ToClause(players, phrases)
     try:
@@ -372,7 +235,8 @@ def to_clause(tree: Tree, players: Sequence[str], phrases: Sequence) -> Clause:
     if transformer.unknown:
         names = ", ".join(repr(n) for n in dict.fromkeys(transformer.unknown))
         raise ClauseError(f"unknown player {names} (players: {', '.join(players)})")
-    problem = _problem(clause)
-    if problem:
-        raise ClauseError(problem)
+    clause = resolve(clause, lexicon)
+    found = problem(clause)
+    if found:
+        raise ClauseError(found)
     return clause

@@ -3,13 +3,17 @@
 Readings (documented choices where the paper leaves room; docs/contracts.md says the same):
 - a proportional transfer ("50% of the value of his raw_iron") is a share of what the payer's final
   raw_iron is worth to the payer;
-- a per-unit transfer ("for each red_mushroom collected") counts the payer's collected items;
+- a per-unit transfer ("for each red_mushroom collected") counts the payer's collected items (or mined
+  blocks, or items taken from chests, as it says), beyond the first `over` ("for each diamond over 3");
+- a conditional transfer ("if Cy mines more than 4 pumpkins, he pays 10 emeralds") is paid once;
 - a gift of items ("Ada gives 3 bread to Ben") moves the items at the end: what they are worth to the
   giver leaves the giver, what they are worth to the receiver reaches the receiver; a giver holding
   fewer gives what it holds and has broken the clause;
 - a penalty is paid once for each clause a player broke (per clause, not per breach);
 - reward sharing comes last: the sharing players' rewards after every other transfer (and after what
-  the world's groups share) are averaged;
+  the world's groups share) are averaged, or split by the shares a reward split states;
+- a clause that had nothing to apply to in the episode (its window began after the end, its condition
+  never held, a return of a tool never taken) is "not applicable", with the reason: neither kept nor broken;
 - transfers are not capped: emerald balances may go negative;
 - free-text clauses are left to the LLM judge.
 """
@@ -18,17 +22,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from blockpact.judge.clause_checks import Breach, breakable, clause_breaches
+from blockpact.judge.clause_checks import Breach, breakable, clause_reading
+from blockpact.judge.clause_events import actions
 from blockpact.judge.clauses import (
     Clause,
     FixedTransfer,
-    ForEach,
     FreeText,
     Give,
     Penalty,
     PerUnitTransfer,
     Pool,
     ProportionalTransfer,
+    RewardSplit,
+    ThresholdTransfer,
+    parts,
 )
 from blockpact.judge.contract import Contract, number
 from blockpact.judge.observables import EpisodeObservables
@@ -45,14 +52,32 @@ def transfer_amount(clause: Clause, obs: EpisodeObservables) -> tuple[str, str, 
             unit = obs.value(payer, item)
             amount = fraction * unit * count
             return payer, payee, amount, f"{number(fraction * 100)}% of {count} {item} x {number(unit)}"
-        case PerUnitTransfer(payer, payee, rate, item):
-            count = obs.collected.get(payer, {}).get(item, 0)
-            return payer, payee, rate * count, f"{number(rate)} x {count} {item} collected"
+        case PerUnitTransfer(payer, payee, rate, item, verb, over):
+            count = _done(obs, payer, verb, item)
+            paid = max(count - over, 0)
+            beyond = f" ({count} - {over})" if over else ""
+            return payer, payee, rate * paid, f"{number(rate)} x {paid} {item} {_DONE[verb]}{beyond}"
+        case ThresholdTransfer(payer, payee, amount, verb, item, over):
+            count = _done(obs, payer, verb, item)
+            due = amount if count > over else 0.0
+            return payer, payee, due, f"{count} {item} {_DONE[verb]}, {'more than' if due else 'not more than'} {over}"
     return None
 
 
+_DONE = {"collect": "collected", "mine": "mined", "take": "taken"}
+
+
+def _done(obs: EpisodeObservables, player: str, verb: str, item: str) -> int:
+    return sum(k for _, p, k in actions(obs, verb, item) if p == player)
+
+
+def readings(contract: Contract, obs: EpisodeObservables) -> list[tuple[list[Breach], str | None]]:
+    """Per clause: its breaches and, when it had nothing to apply to, why."""
+    return [clause_reading(n, c, obs) for n, c in enumerate(contract.clauses, 1)]
+
+
 def all_breaches(contract: Contract, obs: EpisodeObservables) -> list[Breach]:
-    return [b for n, c in enumerate(contract.clauses, 1) for b in clause_breaches(n, c, obs)]
+    return [b for found, _ in readings(contract, obs) for b in found]
 
 
 def contract_critiques(contract: Contract, obs: EpisodeObservables) -> dict[str, str]:
@@ -101,39 +126,59 @@ class _Ledger:
                 if payee != player:
                     self.pay(n, player, payee, clause.amount, f"penalty for breaking clause {ref}")
 
-    def share(self, n: int, clause: Pool) -> None:
+    def share(self, n: int, clause: Pool | RewardSplit) -> None:
         members = [p for p in clause.players if p in self.transfers]
         totals = {p: self.obs.inventory_value(p) + self.obs.group_sharing.get(p, 0.0) + self.transfers[p] for p in members}
-        mean = sum(totals.values()) / len(members)
+        if isinstance(clause, Pool):
+            mean = sum(totals.values()) / len(members)
+            for p in members:
+                self.transfers[p] += mean - totals[p]
+            self.lines.append(f"Clause {n}: {', '.join(members)} share their rewards: {number(round(mean, 6))} emeralds each.")
+            return
+        whole = sum(totals.values())
+        weights = dict(zip(clause.players, clause.shares))
+        scale = sum(weights[p] for p in members) or 1.0
+        got = {p: whole * weights[p] / scale for p in members}
         for p in members:
-            self.transfers[p] += mean - totals[p]
-        self.lines.append(f"Clause {n}: {', '.join(members)} share their rewards: {number(round(mean, 6))} emeralds each.")
+            self.transfers[p] += got[p] - totals[p]
+        split = ", ".join(f"{p} {number(round(got[p], 6))} ({number(round(weights[p] * 100, 6))}%)" for p in members)
+        self.lines.append(f"Clause {n}: the total reward of {', '.join(members)} ({number(round(whole, 6))} emeralds) is split: {split}.")
 
 
-def clause_scores(contract: Contract, breaches: list[Breach]) -> list[dict[str, object]]:
-    """Per clause: kind, formal or not and why, and whether it was kept, broken (by whom), or settled."""
+def clause_scores(contract: Contract, breaches: list[Breach],
+                  inapplicable: dict[int, str] | None = None) -> list[dict[str, object]]:
+    """Per clause: kind, formal or not and why, and whether it was kept, broken (by whom), settled, or not
+    applicable (with the reason in `not_applicable`)."""
     scores = []
     for n, clause in enumerate(contract.clauses, 1):
         broken = [b for b in breaches if b.clause == n]
+        na = (inapplicable or {}).get(n)
         if isinstance(clause, FreeText):
             status = "free text"
         elif broken:
             status = "broken"
+        elif na:
+            status = "not applicable"
         else:
             status = "kept" if breakable(clause) else "settled"
-        scores.append({
+        score: dict[str, object] = {
             "clause": n, "kind": clause.kind, "formal": clause.formal, "why": clause.why, "status": status,
             "broken_by": sorted({b.player for b in broken}), "breaches": [b.text for b in broken],
-        })
+        }
+        if status == "not applicable":
+            score["not_applicable"] = na
+        scores.append(score)
     return scores
 
 
 def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
     ledger = _Ledger(obs)
-    breaches = all_breaches(contract, obs)
+    read = readings(contract, obs)
+    breaches = [b for found, _ in read for b in found]
+    inapplicable = {n: na for n, (_, na) in enumerate(read, 1) if na}
     numbered = list(enumerate(contract.clauses, 1))
     for n, clause in numbered:  # transfers and gifts first, penalties next, sharing last
-        for part in clause.parts if isinstance(clause, ForEach) else (clause,):
+        for part in parts(clause):
             settled = transfer_amount(part, obs)
             if settled is not None:
                 ledger.pay(n, *settled)
@@ -141,11 +186,13 @@ def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
                 breaches.append(breach)
         if isinstance(clause, FreeText):
             ledger.lines.append(f"Clause {n} is free text, not judged formally ({clause.reason}).")
+        elif n in inapplicable:
+            ledger.lines.append(f"Clause {n} is not applicable: {inapplicable[n]}.")
     for n, clause in numbered:
         if isinstance(clause, Penalty):
             ledger.penalise(n, clause, breaches)
     for n, clause in numbered:
-        if isinstance(clause, Pool):
+        if isinstance(clause, (Pool, RewardSplit)):
             ledger.share(n, clause)
     if not contract.clauses:
         ledger.lines.append("No contract: no transfers.")
@@ -157,5 +204,5 @@ def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
         critiques={p: " ".join(notes[p]) for p in obs.players},
         source="formal",
         reasoning=" ".join(ledger.lines),
-        clauses=clause_scores(contract, breaches),
+        clauses=clause_scores(contract, breaches, inapplicable),
     )

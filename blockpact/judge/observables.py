@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from blockpact.worlds.events import Event
-from blockpact.worlds.spec.schema import WorldSpec
+from blockpact.worlds.spec.schema import Region, WorldSpec
 
 # Inventory causes that count as collecting: the simulator's "dig:<block>", a live body's pickups.
 COLLECT_CAUSES = ("dig:", "pickup")
@@ -49,6 +49,11 @@ class EpisodeObservables:
     chest_names: dict[str, str] = field(default_factory=dict)  # "x,y,z" -> the chest's name in the world file
     chest_owners: dict[str, str] = field(default_factory=dict)  # "x,y,z" -> a player or "shared"
     group_sharing: dict[str, float] = field(default_factory=dict)  # what the world's groups move (judge.groups)
+    dig_cells: list[tuple[float, str, str, tuple[int, int, int]]] = field(default_factory=list)  # (time, player, block, cell)
+    block_changes: list[tuple[float, tuple[int, int, int], str, str]] = field(default_factory=list)  # (time, cell, old, new), any cause
+    craft_events: list[tuple[float, str, str, int]] = field(default_factory=list)  # (time, player, item, n) crafted
+    start_blocks: dict[tuple[int, int, int], str] = field(default_factory=dict)  # the world's cells at the start
+    regions: dict[str, Region] = field(default_factory=dict)  # the world's named regions
     start_time: float = 0.0
     end_time: float = 0.0
     finished: bool = False  # the log holds the episode_end snapshot
@@ -98,6 +103,8 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
         chest_names={",".join(str(c) for c in pos): chest.name for pos, chest in spec.chests.items()},
         chest_owners={",".join(str(c) for c in pos): chest.owner for pos, chest in spec.chests.items() if chest.owner},
         start_time=episode[0].time,
+        start_blocks=spec.blocks,
+        regions=spec.regions,
     )
     crafted: dict[str, Counter[str]] = {p: Counter() for p in players}
     final = None
@@ -111,12 +118,20 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
                 obs.gains.append((e.time, e.agent, e.data["item"], int(e.data["delta"])))
             elif e.data["delta"] > 0 and cause == "craft":
                 crafted[e.agent][e.data["item"]] += e.data["delta"]
+                obs.craft_events.append((e.time, e.agent, e.data["item"], int(e.data["delta"])))
                 obs.acts.append((e.time, e.agent, "craft"))
         elif e.kind == "block" and e.agent in mined and e.data.get("cause") in ("dig", "place"):
+            cell = tuple(e.data["pos"]) if "pos" in e.data else None
             if e.data["cause"] == "dig":
                 mined[e.agent][e.data["old"]] += 1
                 obs.digs.append((e.time, e.agent, e.data["old"]))
+                if cell is not None:
+                    obs.dig_cells.append((e.time, e.agent, e.data["old"], cell))  # type: ignore[arg-type]
+            if cell is not None:
+                obs.block_changes.append((e.time, cell, str(e.data.get("old")), str(e.data.get("new"))))  # type: ignore[arg-type]
             obs.acts.append((e.time, e.agent, e.data["cause"]))
+        elif e.kind == "block" and "pos" in e.data:  # the world's rules (regrowth, spawning) and other causes
+            obs.block_changes.append((e.time, tuple(e.data["pos"]), str(e.data.get("old")), str(e.data.get("new"))))  # type: ignore[arg-type]
         elif e.kind == "chest" and e.agent is not None:
             chest = ",".join(str(c) for c in e.data["pos"])
             chests.setdefault(chest, Counter())[e.data["item"]] = e.data["count"]

@@ -194,7 +194,7 @@ async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int, world_facto
     from blockpact.bridge.sim import SimWorld
 
     players = sorted(spec.players)
-    contract = parse_contract(render_contract(candidate.clauses, world=spec.name), players, world=spec.name)
+    contract = parse_contract(render_contract(candidate.clauses, world=spec.name), players, spec=spec)
     world = (world_factory or SimWorld)(spec, seed)
     try:
         programs = {p: ScriptedCooperativeAgent(p, spec, contract).proposal().code for p in players}

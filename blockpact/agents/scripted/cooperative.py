@@ -23,12 +23,17 @@ from blockpact.judge.contract import (
     Contract,
     Craft,
     Deposit,
+    Exclusion,
     FreeText,
     Quota,
+    RegionLimit,
+    Return,
     Signal,
+    Steps,
     TotalQuota,
     TurnTaking,
     WaitFor,
+    Withdraw,
     parts,
 )
 from blockpact.worlds.spec.schema import WorldSpec
@@ -51,6 +56,12 @@ class ContractPlan:
     deposits: list[tuple[tuple[int, int, int], str, int | None]] = field(default_factory=list)
     wait_for: list[str] = field(default_factory=list)
     signal: bool = False
+    signal_late: bool = False  # "deposits ..., then signals": the signal comes after the first deposits
+    windows: dict[str, list[dict[str, object]]] = field(default_factory=dict)  # block -> quota windows
+    excluded: set[str] = field(default_factory=set)  # blocks it must not mine
+    withdrawals: list[tuple[tuple[int, int, int], str, int]] = field(default_factory=list)
+    returns: list[tuple[tuple[int, int, int], str]] = field(default_factory=list)
+    region: str | None = None  # mines from this region's centre (mineBlock takes the nearest blocks)
 
 
 def _blocks_of(verb: str, target: str, facts: WorldFacts) -> list[str]:
@@ -83,9 +94,19 @@ def _quota(number: int, clause: Quota | TotalQuota, player: str, plan: ContractP
     blocks = _blocks_of(clause.verb, clause.target, facts)
     if not blocks:
         plan.notes.append(f"clause {number}: no block in this world yields {clause.target}")
+    for note in _unfollowed(number, clause):
+        plan.notes.append(note)
     for block in blocks:
         per_block = facts.max_drop(block, clause.target) if clause.verb == "collect" else 1
-        if clause.bound == "at_most":
+        if clause.bound == "at_most" and clause.window is not None:
+            window = clause.window
+            if clause.period is not None:
+                plan.period = plan.period or clause.period
+            plan.windows.setdefault(block, []).append({
+                "from": window.start, "to": window.end, "count": share // per_block, "perPeriod": clause.period is not None})
+            if block not in plan.targets:
+                plan.targets.append(block)
+        elif clause.bound == "at_most":
             _cap(plan, block, share // per_block, clause.period)
             if block not in plan.targets:
                 plan.targets.append(block)
@@ -94,6 +115,36 @@ def _quota(number: int, clause: Quota | TotalQuota, player: str, plan: ContractP
             if block not in plan.targets:
                 plan.targets.append(block)
     return True
+
+
+def _unfollowed(number: int, clause: object) -> list[str]:
+    """What of a clause the script cannot keep exactly (it says so rather than pretend)."""
+    notes = []
+    if getattr(clause, "condition", None) is not None:
+        notes.append(f"clause {number}: its condition ({clause.condition}) is not watched; the limit is kept at all times")  # type: ignore[attr-defined]
+    if getattr(clause, "region", None) is not None:
+        notes.append(f"clause {number}: mines from the {clause.region}'s centre (mineBlock takes the nearest blocks)")  # type: ignore[attr-defined]
+    return notes
+
+
+def _exclude(number: int, part: Exclusion, plan: ContractPlan, facts: WorldFacts) -> None:
+    if part.verb == "take":
+        plan.excluded.add(f"item:{part.target}")
+    elif part.target is None:
+        plan.notes.append(f"clause {number}: stays away from nothing in particular; mines outside the {part.region} only by chance")
+    else:
+        plan.excluded.update(_blocks_of(part.verb, part.target, facts))
+    if part.window is not None or part.condition is not None:
+        plan.notes.append(f"clause {number}: kept for the whole episode (its window or condition only narrows it)")
+
+
+def _steps_order(contract: Contract, player: str, plan: ContractPlan) -> None:
+    """"puts ..., then signals": signal after the deposits of the first round."""
+    for clause in contract.clauses:
+        for step in [clause] if isinstance(clause, Steps) else []:
+            kinds = [type(p) for p in step.parts if getattr(p, "player", None) == player]
+            if step.ordered and Signal in kinds and any(k in kinds[:kinds.index(Signal)] for k in (Deposit, Return)):
+                plan.signal_late = True
 
 
 def plan_for(contract: Contract, player: str, facts: WorldFacts) -> ContractPlan:
@@ -139,14 +190,31 @@ def plan_for(contract: Contract, player: str, facts: WorldFacts) -> ContractPlan
                 plan.signal |= part.signaller == player
             elif isinstance(part, Signal):
                 plan.signal |= part.player == player
+            elif isinstance(part, Exclusion) and part.player == player:
+                _exclude(number, part, plan, facts)
+            elif isinstance(part, Withdraw) and part.player == player:
+                chest = facts.chest_named(part.chest) if part.chest else facts.chest_with(part.item)
+                if chest is None:
+                    plan.notes.append(f"clause {number}: no chest to take {part.item} from")
+                else:
+                    plan.withdrawals.append((chest, part.item, part.count if part.count is not None else 64))
+            elif isinstance(part, Return) and part.player == player:
+                chest = facts.chest_named(part.chest) if part.chest else facts.chest_with(part.item)
+                if chest is not None:
+                    plan.returns.append((chest, part.item))
+            elif isinstance(part, RegionLimit) and part.player == player:
+                plan.region = part.region
+                plan.notes.extend(_unfollowed(number, part))
             elif isinstance(part, FreeText):
                 plan.notes.append(f"clause {number} is free text a script cannot follow: {part.text}")
+    _steps_order(contract, player, plan)
     _plan_fetches(contract, player, plan, facts)
     if not plan.targets:
         values = facts.block_values(player)
         plan.targets = sorted((b for b in values if b not in assigned_to_others), key=lambda b: (-values[b], b))
+    plan.targets = [b for b in plan.targets if b not in plan.excluded]
     shared = {str(plan.turn["item"])} if plan.turn else set()
-    reserved = frozenset(taken_by_others | shared)
+    reserved = frozenset(taken_by_others | shared | {e[5:] for e in plan.excluded if e.startswith("item:")})
     for item in own_takes:
         chest = facts.chest_with(item)
         if chest is not None:
@@ -174,7 +242,15 @@ def _plan_fetches(contract: Contract, player: str, plan: ContractPlan, facts: Wo
 
 def _target(plan: ContractPlan, block: str, present: int) -> dict[str, object]:
     count = plan.per_round.get(block, max(present, plan.at_least.get(block, 0), 1))
-    return {"block": block, "count": count, "total": plan.totals.get(block)}
+    return {"block": block, "count": count, "total": plan.totals.get(block),
+            "windows": [{**w, "used": 0} for w in plan.windows.get(block, [])]}
+
+
+def _centre(spec: WorldSpec, region: str | None) -> list[int] | None:
+    if region is None or region not in spec.regions:
+        return None
+    box = spec.regions[region]
+    return [(lo + hi) // 2 for lo, hi in zip(box.lo, box.hi)]
 
 
 class ScriptedCooperativeAgent:
@@ -200,6 +276,8 @@ class ScriptedCooperativeAgent:
         steps += [f"Take {tool_text}."]
         steps += [f"Craft {item} ({runs} times)." for item, runs in plan.crafts]
         limits = [f"at most {n} {b} every {plan.period:g} s" for b, n in plan.per_round.items()]
+        limits += [f"at most {w['count']} {b}{' a period' if w['perPeriod'] else ''} from {w['from']:g} s"
+                   + (f" to {w['to']:g} s" if w["to"] is not None else "") for b, ws in plan.windows.items() for w in ws]
         limits += [f"at most {n} {b} in all" for b, n in plan.totals.items()]
         steps.append(f"Mine {targets}" + (f" ({', '.join(limits)})." if limits else "."))
         steps += [f"Deposit {'all' if n is None else n} {item} into the chest at {list(pos)}." for pos, item, n in plan.deposits]
@@ -232,6 +310,10 @@ class ScriptedCooperativeAgent:
                     for item, runs in plan.crafts
                 ],
                 "DEPOSITS": [{"chest": list(pos), "item": item, "count": n} for pos, item, n in plan.deposits],
+                "SIGNAL_LATE": plan.signal_late,
+                "WITHDRAWALS": [{"chest": list(pos), "item": item, "count": n} for pos, item, n in plan.withdrawals],
+                "RETURNS": [{"chest": list(pos), "item": item} for pos, item in plan.returns],
+                "REGION_CENTRE": _centre(self.spec, plan.region),
                 "WAIT_SECONDS": self.spec.episode_seconds,
                 "TOOLS": [{"chest": list(t.chest), "item": t.item} for t in plan.tools],
                 "TARGETS": [_target(plan, b, facts.block_counts[b]) for b in plan.targets],

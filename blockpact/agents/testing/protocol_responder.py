@@ -97,7 +97,7 @@ class ProtocolResponder:
         if contract == "No contract.":
             proposal = ScriptedGreedyAgent(player, self.spec).proposal()
         else:
-            parsed = parse_contract(contract, self.players, world=self.spec.name)
+            parsed = parse_contract(contract, self.players, spec=self.spec)
             proposal = ScriptedCooperativeAgent(player, self.spec, parsed).proposal()
         return f"Explain: (stub) {proposal.explain}\nPlan:\n{proposal.plan}\nCode:\n```javascript\n{proposal.code}\n```"
 
@@ -112,7 +112,7 @@ class ProtocolResponder:
         return json.dumps(verdict)
 
     def judge(self, case: str, *, first_attempt: bool) -> str:
-        contract = parse_contract(_section(case, "Contract:", "Tasks:"), self.players, world=self.spec.name)
+        contract = parse_contract(_section(case, "Contract:", "Tasks:"), self.players, spec=self.spec)
         values = {p: _values(v) for p, v in _player_lines(_section(case, "Item values (emeralds per item; an emerald is worth 1 to everyone):", "Chat log:")).items()}
         inventories = {p: _counts(v) for p, v in _player_lines(_section(case, "Final inventories:", "Chests at the end:")).items()}
         collected = {p: _counts(v) for p, v in _player_lines(_section(case, "Collected during the scenario (by digging or picking up):", "Final inventories:")).items()}

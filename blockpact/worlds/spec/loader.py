@@ -17,6 +17,7 @@ from blockpact.errors import UserError
 from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec.drop_tables import default_drops
 from blockpact.worlds.spec.map_reader import MapReader
+from blockpact.worlds.spec.place_names import clashing_names
 from blockpact.worlds.spec.rule_blocks import impossible_rule_blocks
 from blockpact.worlds.spec.schema import (
     COMPARISONS,
@@ -118,6 +119,10 @@ class WorldReader(MapReader):
             episode_seconds=seconds or 1.0, length_known=bool(known), extra=extra,
             groups=self.read_groups(raw.get("groups"), players, seconds or 1.0),
         )
+        for place, message in clashing_names(regions, list(chests.values())):
+            kind, name = place.split(" ", 1)
+            pos = next((c.position for c in chests.values() if c.name == name), None)
+            self.err(self.chest_paths.get(pos, "chests").replace(".position", ".name") if kind == "chest" else f"regions.{name}", message)
         for i, chest in enumerate(spec.chests.values()):
             if chest.owner not in (None, "shared", *players):
                 where = self.chest_paths.get(chest.position, f"chests[{i}].position").replace(".position", ".owner")

@@ -4,16 +4,17 @@ reported) is not reported again."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from blockpact.worlds.spec.schema import ChestSpec, Region, Vec
-from blockpact.worlds.spec.value_reader import ValueReader
+from blockpact.worlds.spec.value_reader import ValueReader, got
 
 AIR_CHARS = {".", " "}
 MAP_KEYS = {"origin", "size", "legend", "layers"}
 LAYER_KEYS = {"y", "rows", "fill"}
-REGION_KEYS = {"from", "to"}
+REGION_KEYS = {"from", "to", "words"}
 BLOCKS_KEYS = {"block", "region", "positions"}
 CHEST_KEYS = {"name", "position", "items", "owner"}
 
@@ -130,7 +131,8 @@ class MapReader(ValueReader):
             if lo is None or hi is None:
                 self.broken_regions.add(name)
                 continue
-            box = Region(name, tuple(map(min, lo, hi)), tuple(map(max, lo, hi)))  # type: ignore[arg-type]
+            box = Region(name, tuple(map(min, lo, hi)), tuple(map(max, lo, hi)),  # type: ignore[arg-type]
+                         self.region_words(region.get("words", []), f"{path}.words"))
             inside = [all(origin[i] <= corner[i] < origin[i] + size[i] for i in range(3)) for corner in (lo, hi)]
             if not all(inside):  # said at the line of the corner that is out (`from` when both are)
                 key = "from" if not inside[0] else "to"
@@ -138,6 +140,13 @@ class MapReader(ValueReader):
                 self.outside_reported.add(f"region {name}")
             regions[name] = box
         return regions
+
+    def region_words(self, raw: Any, path: str) -> tuple[str, ...]:
+        """`words = ["north field", ...]`: what else a contract may call the region (letters, digits, spaces)."""
+        if not isinstance(raw, list) or not all(isinstance(w, str) and re.fullmatch(r"[A-Za-z0-9_ ]*[A-Za-z][A-Za-z0-9_ ]*", w) for w in raw):
+            self.err(path, f"{got(raw)} (expected a list of names a contract may use for the region, e.g. [\"north field\"])")
+            return ()
+        return tuple(" ".join(w.replace("_", " ").split()) for w in raw)
 
     def read_block_lists(self, raw: Any, regions: dict[str, Region], origin: Vec, size: Vec, placements: dict) -> None:
         if raw is None:

@@ -28,6 +28,7 @@ class Region:
     name: str
     lo: Vec  # inclusive corners, lo <= hi on every axis
     hi: Vec
+    words: tuple[str, ...] = ()  # other names contracts may call it by ("north field"), besides its own
 
     def contains(self, p: Vec) -> bool:
         return all(self.lo[i] <= p[i] <= self.hi[i] for i in range(3))

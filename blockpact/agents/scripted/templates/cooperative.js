@@ -6,17 +6,35 @@ async function waitSignalFrom(bot, other, timeout) {
   }
 }
 
-// Mines each target up to its count this round and what its episode total still allows.
-async function mineRound(bot, targets) {
+// The quota window of `target` at `now` (seconds since the start), or null: [{ from, to, count, perPeriod, used }].
+function windowAt(target, now) {
+  return target.windows.find((w) => now >= w.from && (w.to === null || now < w.to)) || null;
+}
+
+// Mines each target up to its count this round, what its episode total and its quota window still allow.
+async function mineRound(bot, targets, now) {
   let mined = 0;
   for (const target of targets) {
-    const want = target.total === null ? target.count : Math.min(target.count, target.total);
+    let want = target.total === null ? target.count : Math.min(target.count, target.total);
+    const window = windowAt(target, now);
+    if (window !== null) want = Math.min(want, window.perPeriod ? window.count : window.count - window.used);
     if (want <= 0 || bot.findBlock({ matching: target.block, maxDistance: __SEARCH_RADIUS__ }) === null) continue;
     const got = (await mineBlock(bot, target.block, want)) || 0;
     if (target.total !== null) target.total -= got;
+    if (window !== null && !window.perPeriod) window.used += got;
     mined += got;
   }
   return mined;
+}
+
+// Takes [{ chest, item, count }] from chests (what a clause says it takes), or returns [{ chest, item }] to them.
+async function takeOrReturn(bot, moves, back) {
+  for (const { chest, item, count } of moves) {
+    const at = new Vec3(chest[0], chest[1], chest[2]);
+    const held = bot.inventory.items().filter((s) => s.name === item).reduce((n, s) => n + s.count, 0);
+    if (back && held > 0) await depositItemIntoChest(bot, at, { [item]: held });
+    if (!back) await getItemFromChest(bot, at, { [item]: count });
+  }
 }
 
 // Crafts each of [{ item, count, fetch: [{ chest, item, count }] }] once, first taking from chests the
@@ -56,14 +74,19 @@ async function playByContract(bot) {
   if (turn !== null && turn.role === 'then') {
     await waitSignal(bot, `${turn.other} returns the ${turn.item}`, __WAIT_SECONDS__);
   }
+  await takeOrReturn(bot, __WITHDRAWALS__, false);
   await takeFirstAvailable(bot, __TOOLS__);
+  const centre = __REGION_CENTRE__; // [x, y, z] of the region it may mine in, or null
   for (let round = 0; ; round += 1) {
     await craftOnce(bot, crafts);
     await depositAll(bot, __DEPOSITS__); // what it holds already (materials others wait for)
-    if (round === 0 && __SIGNAL__) await sendSignal(bot, 'done');
-    const mined = await mineRound(bot, targets);
+    if (round === 0 && __SIGNAL__ && !__SIGNAL_LATE__) await sendSignal(bot, 'done');
+    if (centre !== null) await moveTo(bot, new Vec3(centre[0], centre[1], centre[2]), 1);
+    const mined = await mineRound(bot, targets, bot.time.age / 20 - start);
     await craftOnce(bot, crafts);
     await depositAll(bot, __DEPOSITS__);
+    if (round === 0 && __SIGNAL__ && __SIGNAL_LATE__) await sendSignal(bot, 'done');
+    if (round === 0) await takeOrReturn(bot, __RETURNS__, true);
     if (round === 0 && turn !== null && turn.role === 'first') {
       await depositItemIntoChest(bot, new Vec3(turn.chest[0], turn.chest[1], turn.chest[2]), { [turn.item]: 1 });
       await sendSignal(bot, `the ${turn.item} is back in the chest`);

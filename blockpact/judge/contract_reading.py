@@ -3,8 +3,9 @@ players can follow it) or as free text that neither reads (and why).
 
 Uses only the judge's public parser (`parse_contract`) and what its clause objects say about themselves
 (`FreeText` and its reason), so it keeps working whatever grammar is behind the parser. Used by
-`blockpact contract check`, by `blockpact run` (a warning before the run) and by metrics.json and the
-report (a warning for every contract a run played under, given or negotiated).
+`blockpact contract check`, by `blockpact run` (a warning before the run), by metrics.json and the
+report (a warning for every contract a run played under, given or negotiated), and by the negotiators
+(every proposal's reading, agents/negotiation_reading.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from blockpact.judge.contract import FreeText, parse_contract, render_clause
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,7 @@ class ClauseReading:
     formal: bool
     form: str  # the formal form ("FixedTransfer(payer=..., ...)"), or "free text"
     reason: str | None  # why a free-text clause is not formal
+    kind: str = "free text"  # the clause kind ("exclusion", "deposit then signal (in this order)", ...)
 
     def line(self) -> str:
         if self.formal:
@@ -33,7 +36,9 @@ class ClauseReading:
 def _form(clause: object) -> str:
     if not dataclasses.is_dataclass(clause):
         return repr(clause)
-    fields = ", ".join(f"{f.name}={getattr(clause, f.name)!r}" for f in dataclasses.fields(clause))
+    shown = [f for f in dataclasses.fields(clause)
+             if f.default is dataclasses.MISSING or getattr(clause, f.name) != f.default]  # defaults left out
+    fields = ", ".join(f"{f.name}={_form(getattr(clause, f.name)) if dataclasses.is_dataclass(getattr(clause, f.name)) else repr(getattr(clause, f.name))}" for f in shown)
     return f"{type(clause).__name__}({fields})"
 
 
@@ -45,18 +50,21 @@ def _sentence(clause: object, world: str | None) -> str:
         return _form(clause)
 
 
-def read_contract(text: str, players: Sequence[str], world: str | None) -> list[ClauseReading]:
-    contract = parse_contract(text, sorted(players), world=world)
+def read_contract(text: str, players: Sequence[str], world: str | WorldSpec | None) -> list[ClauseReading]:
+    """Each clause's reading; with the world's spec (not only its name) clauses may name its chests and regions."""
+    spec = world if isinstance(world, WorldSpec) else None
+    name = spec.name if spec is not None else world
+    contract = parse_contract(text, sorted(players), world=name, spec=spec)
     readings = []
     for number, clause in enumerate(contract.clauses, 1):
         if isinstance(clause, FreeText):
             readings.append(ClauseReading(number, clause.text, False, "free text", clause.reason or None))
         else:
-            readings.append(ClauseReading(number, _sentence(clause, world), True, _form(clause), None))
+            readings.append(ClauseReading(number, _sentence(clause, name), True, _form(clause), None, clause.kind))
     return readings
 
 
-def free_text_warning(text: str, players: Sequence[str], world: str | None, where: str) -> str | None:
+def free_text_warning(text: str, players: Sequence[str], world: str | WorldSpec | None, where: str) -> str | None:
     """One line listing the clauses of `text` that no formal check and no scripted player reads, or None."""
     loose = [r for r in read_contract(text, players, world) if not r.formal]
     if not loose:
