@@ -5,7 +5,7 @@ A block's language says what the test does with it:
 - `sh` (`bash`, `shell`): run with bash (`-e -o pipefail`) in the page's working directory;
 - `python`: run as a script there;
 - `toml`, `js`: written to a file when a `file` directive names one, else only checked (TOML parses);
-- `text` (or no language), `console`, `json`, `lark`, `contract`, `free-text`, `html`: output, grammar or
+- `text` (or no language), `console`, `json`, `lark`, `contract`, `contract-world`, `free-text`, `html`: output, grammar or
   clauses, not run (`contract` blocks are played by tests/test_contract_clauses.py).
 
 Directives are HTML comments right before a block (invisible on the site), one per comment:
@@ -27,7 +27,7 @@ from pathlib import Path
 
 RUN = {"sh": "sh", "bash": "sh", "shell": "sh", "python": "python"}
 FILES = {"toml", "js"}
-NOT_RUN = {"", "text", "console", "json", "lark", "contract", "free-text", "html"}
+NOT_RUN = {"", "text", "console", "json", "lark", "contract", "contract-world", "free-text", "html"}
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w-]*)[^`]*$")
 DIRECTIVE = re.compile(r"^\s*<!--\s*test:\s*(?P<name>[a-z-]+)\s*(?P<arg>.*?)\s*-->\s*$")
 DIRECTIVES = {"skip", "file", "exit", "replace", "timeout", "slow"}
