@@ -76,19 +76,22 @@ def _run(block: Block, text: str, work: Path, env: dict[str, str], n: int) -> No
         argv = [sys.executable, script.name]
     else:
         argv = ["bash", "-e", "-o", "pipefail", "-c", text]
-    process = subprocess.Popen(argv, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
-    try:
-        output, _ = process.communicate(timeout=scaled(block.timeout))
-    except subprocess.TimeoutExpired:
-        _stop_group(process)
-        output, _ = process.communicate()
-        pytest.fail(f"{block.where}: still running after {scaled(block.timeout):.0f} s\n{text}\n--- output:\n{output[-4000:]}")
-    finally:
-        _stop_group(process)
+    log = work.parent / f"block_{n}.log"  # a file, not a pipe: what a block leaves running cannot hold it open
+    with log.open("w") as out:
+        process = subprocess.Popen(argv, cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
+                                   start_new_session=True)
+        try:
+            process.wait(timeout=scaled(block.timeout))
+        except subprocess.TimeoutExpired:
+            _stop_group(process)
+            process.wait()
+            pytest.fail(f"{block.where}: still running after {scaled(block.timeout):.0f} s\n{text}\n--- output:\n"
+                        f"{log.read_text()[-4000:]}")
+        finally:
+            _stop_group(process)
     if process.returncode != block.exit:
         pytest.fail(f"{block.where}: exit status {process.returncode} (expected {block.exit})\n{text}\n"
-                    f"--- output:\n{output[-6000:]}")
+                    f"--- output:\n{log.read_text()[-6000:]}")
 
 
 def _play(page: Path, tmp_path: Path, slow: bool) -> list[str]:
