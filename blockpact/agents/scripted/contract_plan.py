@@ -146,7 +146,8 @@ class _Compiler(MakingPart):
                 self.centres[part.target] = [(lo + hi) // 2 for lo, hi in zip(box.lo, box.hi)]
                 self.note(n, f"mines from the {part.region}'s centre, nearest blocks first, which may lie outside it")
         elif isinstance(part, FreeText):
-            why = f" ({part.reason})" if part.reason else ""
+            # why, when the world refused it (no such chest, a block it never has); a sentence outside the grammar is its own why
+            why = f" ({part.reason})" if part.reason and not part.reason.startswith("not in the controlled form") else ""
             self.plan.notes.append(f"clause {n} is free text a script cannot follow{why}: {part.text}")
         elif not isinstance(part, KNOWN):
             self.note(n, f"a {part.kind} clause, which the scripted player does not act on")
