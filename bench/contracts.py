@@ -5,8 +5,9 @@
 (a) Parsing: the example clauses of docs/contracts.md, `--clauses` parses in all (Lark's Earley
 parser on the normalised tokens, then the tree to clause objects), first parses (cache cleared) and
 repeated ones (the per-clause cache).
-(b) Search: for each world, the candidates the search builds and the wall time to play them all on
-the simulator (one episode each, seed 0), with the best candidate's welfare and Gini.
+(b) Search: for each world, the candidates the search builds, the simulated episodes it plays (one per candidate and
+the no-contract one, seed 0) and their wall time, the no-contract welfare, the best admissible candidate's welfare,
+Gini and settlement, and its share of the world's declared reference_welfare.
 Prints one JSON object.
 """
 
@@ -53,10 +54,16 @@ def search_bench(world: str) -> dict:
     spec = load_world(world)
     start = time.perf_counter()
     result = asyncio.run(search(spec))
+    reference = spec.extra.get("reference", {}).get("welfare")  # type: ignore[union-attr]
+    best = result.best
     return {
         "world": spec.name, "players": len(spec.players), "episode_seconds": spec.episode_seconds,
-        "candidates": len(result.evaluations), "wall_seconds": round(time.perf_counter() - start, 2),
-        "best": result.best.candidate.name, "welfare": result.best.welfare, "gini": round(result.best.gini or 0.0, 6),
+        "candidates": len(result.evaluations), "episodes": result.episodes,
+        "wall_seconds": round(time.perf_counter() - start, 2), "none_welfare": result.none_welfare,
+        "best": best.candidate.name if best.admissible else None, "welfare": best.welfare if best.admissible else None,
+        "gini": round(best.gini, 6) if best.gini is not None and best.admissible else None,
+        "settlement": best.settlement if best.admissible else None, "reference_welfare": reference,
+        "of_reference": round(best.welfare / reference, 3) if reference and best.admissible else None,
     }
 
 

@@ -77,5 +77,7 @@ def test_the_report_shows_the_formal_judges_score_of_every_clause(runs, tmp_path
 
     [seed] = read_run(runs[world] / "events.jsonl").of_condition("negotiate")
     [formal] = [j for j in seed.final.judgments if j.source == "formal"]
-    assert [c["status"] for c in formal.clauses] == ["kept", "kept", "kept", "kept", "settled"], formal.clauses
-    assert "<th>broken by</th>" in out["report"] and "waiting for a signal" in out["report"]
+    # Ben deposits the sticks, Ada crafts the iron_pickaxe and mines the diamonds, all share
+    assert [(c["kind"], c["status"]) for c in formal.clauses] == [
+        ("deposit", "kept"), ("crafting", "kept"), ("assignment", "kept"), ("reward sharing", "settled")], formal.clauses
+    assert "<th>broken by</th>" in out["report"] and "crafting" in out["report"]

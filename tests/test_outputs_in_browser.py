@@ -129,4 +129,4 @@ def test_replay_of_a_negotiated_contract_shows_clause_statuses(runs, browser) ->
     final = browser.eval("document.getElementById('contract').textContent")
     assert "kept" in final and "settled" in final
     settlement = browser.eval("document.getElementById('settlement').textContent")
-    assert "formal judge: transfers Gizmo -9, Glitch +9" in settlement
+    assert "formal judge: transfers Gizmo -14, Glitch +14" in settlement

@@ -97,7 +97,8 @@ def test_the_readme_main_job_prints_table_one_and_the_report(tmp_path: Path) -> 
     assert "double_vein on sim: agents: scripted (deterministic baseline, no LLM)" in out
     assert re.search(r"condition\s+Gini \(mean ± std\)\s+welfare \(mean ± std\)", out), out
     assert re.search(r"none\s+0\.135 ± 0\.000\s+74\.00 ± 0\.00\s+5/5", out), out
-    assert re.search(r"negotiate\s+0\.000 ± 0\.000\s+78\.00 ± 0\.00\s+5/5", out), out
+    # Glitch gets 42 without a contract, more than half of 78: the contract's transfer keeps it at its outside option
+    assert re.search(r"negotiate\s+0\.128 ± 0\.000\s+78\.00 ± 0\.00\s+5/5", out), out
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert f"report: {Path('runs') / run_dir.name / 'report.html'}" in out
     assert (run_dir / "report.html").is_file()

@@ -16,7 +16,7 @@ rejects it: it stands no longer. With two players this is exactly the paper's ru
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from string import Template
@@ -288,12 +288,16 @@ class LLMNegotiator:
 
 class ScriptedNegotiator:
     """Deterministic, labelled "scripted": proposes the social-optimum contract derived from the world
-    spec and accepts a proposal exactly when it states the same clauses (in any order or wording)."""
+    spec and accepts a proposal when it states the same clauses (in any order or wording), or when `appraise`
+    (the contract search's appraiser: the proposal played on the simulator) finds nothing against it for this player."""
 
     def __init__(self, player: str, spec: WorldSpec, settings: NegotiationSettings | None = None, *,
-                 clauses: Sequence[Clause] | None = None, reason: str | None = None) -> None:
+                 clauses: Sequence[Clause] | None = None, reason: str | None = None,
+                 appraise: Callable[[str], Awaitable[str | None]] | None = None) -> None:
         """`clauses` (with `reason`, what was optimised) come from the contract search; without them the
-        closed-form social optimum of `negotiation_plan` is proposed."""
+        closed-form social optimum of `negotiation_plan` is proposed; an empty list: nothing is proposed (no
+        contract leaves every player at least its outside option). `appraise(proposal)` returns why this player
+        refuses a proposal it would not make itself, or None to accept it."""
         if player not in spec.players:
             raise KeyError(f"no player {player!r} in world {spec.name} (players: {', '.join(sorted(spec.players))})")
         self.player = player
@@ -301,6 +305,7 @@ class ScriptedNegotiator:
         self.settings = settings or load_negotiation_settings()
         self.clauses = list(clauses) if clauses is not None else social_optimum_clauses(spec)
         self.reason = reason
+        self.appraise = appraise
         self.contract = render_contract(self.clauses, world=spec.name)
 
     def agrees_with(self, proposal: str) -> bool:
@@ -313,9 +318,19 @@ class ScriptedNegotiator:
         if self.reason:
             lines["thinking"] = lines["propose"] = f"scripted: {self.reason}"
         standing = standing_proposal(history)
-        if standing is not None and self.agrees_with(standing.proposal or ""):
-            raw = f"[thinking] {lines['thinking']}\n[message] {lines['accept']}\n[accept]"
-            return NegotiationTurn(round, self.player, lines["thinking"], lines["accept"], None, True, raw, source="scripted")
-        raw = f"[thinking] {lines['thinking']}\n[message] {lines['propose']}\n[contract]\n{self.contract}\n[contract end]"
-        return NegotiationTurn(round, self.player, lines["thinking"], lines["propose"], self.contract, False, raw,
+        refusal = None
+        if standing is not None:
+            agreed = self.agrees_with(standing.proposal or "")
+            if not agreed and self.appraise is not None and standing.player != self.player:
+                refusal = await self.appraise(standing.proposal or "")
+            if agreed or (self.appraise is not None and refusal is None):
+                raw = f"[thinking] {lines['thinking']}\n[message] {lines['accept']}\n[accept]"
+                return NegotiationTurn(round, self.player, lines["thinking"], lines["accept"], None, True, raw, source="scripted")
+        message = lines["propose"] if refusal is None else f"I refuse the standing proposal: {refusal}. {lines['propose']}"
+        if not self.clauses:
+            message = message if refusal is not None else lines["thinking"]
+            raw = f"[thinking] {lines['thinking']}\n[message] {message}"
+            return NegotiationTurn(round, self.player, lines["thinking"], message, None, False, raw, source="scripted")
+        raw = f"[thinking] {lines['thinking']}\n[message] {message}\n[contract]\n{self.contract}\n[contract end]"
+        return NegotiationTurn(round, self.player, lines["thinking"], message, self.contract, False, raw,
                                source="scripted")

@@ -38,6 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scale", type=int, default=24, help="pixels per block (default 24)")
     p.set_defaults(handler=cmd_render)
 
+    from blockpact.cli.world_optimum import register as register_optimum
+
+    register_optimum(cmds)
+
     p = cmds.add_parser("new", help="write a commented template world that validates")
     p.add_argument("name", help="world name; writes NAME.toml unless --out is given")
     p.add_argument("--out", type=Path, help="file to write")

@@ -15,6 +15,8 @@ from blockpact.agents.critic import Critic, CriticProtocol, Critique, ScriptedCr
 from blockpact.agents.negotiation import LLMNegotiator, NegotiationResult, ScriptedNegotiator, negotiate
 from blockpact.agents.negotiation_plan import social_optimum_clauses
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
+from blockpact.agents.scripted.appraisal import Appraiser
+from blockpact.agents.scripted.contract_search import best_contract
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.bridge.sim import SimWorld
 from blockpact.errors import UserError
@@ -22,6 +24,7 @@ from blockpact.experiments.human import HUMAN, HumanAgent, HumanCritic, HumanNeg
 from blockpact.experiments.judging import Judges
 from blockpact.experiments.protocol import EpisodeInput, Participants
 from blockpact.experiments.rundir import RunDir
+from blockpact.experiments.settings import run_settings
 from blockpact.experiments.episode_engine import Minds, WorldEpisodeEngine, WorldFactory
 from blockpact.judge.contract import parse_contract, render_contract
 from blockpact.worlds.spec.schema import WorldSpec
@@ -139,6 +142,7 @@ class PopulationNegotiation:
 
     async def negotiate(self, spec: WorldSpec, seed: int) -> NegotiationResult:
         negotiators: list[Any] = []
+        found = None
         for p in sorted(spec.players):
             kind = self.cast.population[p]
             if kind.startswith("llm"):
@@ -146,8 +150,12 @@ class PopulationNegotiation:
             elif kind == HUMAN:
                 assert self.cast.seats is not None
                 negotiators.append(HumanNegotiator(p, spec, self.cast.seats))
-            else:
-                negotiators.append(ScriptedNegotiator(p, spec))
+            else:  # the contract search's best, and an appraisal of what the others propose (outside options kept)
+                budget = spec.episode_seconds + run_settings().episode.budget_margin_seconds
+                found = found or await best_contract(spec, budget=budget)
+                clauses = found.best.candidate.clauses if found.best.admissible else ()
+                negotiators.append(ScriptedNegotiator(p, spec, clauses=clauses, reason=found.summary(),
+                                                      appraise=Appraiser(spec, p, found, budget=budget)))
         return await negotiate(negotiators)
 
 

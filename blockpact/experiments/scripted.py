@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from blockpact.agents.action import ActionAgent
+from blockpact.agents.scripted.appraisal import Appraiser
 from blockpact.agents.scripted.contract_search import best_contract
 from blockpact.agents.critic import ScriptedCritic
 from blockpact.agents.negotiation import NegotiationResult, ScriptedNegotiator, negotiate
@@ -44,8 +45,10 @@ class ScriptedNegotiation:
         budget = spec.episode_seconds + run_settings().episode.budget_margin_seconds
         recorder = self.replays.recorder("the contract search") if self.replays is not None else None
         found = await best_contract(spec, world_factory=recorder, budget=budget)
+        clauses = found.best.candidate.clauses if found.best.admissible else ()  # nothing beats no contract for all
         return await negotiate([
-            ScriptedNegotiator(p, spec, clauses=found.best.candidate.clauses, reason=found.summary())
+            ScriptedNegotiator(p, spec, clauses=clauses, reason=found.summary(),
+                               appraise=Appraiser(spec, p, found, budget=budget))
             for p in sorted(spec.players)
         ])
 

@@ -1,66 +1,52 @@
 """The scripted negotiator's contract: a search over candidate contracts, each played on the simulator.
 
-Candidates are built from what the world file says, for any number of players:
-- who cleans: blocks that dynamics rules need kept low (pollution) go to 0, 1 or 2 cleaners;
-- how much to take: for a renewed resource, a quota per period per player (for a grow rule the
-  share of what regrows to the cap in one period; for a regrow rule a fraction of the stock), or none;
-- crafting: a valued block that only a tool nobody has can harvest, when the tool's ingredients are
-  spread over the players: the holders deposit them into a chest and signal, the player holding most
-  waits for them and crafts the tool;
-- division of labour: each valued block to the player expecting most from it (with the tools that
-  takes), when players value blocks differently;
-- gifts: an item goes to the player who values it most;
-- and every candidate shares the rewards equally among all players (the surplus goes to everyone).
-
-Each candidate is played once by the scripted cooperative players on the simulator and settled by
-the formal judge; the search keeps the highest welfare among contracts with Gini <= MAX_GINI (every
-candidate binds every player). The best welfare seen is the search's reference optimum.
+First the world is played without a contract by the scripted greedy players: what each player gets there is its
+outside option (what it has without agreeing to anything). Then every candidate of `candidates` is played once by
+the scripted cooperative players and judged by the formal judge, and settled: equal shares when they leave every
+player at least its outside option, else fixed transfers that give each player its outside option plus an equal
+part of the surplus. A candidate that cannot leave everyone at its outside option (its welfare is below the sum of
+the outside options) is not admissible. The search keeps the admissible contract of the highest welfare; the best
+welfare of any candidate is its reference optimum. Settlement clauses change nobody's play, so each candidate is
+played once, and its settled rewards are judged from the same events.
 """
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from blockpact.agents.scripted.world_facts import WorldFacts
-from blockpact.judge.clauses import Assignment, Clause, Craft, Deposit, Give, Pool, Quota, Signal, WaitFor
-from blockpact.judge.contract import ForEach, parse_contract, render_contract
+from blockpact.agents.scripted.candidates import Candidate, candidates
+from blockpact.judge.clauses import Clause, FixedTransfer, Pool
+from blockpact.judge.contract import Contract, parse_contract, render_contract
 from blockpact.judge.formal import judge_formal
 from blockpact.judge.metrics import gini
-from blockpact.judge.observables import observables_from_events
+from blockpact.judge.observables import EpisodeObservables, observables_from_events
 from blockpact.judge.verdict import rewards_after
-from blockpact.worlds.spec.schema import GrowRule, RegrowRule, WorldSpec
+from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
     from blockpact.bridge.sim import SimWorld
 
+__all__ = ["OBJECTIVE", "Candidate", "Evaluation", "SearchResult", "best_contract", "candidates", "evaluate", "search"]
+
 WorldFactory = Callable[[WorldSpec, int], "SimWorld"]  # (spec, seed) -> a simulated world
 
-MAX_GINI = 0.1
-QUOTA_PERIOD = 60.0  # seconds, for regrow rules (a grow rule's own period is used for it)
-REGROW_FRACTIONS = (0.5,)  # of a regrowing stock, per QUOTA_PERIOD, over all players
-OBJECTIVE = f"the highest social welfare on the simulator among contracts with Gini <= {MAX_GINI} that bind every player"
-
-
-@dataclass(frozen=True)
-class Candidate:
-    name: str  # what it tries, for the negotiator's message and the report
-    clauses: tuple[Clause, ...]
+MAX_GINI = 0.1  # of equal shares: always 0; of transfers: as unequal as the outside options are
+TOLERANCE = 0.01  # emeralds a settled reward may fall short of an outside option by rounding
+OBJECTIVE = ("the highest social welfare on the simulator among contracts that bind every player and leave each "
+             "at least its outside option (its reward playing without a contract)")
 
 
 @dataclass(frozen=True)
 class Evaluation:
-    candidate: Candidate
+    candidate: Candidate  # the whole contract: what players do, then the settlement
     welfare: float
     gini: float | None  # None when a reward is negative
     rewards: dict[str, float]
-
-    @property
-    def admissible(self) -> bool:
-        return self.gini is not None and self.gini <= MAX_GINI
+    admissible: bool = True  # nobody below its outside option
+    settlement: str = "equal shares"
+    produced: float = 0.0  # what the final inventories (and owned chests) are worth, before any settlement
 
 
 @dataclass(frozen=True)
@@ -68,156 +54,136 @@ class SearchResult:
     best: Evaluation
     evaluations: tuple[Evaluation, ...]
     seed: int
+    outside: dict[str, float]  # each player's reward without a contract (scripted greedy players)
+    episodes: int = 0  # simulated episodes played, the no-contract one included
 
     @property
     def reference_welfare(self) -> float:
         return max(e.welfare for e in self.evaluations)
 
+    @property
+    def none_welfare(self) -> float:
+        return sum(self.outside.values())
+
     def summary(self) -> str:
         """What was optimised and what was found, for the negotiator's message."""
         b = self.best
         n = len(self.evaluations)
+        fair = f"Gini {b.gini:.3f}" if b.gini is not None else "a negative reward"
+        outside = ", ".join(f"{p} {v:g}" for p, v in sorted(self.outside.items()))
+        if not b.admissible:
+            return (f"I searched {n} candidate contract{'s' if n != 1 else ''}, each played on the simulator (seed {self.seed}), "
+                    f"for {OBJECTIVE}. Without a contract: welfare {self.none_welfare:g} ({outside}). None leaves every "
+                    f"player at least that (best welfare of any candidate: {self.reference_welfare:g}): I propose no contract.")
         return (f"I searched {n} candidate contract{'s' if n != 1 else ''}, each played on the simulator (seed {self.seed}), "
-                f"for {OBJECTIVE}. Best: {b.candidate.name}: welfare {b.welfare:g}, Gini {b.gini:.3f}"
+                f"for {OBJECTIVE}. Without a contract: welfare {self.none_welfare:g} ({outside}). "
+                f"Best: {b.candidate.name}: welfare {b.welfare:g}, {fair}, settled by {b.settlement}"
                 f" (best welfare of any candidate: {self.reference_welfare:g}).")
 
 
-def _quota_options(spec: WorldSpec, facts: WorldFacts, players: list[str]) -> list[tuple[str, list[Clause]]]:
-    """(name, clauses) per quota choice: none, or one quota per renewed valued resource."""
-    valued = {b for p in players for b in facts.block_values(p)}
-    per_rule: list[list[tuple[str, Clause]]] = []
-    for rule in spec.rules:
-        if rule.block not in valued:
-            continue
-        stock = facts.block_counts.get(rule.block, 0)
-        if isinstance(rule, GrowRule) and rule.factor > 1:
-            cap = rule.cap if rule.cap is not None else stock
-            takes = [(cap - math.ceil(cap / rule.factor), rule.every)]
-        elif isinstance(rule, RegrowRule):
-            takes = [(int(stock * f), QUOTA_PERIOD) for f in REGROW_FRACTIONS]
-        else:
-            continue
-        options = []
-        for take, period in takes:
-            q = take // len(players)
-            if q > 0:
-                parts = tuple(Quota(p, "mine", rule.block, q, "at_most", period) for p in players)
-                options.append((f"at most {q} {rule.block} each every {period:g} s", ForEach("each player", parts)))
-        if options:
-            per_rule.append(options)
-    if not per_rule:
-        return [("", [])]
-    choices: list[tuple[str, list[Clause]]] = [("no quota", [])]
-    for combo in itertools.product(*per_rule):
-        choices.append((", ".join(name for name, _ in combo), [c for _, c in combo]))
-    return choices
-
-
-def _cleaning_options(facts: WorldFacts, players: list[str], kept_low: list[str]) -> list[tuple[str, list[Clause]]]:
-    if not kept_low:
-        return [("", [])]
-    out = []
-    for k in range(min(2, len(players) - 1) + 1):
-        cleaners = players[len(players) - k:]
-        clauses = [Assignment(c, "mine", b) for c in cleaners for b in kept_low]
-        out.append((f"{k} cleaner{'s' if k != 1 else ''}" + (f" ({', '.join(cleaners)})" if k else ""), clauses))
-    return out
-
-
-def _crafting(spec: WorldSpec, facts: WorldFacts, players: list[str]) -> list[Clause]:
-    """Clauses that pool spread ingredients so one player crafts the tool a valued block needs."""
-    if not spec.chests or "crafting_table" not in facts.block_counts:
-        return []
-    chest_name = sorted(spec.chests.items())[0][1].name
-    valued = sorted({b for p in players for b in facts.block_values(p)})
-    have = {t for p in players for t in spec.players[p].inventory} | {t.item for t in facts.chest_tools()}
-    for block in valued:
-        if not facts.needs_tool(block) or any(facts.harvests(t, block) for t in have):
-            continue
-        for tool in sorted(t for t in facts.tools() if facts.harvests(t, block)):
-            needed = facts.ingredients(tool, 1)
-            held = {p: {i: spec.players[p].inventory.get(i, 0) for i in needed} for p in players}
-            if not needed or any(sum(h[i] for h in held.values()) < n for i, n in needed.items()):
-                continue
-            crafter = max(players, key=lambda p: (sum(min(held[p][i], n) for i, n in needed.items()), -players.index(p)))
-            clauses: list[Clause] = []
-            for giver in players:
-                items = [i for i in needed if giver != crafter and held[giver][i] > 0]
-                clauses += [Deposit(giver, i, None, chest_name) for i in items]
-                if items:
-                    clauses += [Signal(giver, crafter), WaitFor(crafter, giver)]
-            return [*clauses, Craft(crafter, tool, 1)]
-    return []
-
-
-def _gifts(spec: WorldSpec, facts: WorldFacts, players: list[str]) -> list[Clause]:
-    """Each item some players value more than others goes to the one valuing it most."""
-    items = sorted({i for p in players for i in spec.players[p].values})
-    clauses: list[Clause] = []
-    for item in items:
-        values = {p: spec.value(p, item) for p in players}
-        if len(set(values.values())) < 2:
-            continue
-        best = max(players, key=lambda p: (values[p], -players.index(p)))
-        clauses += [Give(p, best, item, None) for p in players if p != best]
-    return clauses
-
-
-def candidates(spec: WorldSpec) -> list[Candidate]:
-    from blockpact.agents.negotiation_plan import assignment_clauses, kept_low_blocks
-
-    facts = WorldFacts(spec)
-    players = sorted(spec.players)
-    share = Pool(tuple(players))
-    crafting, gifts = _crafting(spec, facts, players), _gifts(spec, facts, players)
-    assignments = assignment_clauses(spec)
-    division = [("", [])] + ([("each block to whoever values it most", assignments)] if assignments else [])
-    giving = [("", [])] + ([("gifts to whoever values most", gifts)] if gifts else [])
-    making = [("", [])] + ([("pooled materials to craft a tool", crafting)] if crafting else [])
-    out = []
-    for (gift_name, given), (craft_name, crafted), (assign_name, assigned), (clean_name, cleaning), (quota_name, quotas) in (
-        itertools.product(giving, making, division, _cleaning_options(facts, players, kept_low_blocks(spec)),
-                          _quota_options(spec, facts, players))
-    ):
-        name = "; ".join(x for x in (assign_name, clean_name, quota_name, craft_name, gift_name, "equal shares") if x)
-        out.append(Candidate(name, (*assigned, *cleaning, *quotas, *crafted, *given, share)))
-    return out  # simplest first: the search keeps the first of equally good candidates
-
-
-async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int, world_factory: WorldFactory | None = None,
-                   budget: float | None = None) -> Evaluation:
-    """Play `candidate` with the scripted cooperative players on the simulator and settle it. `world_factory`:
-    where (default a SimWorld); `budget`: each program's simulated seconds (default the episode's length)."""
+async def play(spec: WorldSpec, contract: Contract | None, seed: int, world_factory: WorldFactory | None = None,
+               budget: float | None = None, label: str = "") -> EpisodeObservables:
+    """One simulated episode: the scripted cooperative players under `contract`, or greedy ones without (None)."""
     from blockpact.agents.scripted.cooperative import ScriptedCooperativeAgent
+    from blockpact.agents.scripted.greedy import ScriptedGreedyAgent
+    from blockpact.agents.scripted.world_facts import WorldFacts
     from blockpact.bridge.protocols import lost_programs
     from blockpact.bridge.runtime import BridgeBroken
     from blockpact.bridge.sim import SimWorld
 
     players = sorted(spec.players)
-    contract = parse_contract(render_contract(candidate.clauses, world=spec.name), players, spec=spec)
     world = (world_factory or SimWorld)(spec, seed)
+    facts = WorldFacts(spec)
     try:
-        programs = {p: ScriptedCooperativeAgent(p, spec, contract).proposal().code for p in players}
-        results = await world.run_programs(programs, budget=spec.episode_seconds if budget is None else budget)
+        agents = {p: ScriptedGreedyAgent(p, spec, facts) if contract is None else ScriptedCooperativeAgent(p, spec, contract, facts)
+                  for p in players}
+        results = await world.run_programs({p: a.proposal().code for p, a in agents.items()},
+                                           budget=spec.episode_seconds if budget is None else budget)
         lost = lost_programs(results)
         if lost is not None:  # a candidate scored on a lost episode would steer the search without anybody knowing
-            raise BridgeBroken(f"the contract search's episode of {candidate.name!r} was lost: {lost}")
+            raise BridgeBroken(f"the contract search's episode of {label!r} was lost: {lost}")
         world.finish()
         events = list(world.events)
     finally:
         await world.close()
-    obs = observables_from_events(spec, events)
-    rewards = {p: r + obs.group_sharing.get(p, 0.0) for p, r in rewards_after(obs, judge_formal(contract, obs)).items()}
+    return observables_from_events(spec, events)
+
+
+def settled_rewards(contract: Contract, obs: EpisodeObservables) -> dict[str, float]:
+    return {p: r + obs.group_sharing.get(p, 0.0) for p, r in rewards_after(obs, judge_formal(contract, obs)).items()}
+
+
+def _parse(spec: WorldSpec, clauses: tuple[Clause, ...]) -> Contract:
+    """The contract of `clauses`, with its text. Not parsed back: the candidates are clause values already, which
+    parse back to themselves (tests/test_contract_search.py), and the Earley parser takes ~10-30 ms a new clause."""
+    return Contract(render_contract(clauses, world=spec.name), tuple(clauses))
+
+
+def _transfers(base: dict[str, float], outside: dict[str, float]) -> list[Clause] | None:
+    """Fixed transfers from `base` to each player's outside option plus an equal part of the surplus (None: no surplus)."""
+    players = sorted(base)
+    surplus = sum(base.values()) - sum(outside.values())
+    if surplus < -TOLERANCE:
+        return None
+    owed = {p: round(outside[p] + surplus / len(players) - base[p], 2) for p in players}
+    payers = [[p, -v] for p, v in owed.items() if v < 0]
+    payees = [[p, v] for p, v in owed.items() if v > 0]
+    clauses: list[Clause] = []
+    for payee in payees:
+        for payer in payers:
+            amount = round(min(payee[1], payer[1]), 2)
+            if amount >= 0.01:
+                clauses.append(FixedTransfer(payer[0], payee[0], amount))
+                payee[1] -= amount
+                payer[1] -= amount
+    return clauses
+
+
+def settle(spec: WorldSpec, candidate: Candidate, obs: EpisodeObservables, outside: dict[str, float]) -> Evaluation:
+    """The candidate with its settlement, judged on the episode it was played in."""
+    players = sorted(spec.players)
+    ir = lambda rewards: all(rewards[p] >= outside[p] - TOLERANCE for p in players)  # noqa: E731
+    shared = (*candidate.clauses, Pool(tuple(players)))
+    rewards = settled_rewards(_parse(spec, shared), obs)
+    settlement, clauses = "equal shares", shared
+    if not ir(rewards):
+        base = settled_rewards(_parse(spec, candidate.clauses), obs)
+        transfers = _transfers(base, outside)
+        if transfers is not None:
+            clauses = (*candidate.clauses, *transfers)
+            rewards = settled_rewards(_parse(spec, clauses), obs)
+            settlement = "transfers: each its outside option and an equal part of the surplus"
     fair = None if any(v < 0 for v in rewards.values()) else gini(rewards.values())
-    return Evaluation(candidate, sum(rewards.values()), fair, rewards)
+    name = f"{candidate.name}; {'equal shares' if settlement == 'equal shares' else 'transfers over outside options'}"
+    produced = sum(obs.inventory_value(p) for p in players)
+    return Evaluation(Candidate(name, clauses), sum(rewards.values()), fair, rewards, ir(rewards), settlement, produced)
+
+
+async def evaluate(spec: WorldSpec, candidate: Candidate, seed: int, world_factory: WorldFactory | None = None,
+                   budget: float | None = None, outside: dict[str, float] | None = None) -> Evaluation:
+    """Play `candidate` with the scripted cooperative players on the simulator and settle it. `world_factory`:
+    where (default a SimWorld); `budget`: each program's simulated seconds (default the episode's length);
+    `outside`: each player's outside option (default none: equal shares)."""
+    obs = await play(spec, _parse(spec, candidate.clauses), seed, world_factory, budget, candidate.name)
+    return settle(spec, candidate, obs, outside or {p: float("-inf") for p in spec.players})
+
+
+async def outside_options(spec: WorldSpec, seed: int = 0, world_factory: WorldFactory | None = None,
+                          budget: float | None = None) -> dict[str, float]:
+    """What each player gets without a contract: the scripted greedy players' episode."""
+    obs = await play(spec, None, seed, world_factory, budget, "no contract")
+    return settled_rewards(parse_contract("", sorted(spec.players), spec=spec), obs)
 
 
 async def search(spec: WorldSpec, seed: int = 0, world_factory: WorldFactory | None = None,
                  budget: float | None = None) -> SearchResult:
-    evaluations = [await evaluate(spec, c, seed, world_factory, budget) for c in candidates(spec)]
-    admissible = [e for e in evaluations if e.admissible] or evaluations
-    best = max(admissible, key=lambda e: e.welfare)  # the first of equals: candidates come simplest first
-    return SearchResult(best, tuple(evaluations), seed)
+    outside = await outside_options(spec, seed, world_factory, budget)
+    evaluations = [await evaluate(spec, c, seed, world_factory, budget, outside) for c in candidates(spec)]
+    admissible = [e for e in evaluations if e.admissible]
+    # Of equal welfare, the one whose welfare is most in what players hold (not made by settling gifts), then the first:
+    # candidates come simplest first.
+    best = max(admissible or evaluations, key=lambda e: (round(e.welfare, 6), round(e.produced, 6)))
+    return SearchResult(best, tuple(evaluations), seed, outside, len(evaluations) + 1)
 
 
 _RESULTS: dict[tuple[str, str], SearchResult] = {}  # one search per world per process (every seed of a run)

@@ -11,8 +11,9 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
+from blockpact.agents.scripted.recipes import RecipePlanner
 from blockpact.worlds.rules import game as rules
-from blockpact.worlds.spec.schema import Vec, WorldSpec
+from blockpact.worlds.spec.schema import GrowRule, Vec, WorldSpec
 from blockpact.worlds.state import WorldState
 
 
@@ -81,8 +82,42 @@ class WorldFacts:
         recipes = self._state.data.recipes.get(item)
         return {i: n * runs for i, n in recipes[0].ingredients.items()} if recipes else {}
 
-    def chest_with(self, item: str) -> Vec | None:
-        return next((pos for pos, chest in sorted(self.spec.chests.items()) if chest.items.get(item)), None)
+    def chest_with(self, item: str, player: str | None = None) -> Vec | None:
+        """The first chest holding `item`; with `player`, only a chest that player may draw on freely (its own,
+        a shared one, or one nobody owns: another owner's contents count for him at the end)."""
+        for pos, chest in sorted(self.spec.chests.items()):
+            if chest.items.get(item) and (player is None or chest.owner in (None, "shared", player)):
+                return pos
+        return None
+
+    def grows_on_free_cells(self, block: str) -> bool:
+        """Whether a grow rule multiplies `block` onto the free cells of a region (a player standing there takes one)."""
+        return any(isinstance(rule, GrowRule) and rule.block == block for rule in self.spec.rules)
+
+    def on_map(self, block: str) -> bool:
+        return block in self.block_counts
+
+    @cached_property
+    def planner(self) -> RecipePlanner:
+        return RecipePlanner(self._state.data)
+
+    def free_cells_near(self, centre: Vec, count: int = 8) -> list[Vec]:
+        """Cells where a block can be placed near `centre`: air on solid ground, with air above, off the chests,
+        the spawns and the regions the world's rules renew (a placed block there would take a resource's cell)."""
+        spec = self.spec
+        ruled = [spec.regions[r.region] for r in spec.rules if r.region in spec.regions]
+        spawns = {p.spawn for p in spec.players.values()}
+        out: list[tuple[int, Vec]] = []
+        x0, y0, z0 = centre
+        for dx in range(-3, 4):
+            for dz in range(-3, 4):
+                cell = (x0 + dx, y0, z0 + dz)
+                below, above = (cell[0], y0 - 1, cell[2]), (cell[0], y0 + 1, cell[2])
+                if (max(abs(dx), abs(dz)) == 0 or not spec.in_bounds(cell) or cell in spec.blocks or above in spec.blocks
+                        or below not in spec.blocks or cell in spawns or any(r.contains(cell) for r in ruled)):
+                    continue
+                out.append((max(abs(dx), abs(dz)) * 100 + abs(dx) + abs(dz), cell))
+        return [cell for _, cell in sorted(out)][:count]
 
     def needs_tool(self, block: str) -> bool:
         return not rules.can_harvest(self._state, block, None)

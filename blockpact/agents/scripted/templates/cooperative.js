@@ -1,104 +1,227 @@
-// Waits for a signal from `other` (signals from anyone else are passed over).
-async function waitSignalFrom(bot, other, timeout) {
-  for (;;) {
-    const sender = await waitSignal(bot, `a signal from ${other}`, timeout);
-    if (sender === null || sender === other) return sender;
+// Cooperative (the last function is the program): carries out the plan compiled from the contract, a list of
+// steps with dependencies. Each turn it does the first step in plan order whose dependencies have passed and whose
+// time has come; when only waits are left it listens for signals and looks into the chests it waits on. Signals are
+// remembered, so those it waits for may come in any order. A step that fails is tried again later (the chest it
+// fetches from may not hold the deposit yet, a shared tool may be out); after a few failures it is given up, with
+// the steps that need it, and the bot says so.
+function heldCount(bot, item) {
+  return bot.inventory.items().filter((s) => s.name === item).reduce((n, s) => n + s.count, 0);
+}
+
+function vec(p) {
+  return new Vec3(p[0], p[1], p[2]);
+}
+
+// Most of `step.block` the quota windows still allow now, and when the tightest window next opens.
+function allowance(step, now, start) {
+  let allowed = step.want === null ? Infinity : step.want - step.mined;
+  let opens = Infinity;
+  for (const limit of step.limits) {
+    const from = start + (limit.from === null ? 0 : limit.from);
+    const until = limit.until === null ? Infinity : start + limit.until;
+    if (now < from) continue; // not yet in force
+    if (now >= until) continue;
+    const windowStart = limit.period === null ? from : from + Math.floor((now - from) / limit.period) * limit.period;
+    const windowEnd = limit.period === null ? until : Math.min(windowStart + limit.period, until);
+    const used = step.digs.filter((t) => t >= windowStart && t < windowEnd).length;
+    const left = limit.count - used;
+    if (left < allowed) allowed = left;
+    if (left <= 0 && windowEnd < opens) opens = windowEnd;
   }
+  return { allowed, opens };
 }
 
-// The quota window of `target` at `now` (seconds since the start), or null: [{ from, to, count, perPeriod, used }].
-function windowAt(target, now) {
-  return target.windows.find((w) => now >= w.from && (w.to === null || now < w.to)) || null;
-}
-
-// Mines each target up to its count this round, what its episode total and its quota window still allow.
-async function mineRound(bot, targets, now) {
-  let mined = 0;
-  for (const target of targets) {
-    let want = target.total === null ? target.count : Math.min(target.count, target.total);
-    const window = windowAt(target, now);
-    if (window !== null) want = Math.min(want, window.perPeriod ? window.count : window.count - window.used);
-    if (want <= 0 || bot.findBlock({ matching: target.block, maxDistance: __SEARCH_RADIUS__ }) === null) continue;
-    const got = (await mineBlock(bot, target.block, want)) || 0;
-    if (target.total !== null) target.total -= got;
-    if (window !== null && !window.perPeriod) window.used += got;
-    mined += got;
-  }
-  return mined;
-}
-
-// Takes [{ chest, item, count }] from chests (what a clause says it takes), or returns [{ chest, item }] to them.
-async function takeOrReturn(bot, moves, back) {
-  for (const { chest, item, count } of moves) {
-    const at = new Vec3(chest[0], chest[1], chest[2]);
-    const held = bot.inventory.items().filter((s) => s.name === item).reduce((n, s) => n + s.count, 0);
-    if (back && held > 0) await depositItemIntoChest(bot, at, { [item]: held });
-    if (!back) await getItemFromChest(bot, at, { [item]: count });
-  }
-}
-
-// Crafts each of [{ item, count, fetch: [{ chest, item, count }] }] once, first taking from chests the
-// ingredients it lacks (other players may have deposited them there).
-async function craftOnce(bot, crafts) {
-  for (const craft of crafts) {
-    if (craft.done) continue;
-    for (const { chest, item, count } of craft.fetch) {
-      const held = bot.inventory.items().filter((s) => s.name === item).reduce((n, s) => n + s.count, 0);
-      if (held < count) await getItemFromChest(bot, new Vec3(chest[0], chest[1], chest[2]), { [item]: count - held });
-    }
-    craft.done = ((await craftItem(bot, craft.item, craft.count)) || 0) > 0;
-  }
-}
-
-// Deposits [{ chest: [x, y, z], item, count }] (count null: all it holds).
-async function depositAll(bot, deposits) {
-  for (const { chest, item, count } of deposits) {
-    const held = bot.inventory.items().filter((s) => s.name === item).reduce((n, s) => n + s.count, 0);
-    const amount = count === null ? held : Math.min(count, held);
-    if (amount > 0) await depositItemIntoChest(bot, new Vec3(chest[0], chest[1], chest[2]), { [item]: amount });
-  }
-}
-
-// Cooperative (the last function is the program): does what the contract asks of it. It waits for the signals it must wait for, takes
-// its tools, crafts, mines its targets (never more than a quota allows in a period), deposits what
-// it must, hands a shared tool back, and signals once its first deposits and crafts are done.
 async function playByContract(bot) {
-  const turn = __TURN__; // null, or { role: 'first' | 'then', item, chest: [x, y, z], other }
-  const period = __PERIOD__; // seconds of a quota period, or null
-  const targets = __TARGETS__; // [{ block, count, total }]: count per round, total (or null) over the episode
-  const crafts = __CRAFTS__.map((c) => ({ ...c, done: false })); // [{ item, count }]
+  const steps = __STEPS__;
+  const byId = {};
+  for (const s of steps) {
+    Object.assign(s, { done: false, passed: false, dead: false, failures: 0, due: 0, mined: 0, digs: [] });
+    byId[s.id] = s;
+  }
+  const heard = new Set();
   const start = bot.time.age / 20;
-  for (const other of __WAIT_FOR__) {
-    await waitSignalFrom(bot, other, __WAIT_SECONDS__);
+  const now = () => bot.time.age / 20;
+  const lastLook = {};
+  const depsPassed = (s) => s.after.every((id) => byId[id].passed);
+  const blockedForGood = (s) => s.after.some((id) => byId[id].dead || blockedForGood(byId[id]));
+  const isWait = (s) => s.op === 'wait_signal' || s.op === 'wait_items';
+
+  function giveUp(step, why) {
+    step.dead = true;
+    bot.chat(`Giving up: ${step.what} (${why})`);
   }
-  if (turn !== null && turn.role === 'then') {
-    await waitSignal(bot, `${turn.other} returns the ${turn.item}`, __WAIT_SECONDS__);
+
+  function fail(step, why) {
+    step.failures += 1;
+    if (step.failures >= __MAX_FAILURES__) giveUp(step, why);
+    else step.due = now() + __RETRY_SECONDS__;
   }
-  await takeOrReturn(bot, __WITHDRAWALS__, false);
-  await takeFirstAvailable(bot, __TOOLS__);
-  const centre = __REGION_CENTRE__; // [x, y, z] of the region it may mine in, or null
-  for (let round = 0; ; round += 1) {
-    await craftOnce(bot, crafts);
-    await depositAll(bot, __DEPOSITS__); // what it holds already (materials others wait for)
-    if (round === 0 && __SIGNAL__ && !__SIGNAL_LATE__) await sendSignal(bot, 'done');
-    if (centre !== null) await moveTo(bot, new Vec3(centre[0], centre[1], centre[2]), 1);
-    const mined = await mineRound(bot, targets, bot.time.age / 20 - start);
-    await craftOnce(bot, crafts);
-    await depositAll(bot, __DEPOSITS__);
-    if (round === 0 && __SIGNAL__ && __SIGNAL_LATE__) await sendSignal(bot, 'done');
-    if (round === 0) await takeOrReturn(bot, __RETURNS__, true);
-    if (round === 0 && turn !== null && turn.role === 'first') {
-      await depositItemIntoChest(bot, new Vec3(turn.chest[0], turn.chest[1], turn.chest[2]), { [turn.item]: 1 });
-      await sendSignal(bot, `the ${turn.item} is back in the chest`);
-    }
-    if (period !== null) {
-      const next = start + (round + 1) * period + 1; // one second in: what grows at the period start has grown
-      const now = bot.time.age / 20;
-      if (next > now) await bot.waitForTicks(Math.ceil((next - now) * 20));
-    } else if (!__RENEWING__) {
+
+  // Off the region a renewed block grows in, once its round is done: a player standing on a cell keeps it from growing.
+  async function stepAside(step) {
+    if (step.rest === null) return;
+    const p = bot.entity.position;
+    if (Math.abs(p.x - step.rest[0]) + Math.abs(p.z - step.rest[2]) > 1) await moveTo(bot, vec(step.rest), 1);
+  }
+
+  async function mine(step) {
+    if (step.harvest_with.length > 0 && !step.harvest_with.some((tool) => heldCount(bot, tool) > 0)) {
+      step.passed = true; // the tool it took or was lent does not harvest this block
+      step.done = true;
       return;
-    } else if (mined === 0) {
-      await bot.waitForTicks(__IDLE_SECONDS__ * 20);
+    }
+    const { allowed, opens } = allowance(step, now(), start);
+    if (allowed <= 0) {
+      step.passed = true;
+      if (step.want !== null && step.mined >= step.want && !step.renew) step.done = true;
+      else if (opens < Infinity) step.due = opens + __REGROW_DELAY__;
+      else step.done = true; // a total quota used up
+      if (step.renew) await stepAside(step);
+      return;
+    }
+    if (bot.findBlock({ matching: step.block, maxDistance: __SEARCH_RADIUS__ }) === null) {
+      step.passed = true;
+      if (step.renew) {
+        step.due = now() + __IDLE_SECONDS__;
+        await stepAside(step);
+      } else step.done = true;
+      return;
+    }
+    if (step.centre !== null && bot.entity.position.distanceTo(vec(step.centre)) > 4) {
+      await moveTo(bot, vec(step.centre), 1); // the region it may mine in: the nearest blocks from there
+    }
+    const got = (await mineBlock(bot, step.block, 1)) || 0;
+    if (got > 0) {
+      step.mined += got;
+      step.digs.push(now());
+      step.failures = 0;
+      for (const s of steps) if (s.op === 'deposit' && s.again) s.done = false; // deposit what it mined
+    } else if (step.renew) {
+      step.passed = true; // taken by another player before it got there: try again when more has grown
+      step.due = now() + __IDLE_SECONDS__;
+    } else {
+      fail(step, `could not mine ${step.block}`);
+    }
+  }
+
+  async function run(step) {
+    switch (step.op) {
+      case 'take': {
+        const lacking = step.count - heldCount(bot, step.item);
+        if (lacking > 0) await getItemFromChest(bot, vec(step.chest), { [step.item]: lacking });
+        if (heldCount(bot, step.item) >= step.count) step.done = true;
+        else fail(step, `no ${step.item} in the chest at ${step.chest}`);
+        return;
+      }
+      case 'take_tool': {
+        if (step.options.some(({ item }) => heldCount(bot, item) > 0)) {
+          step.done = true;
+          return;
+        }
+        for (const { chest, item } of step.options) {
+          await getItemFromChest(bot, vec(chest), { [item]: 1 });
+          if (heldCount(bot, item) > 0) {
+            step.done = true;
+            return;
+          }
+        }
+        fail(step, 'none of the tools is in its chest');
+        return;
+      }
+      case 'craft': {
+        const made = (await craftItem(bot, step.item, step.count)) || 0;
+        if (made > 0) step.done = true;
+        else fail(step, `could not craft ${step.item}`);
+        return;
+      }
+      case 'smelt': {
+        const made = (await smeltItem(bot, step.item, step.fuel, step.count)) || 0;
+        if (made >= step.count) step.done = true;
+        else fail(step, `could not smelt ${step.item}`);
+        return;
+      }
+      case 'place': {
+        for (const p of step.positions) {
+          if (await placeItem(bot, step.item, vec(p))) {
+            step.done = true;
+            return;
+          }
+        }
+        fail(step, `no free cell to place the ${step.item}`);
+        return;
+      }
+      case 'mine':
+        await mine(step);
+        return;
+      case 'deposit': {
+        const held = heldCount(bot, step.item);
+        const amount = step.count === null ? held : Math.min(step.count - (step.put || 0), held);
+        if (amount > 0) {
+          const put = await depositItemIntoChest(bot, vec(step.chest), { [step.item]: amount });
+          step.put = (step.put || 0) + ((put && put[step.item]) || 0);
+        }
+        step.done = step.count === null || (step.put || 0) >= step.count || step.again;
+        if (!step.done) fail(step, `holds too few ${step.item}`);
+        return;
+      }
+      case 'signal':
+        await sendSignal(bot, step.task);
+        step.done = true;
+        return;
+      default:
+        giveUp(step, `unknown step ${step.op}`);
+    }
+  }
+
+  // Look into the chests waited on (at most every few seconds each), and listen for signals, remembering every
+  // sender: until the next step is due, or the patience of a wait runs out, when no chest is waited on.
+  async function listen(waits, live) {
+    for (const w of waits) {
+      if (w.op === 'wait_items' && (lastLook[w.id] === undefined || now() - lastLook[w.id] >= __LOOK_SECONDS__)) {
+        lastLook[w.id] = now();
+        const inside = (await checkItemInsideChest(bot, vec(w.chest))) || {};
+        if (Object.entries(w.items).every(([item, n]) => (inside[item] || 0) >= n)) w.done = true;
+      }
+    }
+    const open = waits.filter((w) => !w.done);
+    if (open.length === 0) return;
+    const t = now();
+    let until = start + __EPISODE_SECONDS__;
+    for (const s of live) if (s.due > t) until = Math.min(until, s.due);
+    for (const w of open) if (!w.blocking && t < start + w.patience) until = Math.min(until, start + w.patience);
+    if (open.some((w) => w.op === 'wait_items')) until = Math.min(until, t + __LOOK_SECONDS__);
+    const seconds = Math.max(1, Math.ceil(until - t));
+    if (!open.some((w) => w.op === 'wait_signal')) {
+      await bot.waitForTicks(seconds * 20);
+      return;
+    }
+    const sender = await waitSignal(bot, open.map((w) => w.what).join('; '), seconds);
+    if (sender !== null) heard.add(sender);
+  }
+
+  for (;;) {
+    for (const s of steps) {
+      if (s.op === 'wait_signal' && !s.done && heard.has(s.from)) s.done = true;
+      if (s.done || (s.op === 'mine' && s.passed)) s.passed = true;
+    }
+    const t = now();
+    const failed = steps.some((s) => s.dead);
+    const live = steps.filter((s) => !s.done && !s.dead && !blockedForGood(s) && (!s.fallback || failed));
+    if (live.length === 0) return;
+    const ready = live.filter((s) => depsPassed(s) && s.due <= t);
+    const waits = ready.filter(isWait);
+    const work = ready.filter((s) => !isWait(s));
+    const urgent = work.find((s) => !s.filler);
+    const patient = waits.length > 0 && waits.some((w) => w.blocking || t - start < w.patience);
+    const step = urgent || (patient ? undefined : work[0]);
+    if (step !== undefined) {
+      await run(step);
+    } else if (waits.length > 0) {
+      await listen(waits, live);
+    } else {
+      const next = Math.min(...live.filter((s) => s.due > t).map((s) => s.due));
+      if (!(next < Infinity)) return; // nothing can run any more
+      await bot.waitForTicks(Math.max(1, Math.ceil((next - t) * 20)));
     }
   }
 }

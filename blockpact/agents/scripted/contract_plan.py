@@ -1,0 +1,332 @@
+"""A contract compiled into one player's plan: steps with dependencies, for the cooperative program to carry out.
+
+From the formal clauses, the world's recipes (minecraft-data, as the simulator reads them) and what every player
+and chest holds, the plan says what the player waits for (a signal, deposits in a chest), fetches, makes (every
+recipe level, a crafting table or furnace placed where none stands), mines (with the tool it takes, crafts or is
+lent, within every quota window), deposits, returns and signals, and in which order. Every clause it cannot keep
+is noted with the reason. Settlement clauses (transfers, gifts, sharing, penalties) need no action.
+"""
+
+from __future__ import annotations
+
+import re
+
+from blockpact.agents.scripted.plan_making import MakingPart
+from blockpact.agents.scripted.plan_steps import Limit, Plan, Step, blocks_of, quota_share
+from blockpact.agents.scripted.world_facts import WorldFacts
+from blockpact.judge.contract import (
+    Assignment, Contract, Craft, Deposit, Exclusion, FixedTransfer, FreeText, Give, Penalty, PerUnitTransfer, Pool,
+    ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, ThresholdTransfer, TotalQuota, TurnTaking,
+    WaitFor, Withdraw, parts,
+)
+from blockpact.worlds.spec.schema import Vec
+
+__all__ = ["Limit", "Plan", "Step", "plan_for"]
+
+SETTLED = (Give, Pool, RewardSplit, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer)
+KNOWN = (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, *SETTLED)
+FILLER_PATIENCE = 0.2  # of the episode: how long a player waits for deposits or a tool before mining for itself
+
+
+class _Compiler(MakingPart):
+    def __init__(self, contract: Contract, player: str, facts: WorldFacts, episode_seconds: float) -> None:
+        self.contract, self.player, self.facts = contract, player, facts
+        self.spec = facts.spec
+        self.patience = FILLER_PATIENCE * episode_seconds
+        self.plan = Plan()
+        self.blocking: list[str] = []
+        self.targets: dict[str, list[Limit]] = {}  # block -> limits, in the order the contract names them
+        self.at_least: dict[str, int] = {}
+        self.assigned_to_others: set[str] = set()
+        self.reserved: set[str] = set()  # tools others take, or that turn-taking hands round
+        self.tool_steps: dict[str, str] = {}  # tool item -> the step after which the player holds it
+        self.turn_chest: dict[str, Vec] = {}
+        self.firsts: list[TurnTaking] = []
+        self.turn_parts: list[tuple[int, TurnTaking]] = []
+        self.deposits: list[tuple[int, Deposit]] = []
+        self.crafts: list[tuple[int, Craft]] = []
+        self.signals = False
+        self.excluded: set[str] = set()  # blocks it must not mine
+        self.centres: dict[str | None, list[int]] = {}  # block (None: any) -> the centre of the region it mines in
+        self.returns: list[tuple[int, Return]] = []
+
+    def note(self, number: int, text: str) -> None:
+        self.plan.notes.append(f"clause {number}: {text}")
+
+    def compile(self) -> Plan:
+        me = self.player
+        for n, clause in enumerate(self.contract.clauses, 1):
+            for part in parts(clause):
+                self.read(n, part, me)
+        self.filler = not self.targets
+        if self.filler:  # no blocks the contract names: what is worth something to it and nobody else's
+            values = self.facts.block_values(me)
+            for b in sorted((b for b in values if b not in self.assigned_to_others), key=lambda b: (-values[b], b)):
+                self.targets[b] = []
+        for block in self.excluded:
+            self.targets.pop(block, None)
+        for n, part in self.turn_parts:
+            self.turn(n, part)
+        self.turns()
+        for n, craft in self.crafts:
+            self.make(n, craft)
+        self.mining()
+        self.put_away()
+        if self.signals:
+            self.signal_when_done()
+        for step in self.plan.steps:
+            if step.id not in self.blocking:
+                step.after = [*self.blocking, *(a for a in step.after if a not in self.blocking)]
+        self.plan.notes.sort(key=lambda note: int(m.group(1)) if (m := re.match(r"clause (\d+)", note)) else 1 << 30)
+        order = {"wait_signal": 0, "deposit": 1, "signal": 2}
+        self.plan.steps.sort(key=lambda s: (s.filler, order.get(s.op, 3) if not s.args.get("again") else 3))
+        return self.plan
+
+    def read(self, n: int, part: object, me: str) -> None:
+        if isinstance(part, Assignment):
+            blocks = blocks_of(part.verb, part.target, self.facts)
+            if part.verb in ("mine", "collect") and not blocks:
+                self.note(n, f"no block in this world yields {part.target}")
+            if part.player == me:
+                for b in blocks:
+                    self.targets.setdefault(b, [])
+                if part.verb == "take":
+                    self.take_tool(n, part.target)
+            else:
+                self.assigned_to_others.update(blocks)
+                if part.verb == "take":
+                    self.reserved.add(part.target)
+        elif isinstance(part, (Quota, TotalQuota)):
+            share = quota_share(part, me)
+            if share is None:
+                return
+            if part.verb == "take":
+                self.note(n, f"takes only the tools it needs, which keeps the quota on {part.target}")
+                return
+            blocks = blocks_of(part.verb, part.target, self.facts)
+            if not blocks:
+                self.note(n, f"no block in this world yields {part.target}")
+            for b in blocks:
+                per = self.facts.max_drop(b, part.target) if part.verb == "collect" else 1
+                limits = self.targets.setdefault(b, [])
+                if part.bound == "at_most":
+                    window = getattr(part, "window", None)  # a time window, where the contract language has them
+                    limits.append(Limit(share // per, part.period, window and window.start, window and window.end))
+                else:
+                    self.at_least[b] = max(self.at_least.get(b, 0), -(-share // per))
+        elif isinstance(part, TurnTaking):
+            self.reserved.add(part.item)
+            if me in (part.first, part.then):
+                self.turn_parts.append((n, part))
+        elif isinstance(part, Craft) and part.player == me:
+            self.crafts.append((n, part))
+        elif isinstance(part, Deposit) and part.player == me:
+            if self.facts.chest_named(part.chest) is None:
+                self.note(n, f"the world has no chest named {part.chest!r}")
+            else:
+                self.deposits.append((n, part))
+        elif isinstance(part, WaitFor) and part.player == me:
+            step = self.plan.add(Step(f"wait:{part.signaller}", "wait_signal", f"wait for {part.signaller}'s signal",
+                                      args={"from": part.signaller, "blocking": True, "patience": 0}))
+            self.blocking.append(step.id)
+        elif isinstance(part, (WaitFor, Signal)):
+            self.signals |= (part.signaller if isinstance(part, WaitFor) else part.player) == me
+        elif isinstance(part, Exclusion):
+            if part.player == me:
+                self.exclude(n, part)
+        elif isinstance(part, Withdraw):
+            if part.player == me:
+                self.withdraw(n, part)
+        elif isinstance(part, Return):
+            if part.player == me:
+                self.returns.append((n, part))
+        elif isinstance(part, RegionLimit):
+            if part.player == me and part.region in self.spec.regions:
+                box = self.spec.regions[part.region]
+                self.centres[part.target] = [(lo + hi) // 2 for lo, hi in zip(box.lo, box.hi)]
+                self.note(n, f"mines from the {part.region}'s centre, nearest blocks first, which may lie outside it")
+        elif isinstance(part, FreeText):
+            # why, when the world refused it (no such chest, a block it never has); a sentence outside the grammar is its own why
+            why = f" ({part.reason})" if part.reason and not part.reason.startswith("not in the controlled form") else ""
+            self.plan.notes.append(f"clause {n} is free text a script cannot follow{why}: {part.text}")
+        elif not isinstance(part, KNOWN):
+            self.note(n, f"a {part.kind} clause, which the scripted player does not act on")
+        if getattr(part, "player", me) != me or isinstance(part, (FreeText, Exclusion)):
+            return
+        if getattr(part, "window", None) is not None and not isinstance(part, (Quota, TotalQuota)):
+            self.note(n, f"its time window is not kept by the scripted player, which acts on the {part.kind} throughout")
+        if getattr(part, "condition", None) is not None:
+            self.note(n, f"its condition ({part.condition}) is not watched: the {part.kind} is kept at all times")
+        if getattr(part, "region", None) is not None and not isinstance(part, RegionLimit):
+            self.note(n, f"mines the nearest blocks, inside the {part.region} or not")
+
+    def exclude(self, n: int, part: Exclusion) -> None:
+        if part.verb == "take" and part.target is not None:
+            self.reserved.add(part.target)
+        elif part.target is None:
+            self.note(n, f"stays out of the {part.region} only as far as its own blocks lie elsewhere")
+        else:
+            self.excluded.update(blocks_of(part.verb, part.target, self.facts))
+        if part.window is not None or part.condition is not None:
+            self.note(n, "kept for the whole episode (its window or condition only narrows it)")
+
+    def withdraw(self, n: int, part: Withdraw) -> None:
+        chest = self.facts.chest_named(part.chest) if part.chest else self.facts.chest_with(part.item)
+        if chest is None:
+            self.note(n, f"no chest to take {part.item} from")
+            return
+        self.plan.add(Step(f"withdraw:{n}", "take", f"take {part.count} {part.item} from the chest at {list(chest)}",
+                           args={"chest": list(chest), "item": part.item, "count": part.count}))
+
+    # -- tools -------------------------------------------------------------------------------------
+    def take_tool(self, n: int, item: str) -> None:
+        chest = self.facts.chest_with(item) or self.deposited_into(item)
+        if chest is None:
+            if self.spec.players[self.player].inventory.get(item):
+                return
+            self.note(n, f"no chest holds a {item}")
+            return
+        step = self.plan.find(f"take:{item}") or self.plan.add(
+            Step(f"take:{item}", "take", f"take the {item} from the chest at {list(chest)}",
+                 args={"chest": list(chest), "item": item, "count": 1}))
+        self.tool_steps[item] = step.id
+
+    def deposited_into(self, item: str) -> Vec | None:
+        """The chest some player's deposit clause puts `item` into."""
+        for clause in self.contract.clauses:
+            for part in parts(clause):
+                if isinstance(part, Deposit) and part.item == item:
+                    return self.facts.chest_named(part.chest)
+        return None
+
+    def turn(self, n: int, part: TurnTaking) -> None:
+        chest = self.facts.chest_with(part.item) or self.deposited_into(part.item)
+        if chest is None:
+            self.note(n, f"no chest holds a {part.item} to take turns with")
+            return
+        self.turn_chest[part.item] = chest
+        uses = any(self.facts.needs_tool(b) and self.facts.harvests(part.item, b) for b in self.targets)
+        passes_on = any(p.first == self.player and p.item == part.item for _, p in self.turn_parts)
+        if part.then == self.player and (uses or passes_on):
+            wait = Step(f"turn:{part.first}:{part.item}", "wait_signal", f"wait for {part.first} to return the {part.item}",
+                        args={"from": part.first, "blocking": False, "patience": self.patience})
+            if not part.signal:
+                wait = Step(f"turn:{part.first}:{part.item}", "wait_items", f"wait for the {part.item} in the chest at {list(chest)}",
+                            args={"chest": list(chest), "items": {part.item: 1}, "blocking": False, "patience": self.patience})
+            self.plan.add(wait)
+            self.take_tool(n, part.item)
+            take = self.plan.find(f"take:{part.item}")
+            if take is not None:
+                take.after.append(wait.id)
+        if part.first == self.player:
+            self.take_tool(n, part.item)
+            self.firsts.append(part)
+
+    def turns(self) -> None:
+        """The tools deposited for the player to take (lent): wait until they are in the chest."""
+        for item, step_id in self.tool_steps.items():
+            take = self.plan.find(step_id)
+            if take is None or self.facts.chest_with(item) is not None:
+                continue
+            wait = self.plan.add(Step(f"lent:{item}", "wait_items", f"wait for the {item} in the chest at {take.args['chest']}",
+                                      args={"chest": take.args["chest"], "items": {item: 1}, "blocking": False,
+                                            "patience": self.patience}))
+            take.after.append(wait.id)
+
+    # -- mining --------------------------------------------------------------------------------------
+    def mining(self) -> None:
+        self.mine_steps(self.targets, self.filler, fallback=False)
+        mentioned = {part.target for clause in self.contract.clauses for part in parts(clause)
+                     if isinstance(part, (Assignment, Quota, TotalQuota))}
+        values = self.facts.block_values(self.player)
+        spare = {b: [] for b in sorted(values, key=lambda b: (-values[b], b))
+                 if b not in self.targets and b not in self.assigned_to_others and b not in mentioned | self.excluded}
+        if spare:  # what it does for itself when a step of its part fails for good (a tool another player took)
+            self.mine_steps(spare, True, fallback=True)
+
+    def mine_steps(self, targets: dict[str, list[Limit]], filler: bool, *, fallback: bool) -> None:
+        facts, me = self.facts, self.player
+        held = set(self.spec.players[me].inventory)
+        lacking = [b for b in targets if facts.needs_tool(b) and not any(facts.harvests(t, b) for t in held)]
+        from_chest = [b for b in lacking if fallback or not any(facts.harvests(t, b) for t in self.tool_steps)]
+        options = [o for o in facts.tool_options(from_chest, prefer_weakest=True, exclude=frozenset(self.reserved))
+                   if self.spec.chests[o.chest].owner in (None, "shared", me)]
+        tools_id = "spare tools" if fallback else "tools"
+        from_chests = self.plan.add(Step(tools_id, "take_tool", f"take {' or '.join(o.item for o in options)}", filler=filler,
+                                         args={"options": [{"chest": list(o.chest), "item": o.item} for o in options],
+                                               "fallback": fallback})) if options else None
+        for block, limits in targets.items():
+            after: list[str] = []
+            harvest_with = sorted(t for t in facts.tools() if facts.harvests(t, block)) if facts.needs_tool(block) else []
+            if block in lacking:
+                mine_with = [self.tool_steps[t] for t in self.tool_steps if facts.harvests(t, block)]
+                if mine_with and not fallback:
+                    after = mine_with[:1]
+                elif from_chests is not None and any(facts.harvests(o["item"], block) for o in from_chests.args["options"]):  # type: ignore[union-attr]
+                    after = [from_chests.id]
+                else:
+                    if not filler:
+                        self.plan.notes.append(f"no tool it holds, is lent, crafts or may take harvests {block}")
+                    continue
+            renew = block in facts.renewing_blocks
+            rest = list(self.spec.players[me].spawn) if renew and facts.grows_on_free_cells(block) else None
+            limit_args = [{"count": x.count, "period": x.period, "from": x.start, "until": x.until} for x in limits]
+            self.plan.add(Step(
+                f"{'spare' if fallback else 'mine'}:{block}", "mine",
+                ("if its part fails: " if fallback else "") + self.mine_words(block, limits, renew), after=after, filler=filler,
+                args={"block": block, "want": None, "renew": renew, "harvest_with": harvest_with, "rest": rest,
+                      "centre": self.centres.get(block, self.centres.get(None)),
+                      "limits": limit_args, "fallback": fallback}))
+
+    @staticmethod
+    def mine_words(block: str, limits: list[Limit], renew: bool) -> str:
+        bounds = []
+        for x in limits:
+            when = f" every {x.period:g} s" if x.period else " in all"
+            if x.start is not None or x.until is not None:
+                when += f" from {x.start or 0:g} s" + (f" to {x.until:g} s" if x.until is not None else "")
+            bounds.append(f"at most {x.count}{when}")
+        return f"mine {block}" + (f" ({', '.join(bounds)})" if bounds else "") + (", as it grows back" if renew else "")
+
+    # -- deposits, returns, signals ------------------------------------------------------------------------
+    def put_away(self) -> None:
+        facts = self.facts
+        mines = {s.args["block"]: s.id for s in self.plan.steps if s.op == "mine"}
+        makes = [s.id for s in self.plan.steps if s.op in ("craft", "smelt")]
+        for n, dep in self.deposits:
+            chest = facts.chest_named(dep.chest)
+            from_mining = [mines[b] for b in facts.blocks_dropping(dep.item) if b in mines] + (
+                [mines[dep.item]] if dep.item in mines else [])
+            after = from_mining or (makes[-1:] if dep.item in {s.args.get("item") for s in self.plan.steps if s.op == "craft"} else [])
+            self.plan.add(Step(f"deposit:{n}", "deposit",
+                               f"deposit {'all' if dep.count is None else dep.count} {dep.item} into the chest at {list(chest)}",
+                               after=after, args={"chest": list(chest), "item": dep.item, "count": dep.count,
+                                                  "again": bool(from_mining) and dep.count is None}))
+        for n, back in self.returns:  # "puts every item it takes back": after its withdrawals and its first round
+            chest = facts.chest_named(back.chest) if back.chest else facts.chest_with(back.item)
+            if chest is None:
+                self.note(n, f"no chest to put the {back.item} back into")
+                continue
+            after = [s.id for s in self.plan.steps if s.op == "mine" or (s.op == "take" and s.args.get("item") == back.item)]
+            self.plan.add(Step(f"putback:{n}", "deposit", f"put every {back.item} back into the chest at {list(chest)}",
+                               after=after, args={"chest": list(chest), "item": back.item, "count": None, "again": False}))
+        for part in self.firsts:
+            users = [s.id for s in self.plan.steps if s.op == "mine" and self.tool_steps.get(part.item) in s.after]
+            take = self.tool_steps.get(part.item)
+            chest = self.turn_chest[part.item]
+            back = self.plan.find(f"return:{part.item}") or self.plan.add(Step(
+                f"return:{part.item}", "deposit", f"return the {part.item} to the chest at {list(chest)}",
+                after=[*([take] if take else []), *users], args={"chest": list(chest), "item": part.item, "count": 1, "again": False}))
+            if part.signal:
+                self.plan.add(Step(f"returned:{part.item}:{part.then}", "signal", f"signal {part.then} that the {part.item} is back",
+                                   after=[back.id], args={"task": f"the {part.item} is back in the chest"}))
+
+    def signal_when_done(self) -> None:
+        """Signal once the deposits, crafts and returns others may wait for are done."""
+        after = [s.id for s in self.plan.steps if s.op in ("deposit", "craft", "smelt", "place") and s.id.split(":")[0] != "return"]
+        after += [s.id for s in self.plan.steps if s.id.startswith("return:")]
+        self.plan.add(Step("done", "signal", "signal that its part is done", after=after, args={"task": "done"}))
+
+
+def plan_for(contract: Contract, player: str, facts: WorldFacts) -> Plan:
+    return _Compiler(contract, player, facts, facts.spec.episode_seconds).compile()
