@@ -111,3 +111,41 @@ def test_every_builtin_world_prompt_shows_forms_in_its_own_names(world: str) -> 
     kept_blocks = set(spec.blocks.values()) | {r.block for r in spec.rules}
     for _, sentence in forms:  # every block named is one of this world's
         assert all(w.rstrip(".,") in kept_blocks for w in sentence.split() if w.rstrip(".,").endswith(("_ore", "_block", "_log")))
+
+
+def test_a_run_records_the_reading_and_the_revision_and_the_report_shows_them(tmp_path: Path, monkeypatch) -> None:
+    """`blockpact run --agents llm` over HTTP: the first proposal has a free-text clause; shown the reading,
+    the proposer (the protocol responder) revises to the formal optimum, which is accepted and played."""
+    from blockpact.agents.testing.protocol_responder import ProtocolResponder
+    from blockpact.cli import main
+
+    for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "BLOCKPACT_LLM_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-reading")
+    spec = load_world(BUILTIN_DIR / "double_vein.toml")
+    protocol = ProtocolResponder(spec)
+    loose = f"{protocol.contract}\n9. Both players are nice to each other."
+    first: list[bool] = []
+
+    def responder(request):
+        system = request["messages"][0]["content"]
+        if system.startswith("You are Gizmo, a player") and not first:
+            first.append(True)
+            return propose(loose.replace("9.", f"{len(protocol.contract.splitlines()) + 1}."))
+        return protocol(request)
+
+    out = tmp_path / "run"
+    with OpenAIStub(responder=responder, api_key="sk-test-reading") as stub:
+        code = main(["run", "double_vein", "--agents", "llm", "--out", str(out), "--llm-base-url", stub.base_url,
+                     "--llm-model", "stub-model", "--no-llm-cache", "--seeds", "1", "--contract", "negotiate"])
+    assert code == 0
+    turns = [json.loads(line)["data"] for line in (out / "events.jsonl").read_text().splitlines()
+             if json.loads(line)["kind"] == "negotiation_turn"]
+    gizmo = turns[0]
+    assert gizmo["player"] == "Gizmo" and gizmo["proposal"] == protocol.contract
+    [earlier] = gizmo["revisions"]
+    assert "nice to each other" in earlier["proposal"] and any("free text, not enforced" in r for r in earlier["reading"])
+    assert all(" formal (" in line for line in gizmo["reading"])
+    assert turns[1]["accept"]
+    html = (out / "report.html").read_text()
+    assert "revised 1 time(s) in the turn" in html and "how the judge reads it" in html
