@@ -12,10 +12,10 @@ BYTECODE_STAMP := $(VENV)/.bytecode
 LOCK := requirements.lock
 PIP_VERSION := 26.3
 UV_VERSION := 0.13.8
-LOCK_EXTRAS := test ray
+LOCK_EXTRAS := test ray docs
 LOCK_TOOL := $(VENV)/lock-tool
 
-.PHONY: run test test-all test-llm setup lock lock-llm check-node mqtt-broker chromium
+.PHONY: run test test-all test-llm setup lock lock-llm check-node mqtt-broker chromium docs
 
 # Python may write its byte-code caches (__pycache__, git-ignored) even where the environment says not to
 # (PYTHONDONTWRITEBYTECODE, set on some CI machines): otherwise every pytest worker re-compiles and re-rewrites
@@ -42,6 +42,11 @@ test: setup mqtt-broker chromium
 	status=0; $(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS) || status=$$?; \
 	wait $$node_tests; node_status=$$?; echo "--- node --test tests/js/"; tail -n 12 $$log; \
 	[ $$node_status -eq 0 ] || cat $$log; exit $$(( status ? status : node_status ))
+
+# The documentation site (mkdocs.yml, docs/*.md) into site/, warnings as errors; `make test` builds it too
+# (tests/test_docs_site.py).
+docs: setup
+	$(VENV)/bin/mkdocs build --strict
 
 # Also the tests marked `slow` (long live episodes, every variant of a parametrized case).
 test-all: PYTEST_ARGS += --run-slow

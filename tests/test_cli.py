@@ -22,7 +22,7 @@ def test_world_list_and_show(capsys) -> None:
     assert "Chest:    tool_chest at [6, 64, 7]: iron_pickaxe 1, stone_pickaxe 1" in shown
     assert "Player:   Glitch at [9, 64, 9]; values diamond 5, raw_iron 3" in shown
     assert "Drop:" not in shown  # no drop table of its own: minecraft-data's drops
-    # what plays the dilemma out: drop tables, rules' rates (a new user found them missing)
+    # what plays the dilemma out: drop tables, rules' rates
     assert main(["world", "show", "cleanup"]) == 0
     shown = capsys.readouterr().out
     assert "Drop:     red_mushroom_block -> red_mushroom: 0 (0.6), 1 (0.3), 2 (0.1); 0.5 on average" in shown

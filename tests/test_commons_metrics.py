@@ -74,7 +74,7 @@ def test_a_resource_without_over_usage_says_why(tmp_path: Path) -> None:
 
 
 def test_a_live_episode_that_ran_past_its_length_survives_its_length(commons_run: Path) -> None:
-    """A live episode's clock runs on while its programs are stopped (a new user's 300 s episode ended at 303.2 s,
+    """A live episode's clock runs on while its programs are stopped (a 300 s episode may end at 303.2 s,
     and a resource that never collapsed "survived" 303.2 s): survival is counted to the episode's length."""
     run = read_run(commons_run / "events.jsonl")
     kept = next(s for s in run.seeds if s.condition == "negotiate").final

@@ -122,7 +122,7 @@ def test_failed_seeds_are_counted_never_as_zeros(runs, tmp_path) -> None:
 
 def test_govsim_measures_come_from_the_runs_commons_section(tmp_path) -> None:
     """Efficiency, survival and survival time of a commons, per seed, from what `blockpact run` writes under
-    metrics.json's `commons` (a new user found compare reading them from nowhere: the test had made up their place).
+    metrics.json's `commons` (where they really are, not a place the test makes up).
     The built-in commons with a declared reference welfare: without a contract the pumpkins collapse, with the
     negotiated one they last."""
     world = tmp_path / "commons.toml"

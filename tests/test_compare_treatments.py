@@ -1,5 +1,5 @@
-"""`blockpact compare` pools samples only of one treatment. A new user's check: two fixed contracts under the
-condition name `contract`, a simulator and a live run, and two world files named alike each came out as one row
+"""`blockpact compare` pools samples only of one treatment. Two fixed contracts under the condition
+name `contract`, a simulator and a live run, and two world files named alike each came out as one row
 (n=8, welfare 1228.6 [860, 1597] from 911 and ~1759), with only a warning about seeds run twice."""
 
 from __future__ import annotations

@@ -131,8 +131,7 @@ def test_every_new_clause_renders_to_a_sentence_that_parses_back(spec, text: str
     assert parse_contract(f"1. {sentence}", list(PLAYERS), spec=spec).clauses == (meant,), sentence
 
 
-# A second batch, written after the grammar above and before it was widened for them (the rendering is the
-# clause's meaning spelt out in the controlled form).
+# More phrasings, each with its meaning spelt out in the controlled form (the clause rendered back).
 SECOND_BATCH = [
     ('Ben will not mine any iron ore during the scenario.',
      'Ben does not mine iron_ore.'),

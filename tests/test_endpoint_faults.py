@@ -261,7 +261,7 @@ def test_a_server_that_goes_away_mid_run_fails_the_seeds_with_cause_endpoint(fas
 
 def test_resume_with_a_longer_call_bound_finishes_units_a_slow_endpoint_failed(protocol: ProtocolResponder, fast: Path,
                                                                                tmp_path: Path, capsys) -> None:
-    """A new user's local model answered in 40-260 s against the 120 s default: the units failed (cause
+    """A local model answering in 40-260 s against the 120 s default: the units failed (cause
     endpoint), and resume, reading the bound back from the log, could never finish them. `--llm-timeout` can."""
     def slow(request: dict) -> Script:
         reply = protocol(request)

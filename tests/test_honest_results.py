@@ -275,7 +275,7 @@ def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Pat
 
 
 def test_a_long_failure_cause_is_cut_at_a_word_and_says_so() -> None:
-    """stderr's one line: a new user saw a missing API key's hint cut to "(set OPE)"."""
+    """stderr's one line: a missing API key's hint is not cut to "(set OPE)"."""
     from blockpact.experiments.runner import units_problem
 
     message = "EndpointError: no API key: " + "the endpoint asks for one, " * 12 + "(set OPENAI_API_KEY)"

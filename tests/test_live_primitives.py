@@ -252,4 +252,4 @@ def test_an_episode_whose_runtime_ran_late_is_logged_and_said(server, monkeypatc
     (late,) = [e for e in events if e.kind == "runtime_late"]
     assert 2.0 <= late.data["late_s"] < 5.5, late.data  # the programs' stall, not the joins' 6 s
     assert any(line.startswith("negotiate seed 0: the bots' Node runtime stalled for up to") and "slowed episode" in line
-               for line in said), said  # the condition too, as metrics.json names the episode (a new user)
+               for line in said), said  # the condition too, as metrics.json names the episode

@@ -1,6 +1,6 @@
 """`.venv-llm` (the local llama.cpp server of `make test-llm`) is installed at pinned versions: llama-cpp-python by
-the Makefile, its dependencies and its [server] extra's (fastapi, uvicorn, ...) by constraints-llm.txt. They came
-unpinned from the index (a new user, session 14), so two installs could differ."""
+the Makefile, its dependencies and its [server] extra's (fastapi, uvicorn, ...) by constraints-llm.txt. Unpinned, they
+came from the index at whatever version was newest, so two installs could differ."""
 
 from __future__ import annotations
 

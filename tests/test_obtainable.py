@@ -1,5 +1,5 @@
-"""Values on items nobody in a world can come to hold are warned about (a new user valued `melon` where melon blocks
-drop `melon_slice`: the world loaded, ran and counted 0 without a word)."""
+"""Values on items nobody in a world can come to hold are warned about (a value on `melon` where melon blocks
+drop `melon_slice`: the world would load, run and count 0 without a word)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_validate_and_run_say_so_where_the_user_looks(tmp_path: Path, capsys) ->
     assert main(["run", str(world), "--seeds", "1", "--contract", "none", "--out", str(tmp_path / "run")]) == 0
     said = f"{world}:{line}: players.Gizmo.values.melon: no block of this world drops melon"
     assert f"blockpact: warning: world double_vein: {said}" in capsys.readouterr().err
-    # and where a reader of the run's files looks, after the run (a new user found it on stderr only)
+    # and where a reader of the run's files looks, after the run (not on stderr only)
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert [w for w in metrics["warnings"] if said in w] and said in (tmp_path / "run" / "report.html").read_text()
 
@@ -103,7 +103,7 @@ def test_a_run_works_out_the_world_warnings_once(tmp_path: Path, monkeypatch, ca
 
 def test_what_takes_a_furnace_is_unsupported_on_blockpacts_server_before_play(tmp_path: Path) -> None:
     """The embedded server opens no furnace window; a world whose play takes one (a furnace on its map, a value on
-    what only a furnace makes) ran live with a plain zero for it and no word (a new user's check). compile_world
+    what only a furnace makes) ran live with a plain zero for it and no word. compile_world
     now lists it as unsupported there, which the live world logs and announces before anyone plays; an external
     (vanilla) server smelts."""
     assert all(smelting_uses(load_world(w)) == [] for w in ("double_vein", "cleanup", "commons", "cleanup_mp", "forest"))

@@ -1,6 +1,6 @@
 """The numbers a run writes carry no floating-point noise (blockpact/numbers.py): three rewards of 188/3 add up to
-a welfare of 188, not 187.99999999999997, and their Gini is 0, not 3.8e-17. A new user found both in metrics.json
-(session 12); tests/worlds/three_way_split.toml reproduces their orchard's seed with the real judge."""
+a welfare of 188, not 187.99999999999997, and their Gini is 0, not 3.8e-17. Both were in
+metrics.json before; tests/worlds/three_way_split.toml reproduces such a seed with the real judge."""
 
 from __future__ import annotations
 

@@ -48,6 +48,13 @@ def test_run_reports_a_syntax_error_with_its_line(tmp_path: Path, capsys) -> Non
     assert "SyntaxError: Unexpected token (line 2, column 35)" in capsys.readouterr().out
 
 
+def test_text_output_says_the_seconds_are_simulated(capsys) -> None:
+    """On the simulator a program's seconds are the world's clock, not the time it took to compute."""
+    assert main(["program", "run", str(PARITY_PROGRAM), "--world", str(PARITY_WORLD), "--player", "Gizmo"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Gizmo: success after ") and first.endswith(" s simulated"), first
+
+
 @pytest.mark.parametrize("args,message", [
     (["missing.js", "--world", "double_vein", "--player", "Gizmo"], "no program file missing.js"),
     ([str(PARITY_PROGRAM), "--world", "no_such_world", "--player", "Gizmo"], "no world named 'no_such_world'"),

@@ -126,7 +126,7 @@ def test_welfare_plot_marks_the_settled_welfare_where_the_judge_moved_rewards(do
 
 def test_equal_rewards_after_transfers_are_each_drawn_in_the_rewards_plot(double_vein_run) -> None:
     """The negotiated contract evens Gizmo and Glitch out at 39 each: their two "after transfers" diamonds were
-    drawn on top of each other (a new user could not find Gizmo's). Now no marker covers another."""
+    drawn on top of each other, hiding Gizmo's. Now no marker covers another."""
     out, _ = double_vein_run
     svg = (out / "plots" / "rewards.svg").read_text()
     diamonds = re.findall(r'<path d="M([0-9.]+) ([0-9.]+)l([0-9.]+) \3l-\3 \3l-\3 -\3Z" fill="(#[0-9a-f]+)"/>', svg)
@@ -250,7 +250,7 @@ def test_ctrl_c_leaves_a_valid_log_and_a_report(tmp_path: Path) -> None:
 
 
 def test_a_player_holding_nothing_valued_gets_a_flat_line_over_the_episode(tmp_path: Path) -> None:
-    """A new user's items plot had an empty panel with a 0-1 time axis for a player who held nothing."""
+    """Not an empty panel with a 0-1 time axis for a player who held nothing."""
     world = tmp_path / "idle.toml"  # Glitch values only melons, which nothing here yields: it holds none
     text = (BUILTIN_DIR / "double_vein.toml").read_text()
     world.write_text(text.replace("values = { raw_iron = 3, diamond = 5 }", "values = { melon = 1 }"))

@@ -77,7 +77,7 @@ def test_a_bad_world_stops_the_server_it_started() -> None:
 
 def test_a_server_that_did_not_start_says_why_until_one_does(embedded_server: EmbeddedServer) -> None:
     """A live run's next seed tells a server that never started (start_failure) from one that died: after a
-    failed start the notice said "had exited with code 0; restarted it", as if it had crashed (a new user's check)."""
+    failed start the notice said "had exited with code 0; restarted it", as if it had crashed."""
     from blockpact.bridge.live.embedded_server import ServerError
 
     server = EmbeddedServer(port=embedded_server.port)  # the shared server holds the port: this one exits
@@ -93,7 +93,7 @@ def test_a_server_that_did_not_start_says_why_until_one_does(embedded_server: Em
 
 
 def test_a_server_killed_during_a_request_says_how_it_ended() -> None:
-    """The message ended in "...control request 'drainEvents': " and nothing (a new user's check): it names the
+    """The message ended in "...control request 'drainEvents': " and nothing: it names the
     signal, and says when the server wrote nothing on stderr."""
     import os
     import threading

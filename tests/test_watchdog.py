@@ -124,7 +124,7 @@ def test_a_ping_unanswered_past_its_bound_kills_the_runtime() -> None:
 
 
 def test_how_late_the_runtime_ran_is_kept_for_the_episode_and_said_past_two_seconds(monkeypatch) -> None:
-    """A loaded machine's 40 s episode acted for ~28 s and read as a normal seed (a new user's check): the worst
+    """A loaded machine's 40 s episode acted for ~28 s and read as a normal seed: the worst
     lateness the pings reported stays known after the bound has forgotten it, and from LATE_NOTE_SECONDS on the
     live world logs a `runtime_late` event and says so on stderr (bridge/live/world.py)."""
     monkeypatch.setattr(watchdog, "LATE_MEMORY_SECONDS", 0.1)

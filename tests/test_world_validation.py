@@ -136,7 +136,7 @@ def test_unknown_top_level_key(tmp_path: Path) -> None:
 
 
 def test_a_misspelt_required_key_is_unknown_and_its_key_missing(tmp_path: Path) -> None:
-    """Not "probability: got None": TOML has no null, so the value is missing (a new user's typo)."""
+    """Not "probability: got None": TOML has no null, so the value is missing (a typo)."""
     text = edit("probability = 0.1", "probabilty = 0.1")
     expect(tmp_path, text, "dynamics[0].probabilty", "probabilty = 0.1",
            "unknown key 'probabilty' (did you mean 'probability'? expected one of:")
@@ -223,7 +223,7 @@ def test_placement_outside_the_map(tmp_path: Path, old: str, new: str, path: str
     ],
 )
 def test_region_outside_the_map_is_said_at_the_corner_that_is_out(tmp_path: Path, corners: str, key: str) -> None:
-    """At the line of the `from` or `to` that lies outside, not at the `[regions.vein]` header (a new user)."""
+    """At the line of the `from` or `to` that lies outside, not at the `[regions.vein]` header."""
     text = edit("from = [1, 64, 1]\nto = [2, 64, 1]", corners)
     marker = next(line for line in corners.splitlines() if line.startswith(key))
     expect(tmp_path, text, f"regions.vein.{key}", marker, "not inside the map")

@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**result.to_json(), "inventory": result.observation.get("inventory", {})}))
     else:
-        _print_result(result)
+        _print_result(result, "wall time" if args.server else "simulated")
     return 0 if result.success else 1
 
 
@@ -88,13 +88,14 @@ async def _run_on_server(source: str, args: argparse.Namespace, skills: list[str
                                        auth=args.auth, budget=args.budget, skills=skills)
 
 
-def _print_result(result: ProgramResult) -> None:
+def _print_result(result: ProgramResult, clock: str) -> None:
+    """`clock` names the seconds: the simulator's are simulated (a long walk takes a fraction of a CPU second)."""
     from rich.console import Console
     from rich.markup import escape
 
     console = Console(highlight=False)
     status = "[green]success[/green]" if result.success else "[red]failed[/red]"
-    console.print(f"[bold]{escape(result.player)}[/bold]: {status} after {result.duration:g} s")
+    console.print(f"[bold]{escape(result.player)}[/bold]: {status} after {result.duration:.1f} s {clock}")
     if result.error:
         cause = f" [dim]({result.failure}{': ' + result.limit if result.limit else ''})[/dim]" if result.failure else ""
         console.print(f"[red]{escape(result.error)}[/red]{cause}")

@@ -302,7 +302,7 @@ class _Panel:
 
     def _free_spot(self, x: float, y: float) -> tuple[float, float]:
         """Where a marker for (x, y) is drawn: there, or moved left until it covers none drawn before it. Two
-        players with the same reward after transfers had one diamond on top of the other (a new user): now each
+        players with the same reward after transfers would have one diamond on top of the other: each
         shows, in its colour, side by side."""
         step = 2 * DIAMOND_R + 1
         while any(abs(x - a) < step and abs(y - b) < 2 * DIAMOND_R for a, b in self.placed):

@@ -2,8 +2,8 @@
 
 - Every process the session starts carries `BLOCKPACT_TEST_SESSION=<pytest pid>-<random>` in its
   environment (inherited), so the session finds its own processes, also orphaned ones, and never
-  another engineer's on the same machine.
-- Temporary files go to a directory of this session (`TMPDIR`), so a temp directory left behind is
+  another checkout's on the same machine.
+- Temporary files go to a directory of this pytest session (`TMPDIR`), so a temp directory left behind is
   seen without looking at anybody else's; pytest's own `tmp_path` stays where pytest keeps it.
 - After each test, the processes and temp entries it started that still exist are noted with the
   test's name (not removed: a module-scoped resource may be started lazily by a test's fixture).
@@ -13,7 +13,7 @@
 - A shell that ignores SIGINT (`nohup`, `&` in a non-interactive shell) would pass that on to every
   child, and Ctrl-C tests then fail: the session resets SIGINT to Python's default handler, and makes
   SIGTERM interrupt the run like Ctrl-C, so fixtures still tear down and children start with defaults.
-- Leftovers of an earlier session of the same checkout that was killed outright (its pytest pid gone)
+- Leftovers of an earlier pytest session of the same checkout that was killed outright (its pytest pid gone)
   are removed at start; other checkouts' sessions are never touched.
 """
 
@@ -77,7 +77,7 @@ def _dead_session(token: str | None) -> bool:
 
 
 def _remove_stale(root: Path) -> list[str]:
-    """Processes and temp directories of earlier sessions of this checkout whose pytest is gone."""
+    """Processes and temp directories of earlier pytest sessions of this checkout whose pytest is gone."""
     removed = []
     orphans = {pid for pid in procfs.pids() if _dead_session(procfs.environ_value(pid, MARK))}
     removed += [f"process {pid} ({procfs.command_line(pid)})" for pid in orphans]

@@ -3,7 +3,8 @@ it fails.
 
 A server logs players in one after another, and each join costs it more the more players it already holds (it
 sends every other player's entity both ways). 128 bots started at once on one embedded server left the last
-of them waiting past any fixed bound (session 12: 101 of 128 joined); queued, they join one after another.
+of them waiting past any fixed bound (101 of 128 joined, `bench/live_scale.py --bots 128`); queued, they join one
+after another.
 A join waiting for its turn is not timed; a join under way is.
 """
 

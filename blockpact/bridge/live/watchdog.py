@@ -36,7 +36,7 @@ LATE_NOTE_SECONDS = 2.0  # a runtime's stall this long during an episode's progr
 def lateness_note(late: float) -> str | None:
     """What a user is told of an episode whose bots' runtime ran `late` seconds behind at worst (None: nothing worth
     it). Under a load of 15-19 on 2 cores a 40 s episode's programs acted for ~28 s of it and the seed read as a
-    normal one with a fifth of its usual welfare (a new user's check): it still happened, and is kept, but said."""
+    normal one with a fifth of its usual welfare: it still happened, and is kept, but said."""
     if late < LATE_NOTE_SECONDS:
         return None
     return (f"the bots' Node runtime stalled for up to {late:.1f} s at a time during this episode's programs (a busy "

@@ -1,7 +1,7 @@
 """What players of a world can come to hold, and which values name something they never can.
 
 A player's `values` entry for an item no block of the world drops, no chest or inventory holds, and no recipe or
-furnace makes from what can be had is worth nothing in play: a slip in a world file (a new user valued `melon`
+furnace makes from what can be had is worth nothing in play: a slip in a world file (a value on `melon`
 where melon blocks drop `melon_slice`) that loads, runs and reports zeros without saying why.
 """
 

@@ -15,8 +15,8 @@ const workers = new Set(); // { lastAlive, rssAtAlive, running, growthMb, checkM
 let timer = null;
 
 // The resident set, read at most once per RSS_FRESH_MS: every running worker reports every checkMs (25 ms), and
-// reading it (a /proc read) for each report took 14% of the main thread with 64 programs running (a CPU profile,
-// /work/notes/s14/report-scale.md). A baseline a few milliseconds old changes no verdict on a 256 MB growth.
+// reading it (a /proc read) for each report took 14% of the main thread with 64 programs running (a CPU profile of
+// `bench/live_scale.py --bots 128 --runtimes 2 --busy 0 --rounds 1 --budget 600` under node --cpu-prof). A baseline a few milliseconds old changes no verdict on a 256 MB growth.
 const RSS_FRESH_MS = 5;
 let rssRead = { at: -Infinity, mb: 0 };
 function rssMb() {

@@ -3,7 +3,7 @@
 // every player (a player_info packet of N entries), and mineflayer looks each entry's player up by a scan of
 // all players and all entities: per Node runtime holding B bots, B x N x (N players + N entities) steps every
 // 5 s. With 128 bots over two runtimes that was 30% of each runtime's main thread and 17% of the server's
-// (CPU profiles, /work/notes/s14/report-scale.md). No bot reads another's latency (bot.players[name].ping
+// (CPU profiles of `bench/live_scale.py --bots 128 --runtimes 2 --busy 0 --rounds 1 --budget 600` under node --cpu-prof). No bot reads another's latency (bot.players[name].ping
 // stays at what the join said); joins, leaves, game modes and names still reach everyone.
 
 // flying-squid's latency update: action {update_latency: true} alone (1.19.3+) or 'update_latency' (older).
