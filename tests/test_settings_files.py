@@ -37,7 +37,7 @@ CASES: list[tuple[Path, Load, str, str, str, str]] = [
      "action.retrieved_skills", "expected an integer, got '5'"),
     (ACTION_FILE, schema_loader(ActionSettings), "attempts = 4", "attempts = 0", "loop.attempts", "expected at least 1, got 0"),
     (NEGOTIATION_FILE, schema_loader(NegotiationSettings), "rounds = 4", "rouds = 4", "negotiation.rouds",
-     "unknown key (did you mean 'rounds'? expected one of: attempts, role, rounds)"),
+     "unknown key (did you mean 'rounds'? expected one of: attempts, revisions, role, rounds)"),
     (POOL_FILE, schema_loader(PoolSettings), 'kind = "auto"', 'kind = "rabbit"', "broker.kind",
      "expected one of 'auto', 'mosquitto', 'amqtt', got 'rabbit'"),
     (HOURGLASS_FILE, schema_loader(HourglassSettings), "table_offsets = [[2, 0],", "table_offsets = [[2, 0, 1],",

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.agents.negotiation_format import NO_PROPOSAL, FormatError, parse_reply
 from blockpact.agents.negotiation_plan import social_optimum_clauses
+from blockpact.agents.negotiation_reading import read_proposal, revise_until_formal
+from blockpact.judge.contract_forms import forms_text
 from blockpact.judge.clauses import Clause
 from blockpact.llm.repair import ask_until_usable
 from blockpact.judge.contract import parse_contract, render_contract
@@ -51,6 +53,8 @@ class NegotiationTurn:
     source: str = "llm"  # "llm" | "scripted"
     error: str | None = None  # why the turn counts as a pass (format broken after every retry)
     attempts: int = 1
+    reading: list[str] | None = None  # the proposal clause by clause: formal (kind) or free text (why); all see it
+    revisions: list[dict[str, Any]] = field(default_factory=list)  # earlier versions the proposer revised in its turn
 
     @property
     def passed(self) -> bool:
@@ -86,6 +90,7 @@ class NegotiationTable:
     rounds: int = bounds(ge=1)
     role: str  # an LLM role of llm.toml
     attempts: int = bounds(ge=1)
+    revisions: int = bounds(ge=0)
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,8 @@ def public_history(history: Sequence[NegotiationTurn]) -> str:
         lines.append(f"Round {turn.round}, {turn.player}: {turn.message}".rstrip())
         if turn.proposal is not None:
             lines.append(f"[contract]\n{turn.proposal}\n[contract end]")
+            if turn.reading:
+                lines.append("The judge reads it: " + " | ".join(turn.reading))
         if turn.accept:
             lines.append("[accept]")
     return "\n".join(lines) if lines else "(nothing yet: you speak first)"
@@ -229,6 +236,8 @@ class LLMNegotiator:
             else "You do not know how long the scenario lasts."
         )
         return _template("negotiator.md").substitute(
+            forms=forms_text(self.spec, self.player),
+            revisions=self.settings.negotiation.revisions,
             player=self.player,
             others=" and ".join(others),
             other=others[0] if others else self.player,
@@ -276,6 +285,14 @@ class LLMNegotiator:
             lambda raw: parse_reply(raw, can_accept=can_accept(history), refusal=refusal),
             lambda reason: {"role": "user", "content": _template("negotiator_retry.md").substitute(reason=reason)},
             self.settings.negotiation.attempts, errors=(FormatError,))
+        if asked.value is not None and asked.value.proposal is not None:
+            retry = lambda reason: {"role": "user", "content": _template("negotiator_retry.md").substitute(reason=reason)}  # noqa: E731
+            read = await revise_until_formal(self.client, self.settings.negotiation.role, messages, asked.value,
+                                             asked.replies[-1], self.spec, self.settings.negotiation.revisions,
+                                             self.settings.negotiation.attempts, retry)
+            parsed = read.parsed
+            return NegotiationTurn(round, self.player, parsed.thinking, parsed.message, parsed.proposal, False, read.raw,
+                                   attempts=asked.attempts, reading=read.reading, revisions=read.revisions)
         if asked.value is not None:
             parsed = asked.value
             return NegotiationTurn(round, self.player, parsed.thinking, parsed.message, parsed.proposal, parsed.accept,
@@ -333,4 +350,4 @@ class ScriptedNegotiator:
             return NegotiationTurn(round, self.player, lines["thinking"], message, None, False, raw, source="scripted")
         raw = f"[thinking] {lines['thinking']}\n[message] {message}\n[contract]\n{self.contract}\n[contract end]"
         return NegotiationTurn(round, self.player, lines["thinking"], message, self.contract, False, raw,
-                               source="scripted")
+                               source="scripted", reading=read_proposal(self.contract, self.spec))

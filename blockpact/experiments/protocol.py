@@ -222,7 +222,7 @@ def run_start_data(plan: RunPlan) -> dict[str, Any]:
 
 
 def _turn_data(turn: Any) -> dict[str, Any]:
-    fields = ("round", "player", "thinking", "message", "proposal", "accept", "raw", "error")
+    fields = ("round", "player", "thinking", "message", "proposal", "accept", "raw", "error", "reading", "revisions")
     source = getattr(turn, "source", "llm")
     return {**{f: getattr(turn, f, None) for f in fields}, "source": source, "scripted": source == "scripted"}
 

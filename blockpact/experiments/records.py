@@ -48,6 +48,8 @@ class NegotiationTurnRecord:
     accept: bool
     scripted: bool
     error: str | None  # why the turn counted as a pass (reply not in the format)
+    reading: list[str] = field(default_factory=list)  # the proposal clause by clause, as every player saw it
+    revisions: int = 0  # versions the proposer revised within its turn after seeing the reading
 
 
 @dataclass
@@ -274,7 +276,8 @@ class _Builder:
             case "negotiation_turn":
                 self.seed(e).turns.append(NegotiationTurnRecord(
                     int(d["round"]), d["player"], d.get("thinking") or "", d.get("message") or "",
-                    d.get("proposal"), bool(d.get("accept")), bool(d.get("scripted")), d.get("error")))
+                    d.get("proposal"), bool(d.get("accept")), bool(d.get("scripted")), d.get("error"),
+                    list(d.get("reading") or []), len(d.get("revisions") or [])))
             case "contract":
                 s = self.seed(e)
                 s.contract, s.contract_source, s.accepted_round = d.get("text"), d.get("source"), d.get("accepted_round")

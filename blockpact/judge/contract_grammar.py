@@ -199,11 +199,7 @@ def _expected_text(expected: Collection[str]) -> str:
 
 
 def _parses(text: str) -> bool:
-    try:
-        grammar_parser().parse(text)
-    except UnexpectedInput:
-        return False
-    return True
+    return not isinstance(_tree_or_error(text), UnexpectedInput)
 
 
 def _syntax_error(exc: UnexpectedInput, norm: Normalised) -> ClauseError:
@@ -259,8 +255,20 @@ def _parse_cached(text: str, players: tuple[str, ...], world: str | None, lexico
 
 
 @lru_cache(maxsize=8192)
+def _tree_or_error(symbols: str):
+    """The parse tree of `symbols`, or the UnexpectedInput it raised: failures are kept too, since splitting a
+    sentence into steps tries the same pieces again."""
+    try:
+        return grammar_parser().parse(symbols)
+    except UnexpectedInput as exc:
+        return exc
+
+
 def _tree(symbols: str):
-    return grammar_parser().parse(symbols)
+    found = _tree_or_error(symbols)
+    if isinstance(found, UnexpectedInput):
+        raise found
+    return found
 
 
 def _read(norm: Normalised, players: Sequence[str], phrases: Sequence[Phrase], lexicon: Lexicon) -> Clause | ClauseError:

@@ -40,22 +40,18 @@ _QUANTIFIER_STARTS = ("each", "every", "all", "everyone", "everybody", "nobody",
 
 
 def _joints(symbols: Sequence[str]) -> list[tuple[int, int, bool]]:
-    """(start, end, ordered) of each place the sentence may be cut: the symbols in [start, end) are dropped."""
+    """(start, end, ordered) of each place the sentence may be cut: the symbols in [start, end) are dropped
+    (a run of commas, "and" and "then"); `ordered` when the run holds "then"."""
     out = []
     i = 0
     while i < len(symbols):
         s = symbols[i]
         nxt = symbols[i + 1] if i + 1 < len(symbols) else ""
-        if s == "then" or (s in (",", "and") and nxt == "then"):
+        if s in (",", "then") or (s == "and" and (nxt in _STEP_STARTS or nxt.startswith("@") or nxt in (",", "then"))):
             end = i + 1
             while end < len(symbols) and symbols[end] in (",", "and", "then"):
                 end += 1
-            out.append((i, end, True))
-            i = end
-            continue
-        if s == "," or (s == "and" and (nxt in _STEP_STARTS or nxt.startswith("@"))):
-            end = i + 1 + (s == "," and nxt == "and")
-            out.append((i, end, False))
+            out.append((i, end, "then" in symbols[i:end]))
             i = end
             continue
         i += 1
@@ -95,6 +91,11 @@ def step_splits(norm: Normalised) -> Iterator[tuple[list[Normalised], bool]]:
             yield _completed(pieces), any(ordered for _, _, ordered in chosen)
 
 
+def _names_part_of(symbol: str, item: str) -> bool:
+    """"the pickaxe" after "the iron_pickaxe": a plain word that is the last part of the item named before."""
+    return symbol.startswith("~") and symbol[1:].rstrip("s") == item[1:].rsplit("_", 1)[-1] != item[1:]
+
+
 def _completed(pieces: list[Normalised]) -> list[Normalised]:
     """Later steps with the first step's player where they name none, and "it" as the last item named."""
     subject = _subject(pieces[0].symbols)
@@ -106,7 +107,7 @@ def _completed(pieces: list[Normalised]) -> list[Normalised]:
             returning = any(s in _RETURNS for s in symbols[:3]) or "back" in symbols
             it = (last_taken or last_item) if returning else last_item
             if it is not None:
-                symbols = [it if s in ("it", "them") else s for s in symbols]
+                symbols = [it if s in ("it", "them") or _names_part_of(s, it) else s for s in symbols]
             if subject and not _has_subject(symbols):
                 symbols, words = subject + symbols, [pieces[0].words[0]] * len(subject) + words
             out.append(Normalised(symbols, words))

@@ -58,6 +58,12 @@ class _ToClause(TermValues):
         return self._expand(subject, None, lambda p, _: Exclusion(
             p, verb, item.name if item else None, place.region if place else None, chest=chest))  # type: ignore[arg-type]
 
+    def exclusion_pair(self, children: list) -> Clause:
+        """"Neither Ben nor Cy mines X": one exclusion each."""
+        first, second = players_in(children)
+        rest = [c for c in children if not (isinstance(c, str) and not isinstance(c, Token))]
+        return Steps((self.exclusion([first, *rest]), self.exclusion([second, *rest])), ordered=False)  # type: ignore[list-item]
+
     def region_limit(self, children: list) -> Clause:
         verb, item, place = one(children, Verb).action, one(children, Item), one(children, Place)
         return self._expand(children[0], None, lambda p, _: RegionLimit(p, verb, item.name if item else None, place.region))
