@@ -61,13 +61,18 @@ def test_server_errors_still_get_every_retry() -> None:
 def test_a_role_may_have_its_own_deadline(tmp_path: Path) -> None:
     config = tmp_path / "llm.toml"
     config.write_text("[roles.judge]\ntimeout_seconds = 0.3\n")
-    with OpenAIStub([StubReply.slow(1.0), StubReply.slow(1.0), StubReply.slow(1.0, "in time")]) as stub:
+    judge_asks = [{"role": "user", "content": "Judge this."}]
+
+    def answer(request: dict) -> StubReply:  # by what is asked, not by arrival: a busy machine may drop a timed-out request unread
+        return StubReply.slow(1.0, "late" if request["messages"] == judge_asks else "in time")
+
+    with OpenAIStub(responder=answer) as stub:
         from blockpact.llm import load_llm_settings
 
         settings = load_llm_settings(config, base_url=stub.base_url, model="m", no_cache=True, environ={})
         client = LLMClient(settings)
         with pytest.raises(LLMUnavailable, match="within 0.3 s"):
-            ask(client, "judge")
+            ask(client, "judge", judge_asks)
         assert ask(client, "critic").text == "in time"  # the endpoint's 120 s
 
 
