@@ -38,3 +38,12 @@ def test_a_gift_of_a_count_never_held_is_broken_by_the_giver() -> None:
     judgment = _judge(Give("Ann", "Ben", "diamond", 2), {})
     assert judgment.clauses[0]["status"] == "broken"
     assert judgment.clauses[0]["broken_by"] == ["Ann"]
+
+
+def test_a_penalty_names_the_breach_it_punishes() -> None:
+    from blockpact.judge.clauses import Penalty
+    contract = Contract(text="1. a gift 2. a penalty", clauses=[Give("Ann", "Ben", "diamond", 2), Penalty((), 1, 5.0, ())])
+    judgment = judge_formal(contract, _obs({}))
+    assert judgment.transfers == {"Ann": -5.0, "Ben": 5.0}
+    assert ("Ann pays Ben 5 emeralds (penalty for breaking clause 1: "
+            "Ann held 0 diamond, fewer than the 2 clause 1 gives)") in judgment.reasoning

@@ -121,13 +121,17 @@ class _Ledger:
 
     def penalise(self, n: int, clause: Penalty, breaches: list[Breach]) -> None:
         broken = {(b.clause, b.player) for b in breaches if clause.clause in (None, b.clause) and b.clause != n}
+        causes = defaultdict(list)  # the breach each fine punishes, named in its line
+        for b in breaches:
+            causes[(b.clause, b.player)].append(b.text.rstrip("."))
         for ref, player in sorted(broken):
             if clause.breakers and player not in clause.breakers:
                 continue
             payees = clause.payees or tuple(p for p in self.obs.players if p != player)
             for payee in payees:
                 if payee != player:
-                    self.pay(n, player, payee, clause.amount, f"penalty for breaking clause {ref}")
+                    self.pay(n, player, payee, clause.amount,
+                             f"penalty for breaking clause {ref}: {'; '.join(causes[(ref, player)])}")
 
     def share(self, n: int, clause: Pool | RewardSplit) -> None:
         members = [p for p in clause.players if p in self.transfers]
