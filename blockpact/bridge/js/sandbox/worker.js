@@ -5,6 +5,16 @@
 const { parentPort, workerData } = require('node:worker_threads');
 // Modules are loaded before lockdown (they may touch intrinsics while loading),
 // except minecraft-data, loaded on first use (see mcdata.js).
+// Resizable and growable buffers reserve their maximum and grow outside the ArrayBuffer accounting the
+// memory checks rely on (a program grew the process past 2.5 GB): growing one is refused, naming the limit.
+for (const [proto, name] of [[ArrayBuffer.prototype, 'resize'], [globalThis.SharedArrayBuffer?.prototype, 'grow']]) {
+  if (proto && typeof proto[name] === 'function') {
+    Object.defineProperty(proto, name, {
+      value: { [name]() { throw new RangeError(`ArrayBuffer ${name}: resizable buffers are not allowed in programs (limit memoryMb)`); } }[name],
+      writable: true, configurable: true, enumerable: false,
+    });
+  }
+}
 require('ses');
 const { Vec3 } = require('vec3');
 const { encode, decode } = require('./codec');
