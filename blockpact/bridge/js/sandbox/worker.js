@@ -24,6 +24,7 @@ const { makeLogger } = require('./logger');
 const { mcDataLoader } = require('./mcdata');
 const { execute, checkPrelude } = require('./execute');
 const { describeError } = require('./errors');
+const { plainText } = require('./plain-text');
 const { threadId } = require('./thread-cpu');
 
 lockdown({
@@ -48,7 +49,7 @@ function emitLog(run, line) {
   if (run.finished || run.logCount > config.maxLogLines) return;
   run.logCount += 1;
   const text = run.logCount > config.maxLogLines ? '[further log lines dropped]'
-    : line.length > config.maxLineLength ? `${line.slice(0, config.maxLineLength)}…` : line;
+    : plainText(line.length > config.maxLineLength ? `${line.slice(0, config.maxLineLength)}…` : line);
   parentPort.postMessage({ t: 'log', run: run.id, line: text });
 }
 
@@ -123,7 +124,7 @@ function environment(run) {
   const chat = (message) => {
     const limited = chatLimit(run);
     if (limited) throw limited;
-    let text = String(message);
+    let text = plainText(String(message));
     if (text.length > config.maxChatLength) text = `${text.slice(0, config.maxChatLength - 1)}…`;
     callHost(run, 'chat', [text])
       .catch((err) => emitLog(run, `[chat failed: ${err.message}]`));
