@@ -33,7 +33,7 @@ EXPECTED = {
     "caught_refusals.js": r"limit maxMessageBytes",
     "getter_on_return.js": r"getter|accessor",
     "forged_escapes.js": r"^Error: ",
-    "chat_server_command.js": r"command",
+    "chat_server_command.js": r"is a server command, and programs may not run server commands \(limit serverCommands\)",
     "feedback_flood.js": r"limit maxFeedback",
     "indexof_huge_arraylike.js": r"timed out after 2 s",
     "normalize_combining.js": r"timed out after 2 s",
@@ -45,7 +45,6 @@ NOT_HELD = "issue 35: not held yet"
 MARKS = {
     "caught_refusals.js": pytest.mark.xfail(reason=f"{NOT_HELD}: a caught refusal leaves the run a success", strict=True),
     "getter_on_return.js": pytest.mark.xfail(reason=f"{NOT_HELD}: a getter on the returned value acts after return", strict=True),
-    "chat_server_command.js": pytest.mark.xfail(reason=f"{NOT_HELD}: commands in chat, also after a newline, are kept as chat", strict=True),
     "feedback_flood.js": pytest.mark.skip(reason=f"{NOT_HELD}: primitive feedback is kept without a cap (takes the host to ~2 GB)"),
     "indexof_huge_arraylike.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),
     "normalize_combining.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),

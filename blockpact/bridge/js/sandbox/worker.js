@@ -125,6 +125,10 @@ function environment(run) {
     const limited = chatLimit(run);
     if (limited) throw limited;
     let text = plainText(String(message));
+    if (text.trimStart().startsWith('/')) {
+      throw breakLimit(run, 'serverCommands', `bot.chat: ${JSON.stringify(text.slice(0, 40))} is a server command, and programs `
+        + 'may not run server commands (limit serverCommands)');
+    }
     if (text.length > config.maxChatLength) text = `${text.slice(0, config.maxChatLength - 1)}…`;
     callHost(run, 'chat', [text])
       .catch((err) => emitLog(run, `[chat failed: ${err.message}]`));
