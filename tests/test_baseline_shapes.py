@@ -65,3 +65,14 @@ def test_world_optimum_warns_when_the_declared_reference_is_below_what_the_searc
     assert "optimum:      welfare 81" in printed.out and "searched:     2 candidates, 3 simulated episodes" in printed.out
     assert "1. Ivy deposits 1 diamond into the forge chest." in printed.out
     assert "warning:" in printed.err and "reference_welfare 50 is below the 81 the search reaches" in printed.err
+
+
+def test_world_optimum_says_when_no_candidate_gains_over_no_contract(capsys) -> None:
+    """A settlement that moves nothing is not an optimum: the contested vein's only candidate leaves welfare where it is."""
+    world = str(WORLDS / "contested_vein.toml")
+    assert main(["world", "optimum", world, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["optimum"] is None and found["optimum_missing"] == "no candidate raises welfare above no contract"
+    assert main(["world", "optimum", world]) == 0
+    text = capsys.readouterr().out
+    assert "no candidate raises welfare above the no-contract 3" in text and "settled by" not in text

@@ -58,9 +58,12 @@ def test_estimate_by_hand() -> None:
     assert estimate([5.0]).low is None and estimate([]).mean is None
 
 
-def test_numbers_equal_each_runs_metrics(runs, tmp_path) -> None:
+def test_numbers_equal_each_runs_metrics(runs, tmp_path, capsys) -> None:
     out = tmp_path / "cmp"
     assert main(["compare", str(runs["cleanup_none"]), str(runs["cleanup_neg"]), str(runs["dv"]), "--out", str(out)]) == 0
+    written = capsys.readouterr().out.split("written: ")[1]  # every file, the LaTeX tables and the figures too
+    for name in ("compare.csv", "paired.csv", "compare.json", "compare.html", "compare.tex", "paired.tex", "figures/"):
+        assert str(out / name) in written, written
     rows = {(r["world"], r["condition"]): r for r in csv.DictReader((out / "compare.csv").open())}
     assert set(rows) == {("cleanup", "none"), ("cleanup", "negotiate"), ("double_vein", "none"),
                          ("double_vein", "negotiate")}

@@ -276,3 +276,17 @@ def test_region_words_from_the_world_file_and_names_that_clash(tmp_path: Path) -
         load_world(tmp_path / "clash.toml")
     assert "'cache' names both region garden and chest cache" in str(raised.value)
     assert "clash.toml:" in str(raised.value)
+
+
+@pytest.mark.parametrize("text", ["Nobody mines pumpkins while the patch has fewer than 6 pumpkins left.",
+                                  "Stop mining pumpkins once less than 6 remain in the patch."])
+def test_a_condition_outside_the_grammar_is_told_its_controlled_form(text: str) -> None:
+    commons = load_world("commons")
+    [(_, clause)] = parse_contract(text, sorted(commons.players), spec=commons).free_text()
+    assert "a world condition is written 'while the REGION holds fewer than N BLOCK'" in clause.reason
+
+
+def test_a_sentence_without_a_condition_gets_no_condition_hint() -> None:
+    commons = load_world("commons")
+    [(_, clause)] = parse_contract("Be nice to each other.", sorted(commons.players), spec=commons).free_text()
+    assert "world condition" not in clause.reason

@@ -182,3 +182,20 @@ def test_world_facts_find_free_cells_to_place_a_table_off_the_rules_regions() ->
     facts = WorldFacts(load_world(WORLDS / "smithy_chain.toml"))
     cells = facts.free_cells_near((10, 64, 6))
     assert cells and all(c not in facts.spec.blocks and (c[0], 63, c[2]) in facts.spec.blocks for c in cells)
+
+
+@pytest.mark.parametrize("text", [
+    "Nobody mines pumpkin while the patch holds fewer than 6 pumpkin.",
+    "1. Each player mines at most 12 pumpkin every 60 seconds. 2. Nobody mines pumpkin while the patch holds fewer than 6 pumpkin.",
+])
+def test_a_conditional_exclusion_is_watched_not_kept_as_a_ban_for_the_whole_episode(text: str) -> None:
+    """'Nobody mines X while the patch holds fewer than N' forbids mining only while the count is low: the players count
+    before each dig (with a margin for the others' digs), mine the rest of the time, and never break it."""
+    spec = load_world("commons")
+    contract = parse_contract(text, sorted(spec.players), spec=spec)
+    assert not contract.free_text()
+    obs = asyncio.run(play(spec, contract, 0))
+    statuses = [c["status"] for c in judge_formal(contract, obs).clauses]
+    assert "broken" not in statuses, statuses
+    assert all(obs.inventories[p].get("pumpkin", 0) > 0 for p in spec.players), obs.inventories
+    assert sum(settled_rewards(contract, obs).values()) >= 150  # the first round's harvest and then some, every round

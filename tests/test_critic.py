@@ -76,3 +76,19 @@ def test_scripted_critic_accepts_a_run_to_the_episode_end() -> None:
     failed = asyncio.run(scripted.critique("t", ran(success=False, error="TypeError: x is undefined", error_line=4)))
     assert ended.success and ended.source == "scripted"
     assert not failed.success and "(program line 4)" in failed.critique
+
+
+def test_the_critic_is_shown_the_player_and_the_contract_it_is_under() -> None:
+    contract = "1. Gizmo does not mine iron_ore.\n2. Glitch gives 2 raw_iron to Gizmo."
+
+    async def go(stub: OpenAIStub, contract: str | None) -> None:
+        async with LLMClient(stub_settings(stub)) as client:
+            await Critic(client).critique("Mine 3 iron_ore.", ran(), contract)
+
+    verdict = '{"reasoning": "r", "success": false, "critique": "keep clause 1"}'
+    with OpenAIStub([verdict, verdict]) as stub:
+        asyncio.run(go(stub, contract))
+        asyncio.run(go(stub, None))
+        under, without = (r.body["messages"][-1]["content"] for r in stub.chat_requests)
+    assert "Player: Gizmo" in under and contract in under
+    assert "Contract the player is under:\nnone (no contract was adopted)" in without

@@ -158,3 +158,55 @@ def test_llm_check_timeout_bounds_the_wait_on_a_stalled_server(cli_only_llm, cap
     out, err = capsys.readouterr()
     assert code == 1 and elapsed < 5
     assert "(timeout 1 s)" in out and "no answer from" in err and "within 1 s" in err
+
+
+REASONING = ServerQuirks(reasoning_model=True)
+
+
+def test_a_reasoning_model_gets_max_completion_tokens_and_no_temperature_and_the_endpoint_is_remembered(
+        tmp_path: Path) -> None:
+    with OpenAIStub(["thought it through", "again"], quirks=REASONING) as stub:
+        client = LLMClient(stub_settings(stub), transcript=tmp_path / "t.jsonl")
+        first, second = ask(client), ask(client, "action")
+        bodies = [r.body for r in stub.chat_requests]
+    assert first.text == "thought it through" and second.text == "again"
+    # refused for max_tokens, then for temperature, then answered; the second call is sent right at once
+    assert len(bodies) == 4
+    assert "max_tokens" in bodies[0] and "temperature" in bodies[0]
+    assert "max_tokens" not in bodies[1] and bodies[1]["max_completion_tokens"] == 384 and "temperature" in bodies[1]
+    for body in bodies[2:]:
+        assert "max_tokens" not in body and "temperature" not in body
+    assert bodies[3]["max_completion_tokens"] == 1024  # the action role's own cap, renamed
+    assert [r["reply"] for r in read_transcript(tmp_path / "t.jsonl")] == ["thought it through", "again"]
+
+
+def test_an_ordinary_server_keeps_max_tokens_and_temperature() -> None:
+    with OpenAIStub(["hi"]) as stub:
+        ask(LLMClient(stub_settings(stub)))
+        [body] = [r.body for r in stub.chat_requests]
+    assert "max_tokens" in body and "temperature" in body and "max_completion_tokens" not in body
+
+
+def test_a_reply_cut_by_hidden_reasoning_is_asked_again_once_with_twice_the_cap(tmp_path: Path) -> None:
+    quirks = ServerQuirks(reasoning_model=True, reasoning_tokens=300)
+    with OpenAIStub(responder=lambda _req: "four words of answer", quirks=quirks) as stub:
+        client = LLMClient(stub_settings(stub), transcript=tmp_path / "t.jsonl")
+        reply = ask(client, "skill")  # the skill role's cap, 192, is all spent on reasoning
+        caps = [r.body.get("max_completion_tokens") for r in stub.chat_requests]
+    assert reply.text == "four words of answer" and reply.finish_reason == "stop" and reply.widened_cap
+    # max_tokens refused, then the temperature, then the reply cut, then the one with twice the cap
+    assert caps == [None, 192, 192, 384]
+    # both replies' tokens are counted: 192 spent on the cut one, 300 reasoning + 4 visible on the kept one
+    assert reply.usage.completion_tokens == 192 + 304
+    [record] = read_transcript(tmp_path / "t.jsonl")
+    assert record["widened_cap"] is True
+
+
+def test_a_reply_cut_again_at_twice_the_cap_is_a_bad_reply() -> None:
+    quirks = ServerQuirks(reasoning_model=True, reasoning_tokens=5000)
+    with OpenAIStub(responder=lambda _req: "never seen", quirks=quirks) as stub:
+        with pytest.raises(LLMBadReply, match=r"empty content \(finish_reason='length'\) \(also after asking again "
+                                              r"with twice the token cap\)"):
+            ask(LLMClient(stub_settings(stub, max_retries=0)), "skill")
+        caps = [r.body.get("max_completion_tokens") for r in stub.chat_requests]
+    assert caps[-2:] == [192, 384]  # asked again once only

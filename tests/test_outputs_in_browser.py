@@ -125,6 +125,8 @@ def test_replay_of_a_negotiated_contract_shows_clause_statuses(runs, browser) ->
     browser.eval("replay.show(2)")
     during = browser.eval("document.getElementById('contract').textContent")
     assert "so far" in during and "Gizmo mines all iron_ore." in during
+    # every clause is kept in the end: early on it is not done yet, never "broken so far"
+    assert "not done yet" in during and "broken" not in during.replace("formal judge", ""), during
     browser.eval("replay.show(replay.frames - 1)")
     final = browser.eval("document.getElementById('contract').textContent")
     assert "kept" in final and "settled" in final

@@ -315,6 +315,8 @@ def test_every_problem_in_a_file_is_reported(tmp_path: Path) -> None:
         "dynamics[0].probability": ("probability = 0.1", "probability = 2"),
         "drops.iron_ore.weights": ("weights = [0.5, 0.5]", "weights = [0.5, 0.25]"),
         "players.Ann.spawn": ("spawn = [2, 64, 5]", "spawn = [2, 64, 50]"),
+        "players.Ann.values.raw_irn": ("values = { raw_iron = 2 }", "values = { raw_irn = 2 }"),  # said beside a bad spawn
+        "players.Ann.inventory.bred": ("inventory = { bread = 2 }", "inventory = { bred = 2 }"),
         "episode.minutes": ("seconds = 60", "seconds = 60\nminutes = 1"),
     }
     text = VALID

@@ -84,10 +84,13 @@ def skill_messages(task: str, code: str, function_name: str) -> list[dict[str, s
     ]
 
 
-def critic_messages(task: str, result: ProgramResult) -> list[dict[str, str]]:
+def critic_messages(task: str, result: ProgramResult, contract: str | None = None) -> list[dict[str, str]]:
+    """The critic judges "met the task while keeping the contract": it is shown the player and its contract."""
     obs = result.observation
     user = render(
         "critic_user",
+        player=result.player,
+        contract=contract.strip() if contract and contract.strip() else "none (no contract was adopted)",
         task=task,
         chat="\n".join(result.chat) if result.chat else "(nothing said)",
         position=obs.get("position", "unknown"),

@@ -37,7 +37,7 @@ class CriticError(Exception):
 
 
 class CriticProtocol(Protocol):
-    async def critique(self, task: str, result: ProgramResult) -> Critique: ...
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique: ...
 
 
 def error_reason(result: ProgramResult) -> str:
@@ -79,10 +79,10 @@ class Critic:
         self.role = role
         self.json_attempts = json_attempts or action_settings().critic.json_attempts
 
-    async def critique(self, task: str, result: ProgramResult) -> Critique:
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique:
         if (failed := execution_failure(result)) is not None:
             return failed
-        asked = await ask_until_usable(self.client, self.role, critic_messages(task, result), parse_verdict,
+        asked = await ask_until_usable(self.client, self.role, critic_messages(task, result, contract), parse_verdict,
                                        critic_json_error_message, self.json_attempts)
         if asked.value is None:
             raise CriticError(f"the critic gave no usable verdict in {asked.attempts} replies; last problem: "
@@ -93,7 +93,7 @@ class Critic:
 class ScriptedCritic:
     """For scripted players: a program that ran to its end (or to the episode's end) did its job."""
 
-    async def critique(self, task: str, result: ProgramResult) -> Critique:
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique:
         if result.success or result.timed_out:
             return Critique(True, "", "scripted: the program ran without an error", "scripted")
         reason = error_reason(result)

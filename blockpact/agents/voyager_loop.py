@@ -135,7 +135,7 @@ class VoyagerLoop:
         label = proposal.label
         self._emit("program_result", ctx, attempt, label, result=result.to_json())
         try:
-            critique = await self.critic.critique(ctx.task, result)
+            critique = await self.critic.critique(ctx.task, result, ctx.contract)
         except CriticError as exc:  # replies, none usable: the critic's failure (an LLMError ends the unit)
             critique = Critique(False, f"The critic could not judge this round ({exc}).", str(exc), "error")
             self._emit("critic_failed", ctx, attempt, label, error=str(exc))

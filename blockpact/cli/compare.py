@@ -28,8 +28,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     files = write_comparison(comparison, args.out)
     console = Console()
     print_comparison(console, comparison)
-    console.print(f"written: {files['summary']}, {files['paired']}, {files['html']}", markup=False, highlight=False,
-                  soft_wrap=True)
+    figures = args.out / "figures"
+    written = [*map(str, files.values()), *([f"{figures}/ ({len(list(figures.iterdir()))} figures, SVG and PDF)"]
+                                           if figures.is_dir() else [])]
+    console.print(f"written: {', '.join(written)}", markup=False, highlight=False, soft_wrap=True)
     return 0
 
 

@@ -35,7 +35,7 @@ def _check_reference(declared: float | None, found: float) -> tuple[str | None, 
 
 
 def cmd_optimum(args: argparse.Namespace) -> int:
-    from blockpact.agents.scripted.contract_search import search
+    from blockpact.agents.scripted.contract_search import TOLERANCE, search
     from blockpact.judge.contract import render_contract
 
     spec = load_world(args.world, args.mc_version)
@@ -46,14 +46,17 @@ def cmd_optimum(args: argparse.Namespace) -> int:
     declared = spec.extra.get("reference", {}).get("welfare")  # type: ignore[union-attr]
     optimum = found.reference_welfare if not best.admissible else best.welfare
     said, warn = _check_reference(declared, best.welfare if best.admissible else found.none_welfare)
-    contract = render_contract(best.candidate.clauses, world=spec.name) if best.admissible else ""
+    gains = best.admissible and best.welfare > found.none_welfare + TOLERANCE
+    contract = render_contract(best.candidate.clauses, world=spec.name) if gains else ""
     if args.json:
         print(json.dumps({
             "world": spec.name, "seed": args.seed, "agents": "scripted (deterministic baseline, no LLM)",
             "none": {"welfare": found.none_welfare, "rewards": found.outside},
             "optimum": {"welfare": best.welfare if best.admissible else found.none_welfare, "rewards": best.rewards,
                         "gini": best.gini, "name": best.candidate.name, "settlement": best.settlement,
-                        "contract": contract} if best.admissible else None,
+                        "contract": contract} if gains else None,
+            "optimum_missing": None if gains else ("no candidate raises welfare above no contract" if best.admissible
+                                                   else "no candidate leaves every player at its outside option"),
             "best_candidate_welfare": optimum, "candidates": len(found.evaluations), "episodes": found.episodes,
             "seconds": round(seconds, 3), "reference_welfare": declared, "reference_check": said,
             "evaluations": [{"name": e.candidate.name, "welfare": e.welfare, "gini": e.gini, "admissible": e.admissible}
@@ -64,7 +67,10 @@ def cmd_optimum(args: argparse.Namespace) -> int:
         print(f"{spec.title} ({spec.name}): contract search on the simulator, seed {args.seed}, scripted players "
               "(deterministic baseline, no LLM)")
         print(f"  no contract:  welfare {found.none_welfare:g} ({rewards(found.outside)})")
-        if best.admissible:
+        if best.admissible and best.welfare <= found.none_welfare + TOLERANCE:
+            print(f"  optimum:      no candidate raises welfare above the no-contract {found.none_welfare:g} "
+                  f"(the best, {best.candidate.name}, reaches {best.welfare:g})")
+        elif best.admissible:
             fair = f"Gini {best.gini:.3f}" if best.gini is not None else "a negative reward"
             print(f"  optimum:      welfare {best.welfare:g} ({rewards(best.rewards)}), {fair}, settled by {best.settlement}")
             print(f"  reached by:   {best.candidate.name}")

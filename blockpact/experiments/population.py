@@ -61,8 +61,8 @@ class PlayerCritic:
     def __init__(self, critics: Mapping[str, CriticProtocol]) -> None:
         self.critics = critics
 
-    async def critique(self, task: str, result: ProgramResult) -> Critique:
-        return await self.critics[result.player].critique(task, result)
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique:
+        return await self.critics[result.player].critique(task, result, contract)
 
 
 class PopulationCast:

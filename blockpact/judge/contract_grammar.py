@@ -251,7 +251,19 @@ def _parse_cached(text: str, players: tuple[str, ...], world: str | None, lexico
             return Steps(tuple(steps), ordered)  # type: ignore[arg-type]
         if refused is None and all(e.kind != "syntax" for e in errors):
             refused = errors[0]
-    return FreeText(text, str(refused or whole))
+    return FreeText(text, str(refused) if refused else str(whole) + _form_hint(text))
+
+
+CONDITION_WORDS = re.compile(r"\b(while|when|whenever|as long as|unless|once)\b.*\b(fewer|less|more|at least|at most|"
+                             r"remain|remains|left|below|above|under|over)\b", re.IGNORECASE)
+
+
+def _form_hint(text: str) -> str:
+    """What the controlled form of a world condition looks like, for a sentence outside the grammar that seems to state one."""
+    if CONDITION_WORDS.search(text):
+        return ("; a world condition is written 'while the REGION holds fewer than N BLOCK' (or at most, at least, "
+                "more than N)")
+    return ""
 
 
 @lru_cache(maxsize=8192)

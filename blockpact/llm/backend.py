@@ -34,7 +34,9 @@ from blockpact.llm.wire import (
     html_summary,
     merge_system,
     read_body,
+    refuses_max_tokens,
     refuses_system_role,
+    refuses_temperature,
     refuses_whole_replies,
 )
 
@@ -55,6 +57,7 @@ class RawReply:
     response_id: str | None
     streamed: bool = False  # read from an event stream
     merged_system: bool = False  # sent without a system message (the template has no system role)
+    widened_cap: bool = False  # the first reply was cut at the token cap with no content: asked again with twice it
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "usage": asdict(self.usage)}
@@ -131,6 +134,25 @@ def _response_text(exc: openai.APIStatusError) -> str:
         return ""
 
 
+def _doubled_cap(params: Mapping[str, Any]) -> dict[str, Any] | None:
+    """`params` with twice the token cap they set, or None when they set none (the server's own cap)."""
+    for key in ("max_completion_tokens", "max_tokens"):
+        if isinstance(params.get(key), int):
+            return {**params, key: 2 * params[key]}
+    return None
+
+
+def _usage(body: Body, messages: Sequence[Mapping[str, Any]], text: str | None = None) -> Usage:
+    """Tokens as the server reported them, or estimated from the text when it reported none."""
+    estimated = body.prompt_tokens is None or body.completion_tokens is None
+    return Usage(
+        prompt_tokens=body.prompt_tokens if body.prompt_tokens is not None else estimate_prompt_tokens(messages),
+        completion_tokens=(body.completion_tokens if body.completion_tokens is not None
+                           else estimate_tokens(text if text is not None else body.text or "")),
+        estimated=estimated,
+    )
+
+
 class OpenAIBackend:
     """Sends requests with an `AsyncOpenAI` client bound to one event loop until `aclose`."""
 
@@ -143,6 +165,10 @@ class OpenAIBackend:
         # How this endpoint is spoken to, learnt from its refusals (chat_format / stream "auto").
         self.merge_system = settings.chat_format == "merge_system"
         self.stream = settings.stream == "always"
+        # Reasoning models (o-series, GPT-5) refuse `max_tokens` (they count hidden reasoning against
+        # `max_completion_tokens`) and any temperature but their default: learnt from the first refusal.
+        self.max_completion_tokens = False
+        self.default_temperature = False
 
     def _client(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
@@ -185,18 +211,26 @@ class OpenAIBackend:
                         params: Mapping[str, Any], timeout: float) -> RawReply:
         """Send; when the server refuses a system message or a whole (non-streamed) reply, send again
         the way it accepts, and keep doing so for this endpoint (settings chat_format / stream: auto)."""
+        cut: Body | None = None  # a reply cut at the cap before any content, asked again with twice the cap
         while True:
             merged = self.merge_system and has_system(messages)
             sent = merge_system(messages) if merged else list(messages)
+            sent_params = self._adapted(params)
             try:
                 if self.stream:
-                    body = await self._streamed(client, model, sent, params, timeout)
+                    body = await self._streamed(client, model, sent, sent_params, timeout)
                 else:
                     raw = await client.chat.completions.with_raw_response.create(
-                        model=model, messages=sent, timeout=timeout, **params)
+                        model=model, messages=sent, timeout=timeout, **sent_params)
                     body = read_body(raw.http_response.text)
             except openai.APIStatusError as exc:
                 message = _server_message(exc)
+                if "max_tokens" in sent_params and refuses_max_tokens(exc.status_code, message):
+                    self.max_completion_tokens = True
+                    continue
+                if "temperature" in sent_params and refuses_temperature(exc.status_code, message):
+                    self.default_temperature = True
+                    continue
                 if (self.settings.chat_format == "auto" and not merged and has_system(messages)
                         and refuses_system_role(exc.status_code, message)):
                     self.merge_system = True
@@ -209,7 +243,21 @@ class OpenAIBackend:
                 raise LLMBadReply(f"{self.settings.base_url} returned {self.redact(str(exc))}") from None
             except Exception as exc:  # noqa: BLE001 - every failure is translated below
                 raise self._translate(exc, model) from None
-            return self._reply(body, sent, streamed=body.streamed, merged=merged)
+            if cut is None and body.finish_reason == "length" and not (body.text or "").strip() \
+                    and (wider := _doubled_cap(params)) is not None:
+                cut, params = body, wider
+                continue
+            return self._reply(body, sent, streamed=body.streamed, merged=merged, cut=cut)
+
+    def _adapted(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """`params` as this endpoint takes them (what it refused so far renamed or left out)."""
+        adapted = dict(params)
+        if self.max_completion_tokens and "max_tokens" in adapted:
+            cap = adapted.pop("max_tokens")
+            adapted.setdefault("max_completion_tokens", cap)
+        if self.default_temperature:
+            adapted.pop("temperature", None)
+        return adapted
 
     async def _streamed(self, client: openai.AsyncOpenAI, model: str, messages: Sequence[Mapping[str, Any]],
                         params: Mapping[str, Any], timeout: float) -> Body:
@@ -218,19 +266,21 @@ class OpenAIBackend:
         chunks = [chunk async for chunk in stream]
         return completion_from_events(chunks)
 
-    def _reply(self, body: Body, messages: Sequence[Mapping[str, Any]], *, streamed: bool, merged: bool) -> RawReply:
+    def _reply(self, body: Body, messages: Sequence[Mapping[str, Any]], *, streamed: bool, merged: bool,
+               cut: Body | None = None) -> RawReply:
+        """The reply kept; its usage counts the tokens of a cut first reply too (they were spent)."""
         if body.text is None or not body.text.strip():
+            again = " (also after asking again with twice the token cap)" if cut is not None else ""
             raise LLMBadReply(
-                f"{self.settings.base_url} returned empty content (finish_reason={body.finish_reason!r})"
+                f"{self.settings.base_url} returned empty content (finish_reason={body.finish_reason!r}){again}"
             )
-        estimated = body.prompt_tokens is None or body.completion_tokens is None
-        usage = Usage(
-            prompt_tokens=body.prompt_tokens if body.prompt_tokens is not None else estimate_prompt_tokens(messages),
-            completion_tokens=body.completion_tokens if body.completion_tokens is not None else estimate_tokens(body.text),
-            estimated=estimated,
-        )
+        usage = _usage(body, messages)
+        if cut is not None:
+            spent = _usage(cut, messages, text="")
+            usage = Usage(usage.prompt_tokens + spent.prompt_tokens, usage.completion_tokens + spent.completion_tokens,
+                          usage.estimated or spent.estimated)
         return RawReply(body.text, body.model, usage, body.finish_reason, body.response_id, streamed=streamed,
-                        merged_system=merged)
+                        merged_system=merged, widened_cap=cut is not None)
 
     async def list_models(self) -> list[str]:
         """Model ids the endpoint offers; raises like `chat` (404 means it offers no list)."""

@@ -48,6 +48,7 @@ class Completion:
     attempts: int = 1
     streamed: bool = False  # the server's reply was read from an event stream
     merged_system: bool = False  # sent with the system message merged into the first user message
+    widened_cap: bool = False  # the first reply was cut at the token cap before any content: asked with twice it
 
 
 @dataclass
@@ -201,6 +202,7 @@ class LLMClient:
             attempts=len(call.failures) + (0 if cached else 1),
             streamed=reply.streamed,
             merged_system=reply.merged_system,
+            widened_cap=reply.widened_cap,
         )
         self.accounting.record(call.role, reply.usage, cost, cached, completion.latency_s)
         self._log(call, completion=completion)
@@ -250,6 +252,7 @@ class LLMClient:
                           "estimated": completion.usage.estimated},
                 "streamed": completion.streamed,
                 "merged_system": completion.merged_system,
+                "widened_cap": completion.widened_cap,
                 "cost_usd": completion.cost_usd,
                 "cached": completion.cached,
                 "finish_reason": completion.finish_reason,

@@ -30,6 +30,15 @@ _NO_SYSTEM = re.compile(r"system.{0,40}(not supported|unsupported|not allowed|in
                         r"(only|must).{0,40}(user|assistant).{0,40}(roles?|alternate)|roles must alternate",
                         re.IGNORECASE | re.DOTALL)
 _STREAM_ONLY = re.compile(r"stream", re.IGNORECASE)
+# What OpenAI's reasoning models (o-series, GPT-5) answer to `max_tokens` and to a temperature other than the
+# default: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens'
+# instead." and "Unsupported value: 'temperature' does not support 0.7 with this model. Only the default (1)
+# value is supported."
+_REFUSED = r"(not supported|unsupported|does not support|only the default|not allowed|invalid)"
+_NO_MAX_TOKENS = re.compile(r"\bmax_tokens\b.{0,80}" + _REFUSED + r"|" + _REFUSED + r".{0,80}\bmax_tokens\b|"
+                            r"\buse\W+max_completion_tokens", re.IGNORECASE | re.DOTALL)
+_NO_TEMPERATURE = re.compile(r"\btemperature\b.{0,80}" + _REFUSED + r"|" + _REFUSED + r".{0,80}\btemperature\b",
+                             re.IGNORECASE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -91,6 +100,16 @@ def merge_system(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def refuses_system_role(status: int, message: str) -> bool:
     return status in (400, 422, 500) and bool(_NO_SYSTEM.search(message))
+
+
+def refuses_max_tokens(status: int, message: str) -> bool:
+    """A reasoning model that wants `max_completion_tokens` instead of `max_tokens`."""
+    return status in (400, 422) and bool(_NO_MAX_TOKENS.search(message))
+
+
+def refuses_temperature(status: int, message: str) -> bool:
+    """A reasoning model that takes only its default temperature."""
+    return status in (400, 422) and bool(_NO_TEMPERATURE.search(message))
 
 
 def refuses_whole_replies(status: int, message: str) -> bool:

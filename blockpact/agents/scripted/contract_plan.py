@@ -47,6 +47,7 @@ class _Compiler(MakingPart):
         self.crafts: list[tuple[int, Craft]] = []
         self.signals = False
         self.excluded: set[str] = set()  # blocks it must not mine
+        self.guards: dict[str, list[dict[str, object]]] = {}  # block -> conditions under which it must not mine it
         self.centres: dict[str | None, list[int]] = {}  # block (None: any) -> the centre of the region it mines in
         self.returns: list[tuple[int, Return]] = []
 
@@ -165,6 +166,18 @@ class _Compiler(MakingPart):
             self.reserved.add(part.target)
         elif part.target is None:
             self.note(n, f"stays out of the {part.region} only as far as its own blocks lie elsewhere")
+        elif part.condition is not None and part.window is None and part.condition.region in self.spec.regions:
+            box, cond = self.spec.regions[part.condition.region], part.condition
+            for block in blocks_of(part.verb, part.target, self.facts):
+                # Mining the counted block lowers the count, and the others may dig between its count and its dig:
+                # a margin of two digs for each other player keeps "while fewer than N" from being crossed by the crowd.
+                margin = 2 * (len(self.spec.players) - 1) if block == cond.block and cond.op in ("<", "<=") else 0
+                self.guards.setdefault(block, []).append({"block": cond.block, "op": cond.op, "count": cond.count + margin,
+                                                          "lo": list(box.lo), "hi": list(box.hi)})
+                self.note(n, f"counts the {cond.block} in the {cond.region} before each dig of {block}, and does not "
+                          f"mine it while {cond.block} in {cond.region} {cond.op} {cond.count + margin}"
+                          + (f" ({cond.count} and a margin of {margin} for the others' digs)" if margin else ""))
+            return
         else:
             self.excluded.update(blocks_of(part.verb, part.target, self.facts))
         if part.window is not None or part.condition is not None:
@@ -276,7 +289,7 @@ class _Compiler(MakingPart):
                 ("if its part fails: " if fallback else "") + self.mine_words(block, limits, renew), after=after, filler=filler,
                 args={"block": block, "want": None, "renew": renew, "harvest_with": harvest_with, "rest": rest,
                       "centre": self.centres.get(block, self.centres.get(None)),
-                      "limits": limit_args, "fallback": fallback}))
+                      "limits": limit_args, "guards": self.guards.get(block, []), "fallback": fallback}))
 
     @staticmethod
     def mine_words(block: str, limits: list[Limit], renew: bool) -> str:

@@ -139,6 +139,10 @@ def _transfers(base: dict[str, float], outside: dict[str, float]) -> list[Clause
     return clauses
 
 
+NO_SETTLEMENT = "nothing: each already holds its outside option and an equal part of the surplus"
+SETTLEMENT_NAMES = {"equal shares": "equal shares", NO_SETTLEMENT: "no settlement"}
+
+
 def settle(spec: WorldSpec, candidate: Candidate, obs: EpisodeObservables, outside: dict[str, float]) -> Evaluation:
     """The candidate with its settlement, judged on the episode it was played in."""
     players = sorted(spec.players)
@@ -149,12 +153,14 @@ def settle(spec: WorldSpec, candidate: Candidate, obs: EpisodeObservables, outsi
     if not ir(rewards):
         base = settled_rewards(_parse(spec, candidate.clauses), obs)
         transfers = _transfers(base, outside)
-        if transfers is not None:
+        if transfers == []:  # each already holds its outside option and an equal part of the surplus
+            clauses, rewards, settlement = candidate.clauses, base, NO_SETTLEMENT
+        elif transfers is not None:
             clauses = (*candidate.clauses, *transfers)
             rewards = settled_rewards(_parse(spec, clauses), obs)
             settlement = "transfers: each its outside option and an equal part of the surplus"
     fair = None if any(v < 0 for v in rewards.values()) else gini(rewards.values())
-    name = f"{candidate.name}; {'equal shares' if settlement == 'equal shares' else 'transfers over outside options'}"
+    name = f"{candidate.name}; {SETTLEMENT_NAMES.get(settlement, 'transfers over outside options')}"
     produced = sum(obs.inventory_value(p) for p in players)
     return Evaluation(Candidate(name, clauses), sum(rewards.values()), fair, rewards, ir(rewards), settlement, produced)
 

@@ -281,7 +281,7 @@ def _make_handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
                 reason = script.error_message or HTTPStatus(script.status).phrase
                 self._send_json(script.status, _error_body(reason, "stub_error", str(script.status)), headers)
             else:
-                completion = quirks.shape(_completion_body(script, body, len(stub.chat_requests)))
+                completion = quirks.shape(_completion_body(script, body, len(stub.chat_requests)), body)
                 if quirks.streams(body):
                     usage = (body.get("stream_options") or {}).get("include_usage") or body.get("stream") is not True
                     self._send(200, event_stream(completion, bool(usage)), content_type="text/event-stream")
@@ -312,6 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reply", help="always answer this text (default: echo the last user message)")
     parser.add_argument("--api-key", help="require this bearer key (default: accept any)")
     parser.add_argument("--world", help="play every blockpact role on this world (e.g. for `blockpact run --agents llm`)")
+    parser.add_argument("--reasoning-model", action="store_true",
+                        help="refuse max_tokens and temperature as OpenAI's reasoning models do")
+    parser.add_argument("--reasoning-tokens", type=int, default=0, metavar="N",
+                        help="spend N hidden reasoning tokens before each reply, under the token cap")
     parser.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
                         help="add this delay to every chat completion, as a hosted model's latency")
     args = parser.parse_args(argv)
@@ -322,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
 
         responder = ProtocolResponder(load_world(args.world))
     stub = OpenAIStub(responder=responder, models=args.model or ["stub-model"], api_key=args.api_key, port=args.port,
-                      quirks=ServerQuirks(latency_s=args.latency))
+                      quirks=ServerQuirks(latency_s=args.latency, reasoning_model=args.reasoning_model,
+                                              reasoning_tokens=args.reasoning_tokens))
     with stub:
         print(f"OpenAI-compatible stub listening on {stub.base_url}", flush=True)
         print(f"  export OPENAI_BASE_URL={stub.base_url} OPENAI_MODEL={stub.models[0]}", flush=True)

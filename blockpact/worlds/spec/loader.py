@@ -183,15 +183,7 @@ class WorldReader(MapReader):
             if self.table(player, path) is None:
                 continue
             self.unknown_keys(player, PLAYER_KEYS, path)
-            if "spawn" not in player:
-                self.err(path, "player has no spawn (expected spawn = [x, y, z])")
-                continue
-            spawn = self.vec(player["spawn"], f"{path}.spawn")
-            if spawn is None:
-                continue
-            if not all(origin[i] <= spawn[i] < origin[i] + size[i] for i in range(3)):
-                self.outside(f"{path}.spawn", f"spawn {list(spawn)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
-                continue
+            spawn = self.read_spawn(player, path, origin, size)  # a bad spawn still lets the player's other errors be said
             values: dict[str, float] = {}
             for item, v in (self.table(player.get("values"), f"{path}.values") or {}).items():
                 if self.item_name(item, f"{path}.values.{item}") is not None:
@@ -199,9 +191,20 @@ class WorldReader(MapReader):
                     if value is not None:
                         values[item] = value
             briefing = self.string(player.get("briefing", ""), f"{path}.briefing", "the text only this player reads") or ""
-            players[name] = PlayerSpec(name, spawn, self.item_counts(player.get("inventory"), f"{path}.inventory"), values,
-                                       briefing.strip())
+            inventory = self.item_counts(player.get("inventory"), f"{path}.inventory")
+            if spawn is not None:
+                players[name] = PlayerSpec(name, spawn, inventory, values, briefing.strip())
         return players
+
+    def read_spawn(self, player: dict[str, Any], path: str, origin: Vec, size: Vec) -> Vec | None:
+        if "spawn" not in player:
+            self.err(path, "player has no spawn (expected spawn = [x, y, z])")
+            return None
+        spawn = self.vec(player["spawn"], f"{path}.spawn")
+        if spawn is not None and not all(origin[i] <= spawn[i] < origin[i] + size[i] for i in range(3)):
+            self.outside(f"{path}.spawn", f"spawn {list(spawn)} is outside the map (expected within origin {list(origin)} and size {list(size)})")
+            return None
+        return spawn
 
     def read_harvest(self, raw: Any) -> dict[str, frozenset[str]]:
         harvest: dict[str, frozenset[str]] = {}

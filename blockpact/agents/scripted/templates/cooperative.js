@@ -31,6 +31,23 @@ function allowance(step, now, start) {
   return { allowed, opens };
 }
 
+const COMPARE = { '<': (a, b) => a < b, '<=': (a, b) => a <= b, '>': (a, b) => a > b, '>=': (a, b) => a >= b,
+  '==': (a, b) => a === b, '!=': (a, b) => a !== b };
+
+// Whether a clause's condition ("pumpkin in patch < 6") holds now: the blocks counted in the region's box.
+function guardHolds(bot, guard) {
+  const p = bot.entity.position;
+  const far = Math.max(...[0, 1, 2].map((i) => Math.max(Math.abs(guard.lo[i] - [p.x, p.y, p.z][i]),
+    Math.abs(guard.hi[i] + 1 - [p.x, p.y, p.z][i]))));
+  const cells = [0, 1, 2].reduce((n, i) => n * (guard.hi[i] - guard.lo[i] + 1), 1);
+  const found = bot.findBlocks({ matching: guard.block, maxDistance: Math.ceil(far * Math.sqrt(3)) + 1, count: cells + 1 });
+  const inside = found.filter((b) => {
+    const c = [b.x ?? b[0], b.y ?? b[1], b.z ?? b[2]];
+    return [0, 1, 2].every((i) => c[i] >= guard.lo[i] && c[i] <= guard.hi[i]);
+  });
+  return COMPARE[guard.op](inside.length, guard.count);
+}
+
 async function playByContract(bot) {
   const steps = __STEPS__;
   const byId = {};
@@ -68,6 +85,12 @@ async function playByContract(bot) {
     if (step.harvest_with.length > 0 && !step.harvest_with.some((tool) => heldCount(bot, tool) > 0)) {
       step.passed = true; // the tool it took or was lent does not harvest this block
       step.done = true;
+      return;
+    }
+    if (step.guards.some((guard) => guardHolds(bot, guard))) {
+      step.passed = true; // a clause forbids it while the condition holds: look again later
+      step.due = now() + __IDLE_SECONDS__;
+      if (step.renew) await stepAside(step);
       return;
     }
     const { allowed, opens } = allowance(step, now(), start);
