@@ -40,7 +40,7 @@ def crowd_world_text(name: str, crowd: int, seconds: float = 120.0) -> str:
         f'name = "{name}"',
         f'title = "Crowd of {crowd}"',
         'description = """',
-        f"{crowd} players stand on one grass floor, each next to its own dirt block (one block east of its spawn). "
+        f"{crowd} players stand on one stone floor, each next to its own dirt block (one block east of its spawn). "
         f"A shared row of {pumpkins} pumpkins lies at z {pumpkin_z}. Nothing grows back. Each player values dirt 1 "
         'and pumpkin 2 for what is in its inventory at the end."""',
         "",
@@ -54,7 +54,7 @@ def crowd_world_text(name: str, crowd: int, seconds: float = 120.0) -> str:
         "",
         "[[map.layers]]",
         "y = 63",
-        'fill = "grass_block"',
+        'fill = "stone"',
         "",
         "[[map.layers]]",
         "y = 64",
