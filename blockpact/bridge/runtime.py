@@ -129,6 +129,7 @@ class NodeRuntime:
         _restart_bridge(javascript)  # a new Node process when an earlier one died
         self._js = javascript
         self._proc = javascript.connection.proc
+        self._required: dict[str, Any] = {}  # module -> its exports, for this process (require)
         self.pid: int = int(self.require(JS_DIR / "runtime" / "guard.js").install())
         self._closed = False
         self._waiting = 0  # calls waiting on Node now (from any thread)
@@ -162,15 +163,25 @@ class NodeRuntime:
 
 
     def require(self, module: str | Path) -> Any:
-        """A Node built-in (`node:net`), a package from the project's node_modules, or a JS file by absolute path."""
-        if str(module).startswith("node:"):
-            return self._js.require(str(module))
-        path = Path(module)
-        if not path.is_absolute():
-            path = NODE_MODULES / str(module)
-            if not path.exists():
-                raise UserError(f"Node package {module!r} is not installed in {NODE_MODULES}: run `npm ci` in {PROJECT_ROOT}")
-        return self._js.require(str(path))
+        """A Node built-in (`node:net`), a package from the project's node_modules, or a JS file by absolute path.
+
+        Kept per runtime: Node caches modules itself, but each bridge require is still a round trip (a crowd of
+        bodies asking for the same modules spent seconds on them)."""
+        key = str(module)
+        cached = self._required.get(key)
+        if cached is not None:
+            return cached
+        if key.startswith("node:"):
+            found = self._js.require(key)
+        else:
+            path = Path(module)
+            if not path.is_absolute():
+                path = NODE_MODULES / key
+                if not path.exists():
+                    raise UserError(f"Node package {module!r} is not installed in {NODE_MODULES}: run `npm ci` in {PROJECT_ROOT}")
+            found = self._js.require(str(path))
+        self._required[key] = found
+        return found
 
     @property
     def alive(self) -> bool:

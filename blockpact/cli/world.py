@@ -45,6 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = cmds.add_parser("new", help="write a commented template world that validates")
     p.add_argument("name", help="world name; writes NAME.toml unless --out is given")
     p.add_argument("--out", type=Path, help="file to write")
+    p.add_argument("--crowd", type=int, help="write a crowd world for this many players instead of the template")
+    p.add_argument("--seconds", type=float, default=120.0, help="episode length of a --crowd world (default 120)")
     p.set_defaults(handler=cmd_new)
 
 
@@ -133,8 +135,16 @@ def cmd_new(args: argparse.Namespace) -> int:
     out: Path = args.out or Path(f"{args.name}.toml")
     if out.exists():
         raise UserError(f"{out} exists; choose another name or --out")
-    text = TEMPLATE.read_text(encoding="utf-8")
-    text = text.replace("{name}", args.name).replace("{title}", args.name.replace("_", " ").title()).replace("{path}", str(out))
+    if args.crowd is not None:
+        from blockpact.worlds.crowd import crowd_world_text
+
+        try:
+            text = crowd_world_text(args.name, args.crowd, args.seconds)
+        except ValueError as e:
+            raise UserError(f"--crowd/--seconds: {e}") from None
+    else:
+        text = TEMPLATE.read_text(encoding="utf-8")
+        text = text.replace("{name}", args.name).replace("{title}", args.name.replace("_", " ").title()).replace("{path}", str(out))
     out.write_text(text, encoding="utf-8")
     print(f"wrote {out}; check it with `blockpact world validate {out}`")
     return 0

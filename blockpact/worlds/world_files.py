@@ -86,6 +86,8 @@ def _unreachable(reader: WorldReader, spec: WorldSpec, reach: float) -> list[tup
         if not grid.standable(player.spawn):
             found.append((f"players.{name}.spawn", f"cannot stand at {list(player.spawn)} (expected two free cells above solid ground)"))
             continue
+        if player.spawn in walkable:
+            continue  # all it reaches, the spawn that reached it reaches too: a crowd shares one search
         walkable.update(grid.distances(player.spawn))
     for pos, chest in spec.chests.items():
         near = (c for c in walkable if abs(c[0] - pos[0]) <= 5 and abs(c[2] - pos[2]) <= 5 and abs(c[1] - pos[1]) <= 5)

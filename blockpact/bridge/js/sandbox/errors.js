@@ -1,4 +1,5 @@
 'use strict';
+const { plainText } = require('./plain-text');
 // Turns whatever a program threw into { error, stack, errorLine }, keeping only
 // frames in the sources we evaluated (each is evaluated with its own sourceURL,
 // so V8's line numbers already are the user's line numbers).
@@ -18,7 +19,7 @@ function header(err) {
   } catch {
     return 'Uncaught exception (value could not be printed)';
   }
-  return text.length > 2 * MAX_HEADER ? `${text.slice(0, 2 * MAX_HEADER)}…` : text;
+  return plainText(text.length > 2 * MAX_HEADER ? `${text.slice(0, 2 * MAX_HEADER)}…` : text);
 }
 
 function frameText({ fn, file, line, column }) {

@@ -5,6 +5,16 @@
 const { parentPort, workerData } = require('node:worker_threads');
 // Modules are loaded before lockdown (they may touch intrinsics while loading),
 // except minecraft-data, loaded on first use (see mcdata.js).
+// Resizable and growable buffers reserve their maximum and grow outside the ArrayBuffer accounting the
+// memory checks rely on (a program grew the process past 2.5 GB): growing one is refused, naming the limit.
+for (const [proto, name] of [[ArrayBuffer.prototype, 'resize'], [globalThis.SharedArrayBuffer?.prototype, 'grow']]) {
+  if (proto && typeof proto[name] === 'function') {
+    Object.defineProperty(proto, name, {
+      value: { [name]() { throw new RangeError(`ArrayBuffer ${name}: resizable buffers are not allowed in programs (limit memoryMb)`); } }[name],
+      writable: true, configurable: true, enumerable: false,
+    });
+  }
+}
 require('ses');
 const { Vec3 } = require('vec3');
 const { encode, decode } = require('./codec');
@@ -14,6 +24,7 @@ const { makeLogger } = require('./logger');
 const { mcDataLoader } = require('./mcdata');
 const { execute, checkPrelude } = require('./execute');
 const { describeError } = require('./errors');
+const { plainText } = require('./plain-text');
 const { threadId } = require('./thread-cpu');
 
 lockdown({
@@ -38,7 +49,7 @@ function emitLog(run, line) {
   if (run.finished || run.logCount > config.maxLogLines) return;
   run.logCount += 1;
   const text = run.logCount > config.maxLogLines ? '[further log lines dropped]'
-    : line.length > config.maxLineLength ? `${line.slice(0, config.maxLineLength)}…` : line;
+    : plainText(line.length > config.maxLineLength ? `${line.slice(0, config.maxLineLength)}…` : line);
   parentPort.postMessage({ t: 'log', run: run.id, line: text });
 }
 
@@ -113,7 +124,11 @@ function environment(run) {
   const chat = (message) => {
     const limited = chatLimit(run);
     if (limited) throw limited;
-    let text = String(message);
+    let text = plainText(String(message));
+    if (text.trimStart().startsWith('/')) {
+      throw breakLimit(run, 'serverCommands', `bot.chat: ${JSON.stringify(text.slice(0, 40))} is a server command, and programs `
+        + 'may not run server commands (limit serverCommands)');
+    }
     if (text.length > config.maxChatLength) text = `${text.slice(0, config.maxChatLength - 1)}…`;
     callHost(run, 'chat', [text])
       .catch((err) => emitLog(run, `[chat failed: ${err.message}]`));

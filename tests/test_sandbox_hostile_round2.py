@@ -1,0 +1,86 @@
+"""Second-round hostile programs (tests/programs/hostile/round2, one class each) on the simulator: each ends within
+its budget plus 15 s with the limit it broke named, the other player's program beside it and the next program on the
+same body are unaffected, and its text reaches no output raw. Probes whose class is not yet held are marked: wedging
+builtins and host work are skipped (each costs a minute of a core until the runtime is replaced), the others run as
+expected failures so that a fix shows as XPASS."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path
+
+import pytest
+from harness.pace import scaled
+
+from blockpact.bridge.runtime import runtime
+from blockpact.bridge.sim import SimWorld
+from blockpact.worlds.world_files import load_world
+
+TESTS = Path(__file__).parent
+PROBES = TESTS / "programs" / "hostile" / "round2"
+PARITY_WORLD = TESTS / "worlds" / "bridge_parity.toml"
+BUDGET = 2.0
+NORMAL = "async function main(bot) {\n  await bot.waitForTicks(2);\n  bot.chat('still here');\n  return bot.username;\n}\n"
+BESIDE = "async function main(bot) {\n  for (let i = 0; i < 30; i++) await bot.waitForTicks(1);\n  return 'beside';\n}\n"
+RAW = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]|\n")
+
+# probe -> the error it must end with (the limit named)
+EXPECTED = {
+    "resizable_buffer.js": r"^RangeError: ArrayBuffer resize: resizable buffers are not allowed in programs \(limit memoryMb\)",
+    "growable_shared_buffer.js": r"(limit memoryMb|SharedArrayBuffer is absent from programs)",
+    "caught_refusals.js": r"limit maxMessageBytes",
+    "getter_on_return.js": r"getter|accessor",
+    "forged_escapes.js": r"^Error: ",
+    "chat_server_command.js": r"is a server command, and programs may not run server commands \(limit serverCommands\)",
+    "feedback_flood.js": r"limit maxFeedback",
+    "indexof_huge_arraylike.js": r"timed out after 2 s",
+    "normalize_combining.js": r"timed out after 2 s",
+    "builtin_after_return.js": r"timed out after 2 s",
+    "host_find_blocks.js": r"timed out after 2 s",
+    "host_sort_comparator.js": r"timed out after 2 s",
+}
+NOT_HELD = "issue 35: not held yet"
+MARKS = {
+    "caught_refusals.js": pytest.mark.xfail(reason=f"{NOT_HELD}: a caught refusal leaves the run a success", strict=True),
+    "getter_on_return.js": pytest.mark.xfail(reason=f"{NOT_HELD}: a getter on the returned value acts after return", strict=True),
+    "feedback_flood.js": pytest.mark.skip(reason=f"{NOT_HELD}: primitive feedback is kept without a cap (takes the host to ~2 GB)"),
+    "indexof_huge_arraylike.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),
+    "normalize_combining.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),
+    "builtin_after_return.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedge after return is charged to the next program"),
+    "host_find_blocks.js": pytest.mark.skip(reason=f"{NOT_HELD}: the host's time answering queries is not charged"),
+    "host_sort_comparator.js": pytest.mark.skip(reason=f"{NOT_HELD}: the host's time answering queries is not charged"),
+}
+
+
+def test_every_probe_has_an_expected_outcome() -> None:
+    assert sorted(EXPECTED) == sorted(p.name for p in PROBES.glob("*.js"))
+    assert all(p.read_text().splitlines()[0].startswith("// expect: ") for p in PROBES.glob("*.js"))
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=MARKS.get(n, ())) for n in EXPECTED])
+def test_a_round_two_probe_ends_with_its_limit_and_harms_no_one(name: str) -> None:
+    world = SimWorld(load_world(PARITY_WORLD), compute_budget=BUDGET)
+
+    async def scenario():
+        try:
+            started = time.monotonic()
+            results = await world.run_programs({"Gizmo": (PROBES / name).read_text(), "Glitch": BESIDE})
+            took = time.monotonic() - started
+            return results["Gizmo"], results["Glitch"], took, await world.body("Gizmo").run(NORMAL)
+        finally:
+            await world.close()
+
+    try:
+        probe, beside, took, after = asyncio.run(scenario())
+    finally:
+        runtime().close()
+    assert took < scaled(BUDGET + 15), took
+    assert beside.success and beside.error is None, (beside.failure, beside.error)
+    assert after.success and after.chat == ["still here"], (after.failure, after.error)
+    assert not probe.success, "the probe ended as a success"
+    assert re.search(EXPECTED[name], probe.error or ""), probe.error
+    for line in [probe.error or "", *probe.chat, *probe.logs]:
+        assert not RAW.search(line), f"raw control text reaches output: {line!r}"
+    assert not any(line.lstrip().startswith("/") for text in probe.chat for line in text.split("\n")), probe.chat
