@@ -84,6 +84,9 @@ def test_a_hand_contract_is_kept_as_written(world: str) -> None:
     assert not contract.free_text()
     judgment = judge_formal(contract, obs)
     statuses = {c["clause"]: c["status"] for c in judgment.clauses}
+    if world == "locked_pick":  # Tia mines gold, never diamond: her gift of all diamond moves nothing
+        assert judgment.clauses[6]["not_applicable"] == "Tia held no diamond to give, so the gift moved nothing"
+        del statuses[7]
     assert all(s in ("kept", "settled") for s in statuses.values()), judgment.clauses
     rewards = settled_rewards(contract, obs)
     if world == "obsidian_pact":  # the pooled pickaxe mined every obsidian: 6 x 12 + 9 pumpkins, shared

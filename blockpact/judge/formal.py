@@ -94,6 +94,7 @@ class _Ledger:
         self.transfers = no_transfers(obs.players)
         self.lines: list[str] = []
         self.held = {p: dict(inv) for p, inv in obs.inventories.items()}  # after gifts so far
+        self.moved_nothing: dict[int, str] = {}  # gifts of "all" of an item the giver did not hold: not settled
 
     def pay(self, n: int, payer: str, payee: str, amount: float, how: str) -> None:
         self.transfers[payer] -= amount
@@ -112,19 +113,25 @@ class _Ledger:
             f"Clause {n}: {clause.giver} gives {clause.receiver} {moved} {clause.item} "
             f"(worth {number(lost)} to {clause.giver}, {number(gained)} to {clause.receiver})."
         )
+        if wanted == 0 and not moved:
+            self.moved_nothing[n] = f"{clause.giver} held no {clause.item} to give, so the gift moved nothing"
         if moved < wanted:
             return Breach(n, clause.giver, f"{clause.giver} held {held} {clause.item}, fewer than the {wanted} clause {n} gives.")
         return None
 
     def penalise(self, n: int, clause: Penalty, breaches: list[Breach]) -> None:
         broken = {(b.clause, b.player) for b in breaches if clause.clause in (None, b.clause) and b.clause != n}
+        causes = defaultdict(list)  # the breach each fine punishes, named in its line
+        for b in breaches:
+            causes[(b.clause, b.player)].append(b.text.rstrip("."))
         for ref, player in sorted(broken):
             if clause.breakers and player not in clause.breakers:
                 continue
             payees = clause.payees or tuple(p for p in self.obs.players if p != player)
             for payee in payees:
                 if payee != player:
-                    self.pay(n, player, payee, clause.amount, f"penalty for breaking clause {ref}")
+                    self.pay(n, player, payee, clause.amount,
+                             f"penalty for breaking clause {ref}: {'; '.join(causes[(ref, player)])}")
 
     def share(self, n: int, clause: Pool | RewardSplit) -> None:
         members = [p for p in clause.players if p in self.transfers]
@@ -188,6 +195,11 @@ def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
             ledger.lines.append(f"Clause {n} is free text, not judged formally ({clause.reason}).")
         elif n in inapplicable:
             ledger.lines.append(f"Clause {n} is not applicable: {inapplicable[n]}.")
+    for n, why in ledger.moved_nothing.items():
+        if not isinstance(contract.clauses[n - 1], Give):
+            continue  # a part of a larger clause: the clause did other things
+        inapplicable.setdefault(n, why)
+        ledger.lines.append(f"Clause {n} is not applicable: {why}.")
     for n, clause in numbered:
         if isinstance(clause, Penalty):
             ledger.penalise(n, clause, breaches)

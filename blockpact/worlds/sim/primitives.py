@@ -36,7 +36,7 @@ class SimulationView(Protocol):
 
     def send_signal(self, sender: str, task: str) -> None: ...
 
-    def take_signal(self, agent: str) -> str | None: ...
+    def take_signal(self, agent: str, sender: str = "") -> str | None: ...
 
 
 class PrimitiveError(Exception):
@@ -351,14 +351,19 @@ class AgentAPI:
         """Stand idle for `seconds` of simulated time (mineflayer's bot.waitForTicks), saying nothing."""
         await self.sim.clock.sleep(self.name, seconds)
 
-    async def wait_signal(self, task: str = "", timeout: float = 60) -> str | None:
-        """Wait for a signal from another player; returns the sender, or None after `timeout` seconds."""
-        sender = await self.sim.clock.wait_until(self.name, lambda: self.sim.take_signal(self.name), timeout)
-        if not sender:
-            await self._say(f"No signal received within {timeout:g} seconds while waiting for: {task or 'a signal'}")
+    async def wait_signal(self, task: str = "", timeout: float = 60, sender: str = "") -> str | None:
+        """Wait for a signal from another player (from `sender` only, when given); returns the sender, or None
+        after `timeout` seconds. A signal sent before the wait began is delivered (signals are kept until read)."""
+        if sender and (sender == self.name or sender not in self.sim.spec.players):
+            raise PrimitiveError(f"waitSignal: {sender!r} is not another player of this world "
+                                 f"(players: {', '.join(sorted(p for p in self.sim.spec.players if p != self.name))})")
+        got = await self.sim.clock.wait_until(self.name, lambda: self.sim.take_signal(self.name, sender), timeout)
+        if not got:
+            what = task or (f"{sender}'s signal" if sender else "a signal")
+            await self._say(f"No signal received within {timeout:g} seconds while waiting for: {what}")
             return None
-        self.state.emit(self.name, "signal_received", sender=sender, task=task)
-        return str(sender)
+        self.state.emit(self.name, "signal_received", sender=got, task=task)
+        return str(got)
 
 
 ProgramFn = Callable[[AgentAPI], Awaitable[Any]]

@@ -150,6 +150,12 @@ class Simulation:
         self.state.emit(sender, "signal", task=task, to=others)
         self.clock.notify(others)
 
-    def take_signal(self, agent: str) -> str | None:
+    def take_signal(self, agent: str, sender: str = "") -> str | None:
+        """The oldest unread signal to `agent` (from `sender` only, when given): signals are kept until read,
+        so one sent before the wait began is delivered, and one from another sender stays for a later wait."""
         queue = self._signals[agent]
-        return queue.popleft() if queue else None
+        for i, signaller in enumerate(queue):
+            if not sender or signaller == sender:
+                del queue[i]
+                return signaller
+        return None

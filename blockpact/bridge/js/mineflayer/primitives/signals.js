@@ -7,42 +7,52 @@ const uses = {
   waitSignal: { feedback: ['No signal received within'] }
 }
 
-// One bus per world: a queue of {sender, task} per player, and the player's waiter if any.
+// Removes and returns the oldest signal of queue from `from` (any sender when ''), or null.
+function takeFrom (queue, from) {
+  const i = queue.findIndex(signal => !from || signal.sender === from)
+  return i < 0 ? null : queue.splice(i, 1)[0]
+}
+
+// One bus per world: a queue of {sender, task} per player, and the player's waiter if any (with the sender it
+// waits for, or '' for anyone). Signals are kept until read: a waiter takes the oldest matching one, others stay.
 function signalBus () {
   const queues = new Map()
   const waiters = new Map()
+  const joined = new Set() // every player that ever joined: one may wait for a signal a player sent before leaving
   const queue = (player) => {
     if (!queues.has(player)) queues.set(player, [])
     return queues.get(player)
   }
   return {
-    join: (player) => queue(player),
-    leave: (player) => { queues.delete(player); waiters.get(player)?.(null); waiters.delete(player) },
+    join: (player) => { joined.add(player); return queue(player) },
+    players: () => [...joined].sort(),
+    leave: (player) => { queues.delete(player); waiters.get(player)?.wake(null); waiters.delete(player) },
     // Delivers to every other player of the world; returns who they are.
     send (sender, task) {
       const to = [...queues.keys()].filter(player => player !== sender).sort()
       for (const player of to) {
         queue(player).push({ sender, task })
-        const wake = waiters.get(player)
-        if (wake) { waiters.delete(player); wake(queue(player).shift()) }
+        const waiter = waiters.get(player)
+        const signal = waiter && takeFrom(queue(player), waiter.from)
+        if (signal) { waiters.delete(player); waiter.wake(signal) }
       }
       return to
     },
-    // The next signal for player, or null after timeoutMs or when abort fires.
-    take (player, timeoutMs, abort) {
-      const waiting = queue(player)
-      if (waiting.length) return Promise.resolve(waiting.shift())
+    // The oldest unread signal for player (from `from` only, unless ''), or null after timeoutMs or on abort.
+    take (player, timeoutMs, abort, from = '') {
+      const waiting = takeFrom(queue(player), from)
+      if (waiting) return Promise.resolve(waiting)
       return new Promise((resolve, reject) => {
         const finish = (signal, error = null) => {
           clearTimeout(timer)
           abort.removeEventListener('abort', onAbort)
-          if (waiters.get(player) === finish) waiters.delete(player)
+          if (waiters.get(player)?.wake === finish) waiters.delete(player)
           error ? reject(error) : resolve(signal)
         }
         const onAbort = () => finish(null, new Cancelled())
         const timer = setTimeout(() => finish(null), timeoutMs)
         abort.addEventListener('abort', onAbort, { once: true })
-        waiters.set(player, finish)
+        waiters.set(player, { wake: finish, from })
       })
     }
   }
@@ -55,10 +65,17 @@ async function sendSignal (ctx, task = '') {
   return null
 }
 
-async function waitSignal (ctx, task = '', timeout = 60) {
-  const signal = await ctx.world.bus.take(ctx.bot.username, Number(timeout) * 1000, ctx.abort)
+async function waitSignal (ctx, task = '', timeout = 60, sender = '') {
+  sender = sender ?? ''
+  if (typeof sender !== 'string') throw new Error("sender for waitSignal must be a player's name (a string) or ''")
+  const me = ctx.bot.username
+  if (sender && (sender === me || !ctx.world.bus.players().includes(sender))) {
+    const others = ctx.world.bus.players().filter(p => p !== me).join(', ')
+    throw new Error(`waitSignal: '${sender}' is not another player of this world (players: ${others})`)
+  }
+  const signal = await ctx.world.bus.take(me, Number(timeout) * 1000, ctx.abort, sender)
   if (!signal) {
-    ctx.say('No signal received within', { timeout: Number(timeout), task: task || 'a signal' })
+    ctx.say('No signal received within', { timeout: Number(timeout), task: task || (sender ? `${sender}'s signal` : 'a signal') })
     return null
   }
   return signal.sender
