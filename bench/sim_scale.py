@@ -24,7 +24,7 @@ from pathlib import Path
 
 from blockpact.worlds.crowd import crowd_world_text
 
-BLOCKPACT = [sys.executable, "-m", "blockpact"]
+BLOCKPACT = [sys.executable, "-m", "blockpact.cli"]
 
 
 def play(crowd: int, seconds: float, workdir: Path, repeat: int) -> dict:

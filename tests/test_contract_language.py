@@ -290,3 +290,11 @@ def test_a_sentence_without_a_condition_gets_no_condition_hint() -> None:
     commons = load_world("commons")
     [(_, clause)] = parse_contract("Be nice to each other.", sorted(commons.players), spec=commons).free_text()
     assert "world condition" not in clause.reason
+
+
+@pytest.mark.parametrize("text", ["Gizmo mines only iron ore.", "Gizmo mines only iron_ore.", "Glitch only breaks diamond ore."])
+def test_mines_only_an_item_is_not_read_as_mines_all_of_it(text: str) -> None:
+    """'Gizmo mines only iron ore' limits what Gizmo mines; read as 'mines all iron_ore' it meant the opposite (Gizmo
+    free to mine diamonds, Glitch in breach for any iron). It is free text, told the forms that say it."""
+    [(_, clause)] = parse_contract(text, ["Gizmo", "Glitch"], world="double_vein").free_text()
+    assert "say what it does not mine" in clause.reason and "alone mines them" in clause.reason

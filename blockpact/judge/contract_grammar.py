@@ -258,12 +258,21 @@ CONDITION_WORDS = re.compile(r"\b(while|when|whenever|as long as|unless|once)\b.
                              r"remain|remains|left|below|above|under|over)\b", re.IGNORECASE)
 
 
+ONLY_ITEM = re.compile(r"\bonly\b(?!\s+(in|within|inside|while|when|if|before|after)\b)", re.IGNORECASE)
+
+
 def _form_hint(text: str) -> str:
-    """What the controlled form of a world condition looks like, for a sentence outside the grammar that seems to state one."""
+    """What the controlled form looks like, for a sentence outside the grammar that seems to state a world condition
+    or to limit a player to some items ("mines only iron_ore", which the grammar does not have)."""
+    hints = []
     if CONDITION_WORDS.search(text):
-        return ("; a world condition is written 'while the REGION holds fewer than N BLOCK' (or at most, at least, "
-                "more than N)")
-    return ""
+        hints.append("a world condition is written 'while the REGION holds fewer than N BLOCK' (or at most, at least, "
+                     "more than N)")
+    if ONLY_ITEM.search(text):
+        hints.append("'only' limits a player to a region ('Ben mines pumpkins only in the south patch'); to limit a "
+                     "player to some blocks, say what it does not mine ('Gizmo does not mine diamond_ore'), or that it "
+                     "alone mines them ('Gizmo mines all iron_ore')")
+    return "".join(f"; {h}" for h in hints)
 
 
 @lru_cache(maxsize=8192)
