@@ -61,6 +61,7 @@ def action_messages(ctx: ActionContext, primitives: str, skills: Sequence[Skill]
         contract=ctx.contract.strip() if ctx.contract else "No contract.",
         inventory=items_text(ctx.inventory),
         others_inventories=others,
+        chat_title="Chat log of the last episode (times are that episode's):" if ctx.last_outcome else "Chat log:",
         chat_log="\n".join(chat) if chat else "No messages yet.",
         last_code=ctx.last_code.strip() if ctx.last_code else "None yet.",
         last_error=ctx.last_error or "No error.",

@@ -42,8 +42,8 @@ class Judges:
     apply_llm: bool = True  # the LLM judge's transfers apply when it gave a valid judgment
 
 
-def _combined_critiques(judgments: Sequence[Judgment], players: Sequence[str]) -> dict[str, str]:
-    """One text per player; with two judges, each line says which judge wrote it."""
+def _combined_critiques(judgments: Sequence[Judgment], players: Sequence[str], applied: str) -> dict[str, str]:
+    """One text per player; with two judges, each line says which judge wrote it and whose transfers applied."""
     out: dict[str, str] = {}
     for player in players:
         texts = [(j.source, j.critiques.get(player, "").strip()) for j in judgments if j.valid]
@@ -51,7 +51,8 @@ def _combined_critiques(judgments: Sequence[Judgment], players: Sequence[str]) -
         if len(texts) == 1:
             out[player] = texts[0][1]
         else:
-            out[player] = "\n".join(f"{source} judge: {text}" for source, text in texts)
+            out[player] = "\n".join(f"{source} judge{' (its transfers applied)' if source == applied else ''}: {text}"
+                                     for source, text in texts)
     return out
 
 
@@ -75,7 +76,7 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
     llm = by_source.get("llm")
     applied = llm if judges.apply_llm and llm is not None and llm.valid else by_source["formal"]
     transfers = {p: float(applied.transfers.get(p, 0.0)) + shared[p] for p in players}
-    critiques = _combined_critiques(judgments, players)
+    critiques = _combined_critiques(judgments, players, applied.source)
     for player, text in critiques.items():
         if text:
             log.critique(player, "judge", text)
