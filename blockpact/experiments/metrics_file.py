@@ -205,8 +205,29 @@ def contract_warnings(run: RunRecord) -> list[str]:
     return out
 
 
+def world_reference(run: RunRecord) -> dict[str, Any] | None:
+    """The world's declared reference optimum (`[episode] reference_welfare`, `reference_method`), if any."""
+    from blockpact.experiments.resume import recorded_world
+
+    try:
+        return recorded_world(run).extra.get("reference")
+    except Exception:  # noqa: BLE001 - a world that no longer loads: no reference to measure against
+        return None
+
+
+def efficiency(runs: list[dict[str, Any]], reference: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Settled and inventory welfare as shares of the world's reference optimum; None without one."""
+    if reference is None:
+        return None
+    best = float(reference["welfare"])
+    return {"reference_welfare": best, "how": reference["how"],
+            "settled": _stats([r["welfare"] / best for r in runs], (0.0, None)),
+            "inventory": _stats([r["inventory_welfare"] / best for r in runs], (0.0, None))}
+
+
 def run_metrics(run: RunRecord) -> dict[str, Any]:
     conditions: dict[str, Any] = {}
+    reference = world_reference(run)
     for condition in run.config.conditions:
         seeds = run.of_condition(condition.name)
         runs = [r for r in map(_seed_run, seeds) if r is not None]
@@ -215,6 +236,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
             "gini": gini_stats(runs),
             "welfare": _stats([r["welfare"] for r in runs]),  # settled: after the judge's transfers
             "inventory_welfare": _stats([r["inventory_welfare"] for r in runs]),  # what the players hold
+            "efficiency": efficiency(runs, reference),  # against the world's reference_welfare; None without one
             "seeds_finished": len(runs),  # completed units: the only ones measured
             "seeds_planned": len(run.config.seeds),
             "units": unit_counts(seeds, len(run.config.seeds)),

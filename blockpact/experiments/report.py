@@ -77,6 +77,7 @@ def _players(values: dict[str, float] | None) -> str:
 def _summary(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"condition": name, "contract": c["contract_mode"], "welfare": mean_std_text(c["welfare"], 2),
              "inventory_welfare": mean_std_text(c["inventory_welfare"], 2), "gain": _gain_text(c["gain_over_no_contract"]),
+             "efficiency": _efficiency_text(c["efficiency"]),
              "gini": mean_std_text(c["gini"], 3), "gini_note": c["gini"]["note"],
              "seeds": f"{c['seeds_finished']} / {c['seeds_planned']}", "failed": failures_text(c),
              "failures": c["failures"], "agent_errors": agent_errors_text(c), "first_errors": c["agent_errors"]["first"],
@@ -90,6 +91,14 @@ def _gain_text(gain: dict[str, Any] | None) -> str:
         return "–"
     text = f"settled {gain['settled']:+.2f}, inventories {gain['inventory']:+.2f}"
     return text + " (settlement alone)" if gain["settlement_alone"] else text
+
+
+def _efficiency_text(eff: dict[str, Any] | None) -> str:
+    """"0.72 of 108 (inventories 0.72)": settled welfare over the world's reference optimum; "–" without one."""
+    if eff is None or eff["settled"]["mean"] is None:
+        return "–"
+    return (f"{eff['settled']['mean']:.2f} of {eff['reference_welfare']:g} "
+            f"(inventories {eff['inventory']['mean']:.2f})")
 
 
 def _seed_list(seeds: list[int]) -> str:
