@@ -53,6 +53,17 @@ def test_the_player_whose_tool_was_grabbed_is_excused_and_not_fined(tmp_path: Pa
     assert "; Ann is excused: Ann took 0 iron_pickaxe" in (out / "report.html").read_text()
 
 
+def test_a_grab_no_clause_forbids_by_a_player_who_broke_the_contract_excuses_too(tmp_path: Path) -> None:
+    """The issue's hold-up: no clause forbids Ben the pickaxe, but he took it and mined the iron assigned to Ann."""
+    judgment, _ = _judgment(tmp_path, "grabbed_pick.toml", """1. Ann takes the iron_pickaxe from the tools chest and mines all iron_ore.
+2. Ben mines all diamond_ore.
+3. Whoever breaks a clause pays 10 emeralds to every other player.""")
+    assert judgment["transfers"] == {"Ann": 10.0, "Ben": -10.0}
+    causes = {e["breach"]: e["causes"] for e in judgment["clauses"][0]["excused"]}
+    assert causes["Ann took 0 iron_pickaxe from the tools chest, fewer than the 1 of clause 1."] == [
+        "Ben took 1 iron_pickaxe from a chest, and broke clause 1 (Ben mined 4 iron_ore assigned to Ann (clause 1))"]
+
+
 def test_an_at_least_quota_crowded_out_by_an_over_harvest_is_excused(tmp_path: Path) -> None:
     judgment, _ = _judgment(tmp_path, "crowded_patch.toml", CROWD)
     assert [c["status"] for c in judgment["clauses"]] == ["excused", "broken", "settled"]

@@ -2,7 +2,8 @@
 
 A breach that says what the player left undone (`Breach.lacked`: took fewer, mined fewer, never took the tool)
 is excused, and names by whom, when another player's breach is a deed that left too little for it, before it
-was due:
+was due (a take from a chest by a player who broke the contract counts as such a deed, though no clause
+forbids that take itself):
 - the same thing taken or mined against the contract (`Breach.did`: beyond a quota, what another was assigned,
   what a clause rules out), with what was left of it too little for the shortfall and the deeds' count
   covering the gap: for a take, the most the chests held at any moment from that deed to the time it was
@@ -49,6 +50,7 @@ class Excuse:
 def excuse(breaches: Sequence[Breach], obs: EpisodeObservables) -> tuple[list[Breach], list[Excuse]]:
     """The breaches that stand, and the ones another player's breach made impossible (with their causes)."""
     deeds = [b for b in breaches if b.did is not None]
+    deeds += _breakers_takes(breaches, obs)
     standing, excused = [], []
     for b in breaches:
         causes = _causes(b, deeds, obs) if b.lacked is not None else []
@@ -72,6 +74,25 @@ def _causes(breach: Breach, deeds: Iterable[Breach], obs: EpisodeObservables) ->
         if grabs and max(_in_chests(obs, tools, g.did.at, lack.at) for g in grabs) < 1:  # type: ignore[union-attr]
             return _distinct(grabs)
     return []
+
+
+def _breakers_takes(breaches: Sequence[Breach], obs: EpisodeObservables) -> list[Breach]:
+    """A take from a chest by a player who broke the contract (a breach that is not a part left undone) counts as
+    a deed against it, though no clause forbids that take itself: the greedy player who grabs the tool the
+    contract gives another, then mines with it what is assigned to that other."""
+    first: dict[str, Breach] = {}
+    for b in breaches:
+        if b.lacked is None:
+            first.setdefault(b.player, b)
+    covered = {(b.player, b.did.thing) for b in breaches if b.did is not None and b.did.verb == "take"}
+    out = []
+    for op in obs.chest_ops:
+        if op.delta < 0 and op.player in first and (op.player, op.item) not in covered:
+            why = first[op.player]
+            out.append(Breach(why.clause, op.player, f"{op.player} took {-op.delta} {op.item} from a chest, and broke "
+                              f"clause {why.clause} ({why.text.rstrip('.')})",
+                              did=Deed("take", op.item, -op.delta, op.time - obs.start_time)))
+    return out
 
 
 def _distinct(breaches: list[Breach]) -> list[Breach]:
