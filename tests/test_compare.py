@@ -99,11 +99,12 @@ def test_numbers_equal_each_runs_metrics(runs, tmp_path, capsys) -> None:
     assert float(row["ci95_low"]) == pytest.approx(statistics.fmean(diffs) - half)
     html = (out / "compare.html").read_text()
     assert "<script" not in html and "cleanup" in html
-    # a figure per world, each a panel per measure it has: welfare, Gini, and Cleanup's survival and survival time
+    # a figure per world, each a panel per measure it has: welfare, inventory welfare, Gini, and Cleanup's survival
+    # and survival time
     figures = sorted((out / "figures").glob("*.svg"))
     assert html.count("<img") == 2 and len(figures) == 2 and len(list((out / "figures").glob("*.pdf"))) == 2
     panels = {f.name.split("-", 2)[2]: f.read_text().count("<clipPath") for f in figures}
-    assert panels == {"cleanup.svg": 4, "double_vein.svg": 2}
+    assert panels == {"cleanup.svg": 5, "double_vein.svg": 3}
 
 
 def test_failed_seeds_are_counted_never_as_zeros(runs, tmp_path) -> None:
@@ -137,7 +138,7 @@ def test_govsim_measures_come_from_the_runs_commons_section(tmp_path) -> None:
     assert main(["run", str(world), "--seeds", "2", "--out", str(run)]) == 0
     commons = json.loads((run / "metrics.json").read_text())["commons"]["conditions"]
     c = compare([run])
-    assert c.measures == ["welfare", "gini", "efficiency", "survival", "survival_time"]
+    assert c.measures == ["welfare", "inventory_welfare", "gini", "efficiency", "survival", "survival_time"]
     for group in c.groups:
         seeds = {s["seed"]: s for s in commons[group.condition]["seeds"]}
         # metrics.json holds 12 significant digits (blockpact/numbers.py): 100 / 600 is 0.166666666667 there

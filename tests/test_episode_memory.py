@@ -145,8 +145,10 @@ def test_a_reply_without_a_lesson_line_is_refused() -> None:
 def test_the_recap_names_who_broke_a_clause_and_every_reward() -> None:
     clauses = [{"clause": 1, "status": "kept"},
                {"clause": 2, "status": "broken", "broken_by": ["Ben"], "breaches": ["Ben mined 3 iron_ore."]},
-               {"clause": 3, "status": "free text"}]
-    text = recap("Ann", "1. Ann mines all diamond_ore.\n2. Ben does not mine iron_ore.\n3. Be nice.", clauses,
+               {"clause": 3, "status": "free text"},
+               {"clause": 4, "status": "excused", "excused": [{"text": "Ann is excused: made impossible by Ben's breach."}]}]
+    text = recap("Ann", "1. Ann mines all diamond_ore.\n2. Ben does not mine iron_ore.\n3. Be nice.\n"
+                        "4. Ann takes the iron_pickaxe.", clauses,
                  {"diamond": 6}, {"Ann": 48.0, "Ben": 30.0}, {"Ann": 4.5, "Ben": -4.5}, {"Ann": 52.5, "Ben": 25.5})
     assert text.splitlines() == [
         "Your inventory at the end: diamond: 6 (worth 48 emeralds to you).",
@@ -155,6 +157,7 @@ def test_the_recap_names_who_broke_a_clause_and_every_reward() -> None:
         "1. kept: Ann mines all diamond_ore.",
         "2. broken by Ben: Ben does not mine iron_ore. (Ben mined 3 iron_ore.)",
         "3. free text, not enforced: Be nice.",
+        "4. excused: Ann takes the iron_pickaxe. (Ann is excused: made impossible by Ben's breach.)",
         "Every player's reward: Ann 52.5, Ben 25.5.",
     ]
     alone = recap("Ben", None, [], {}, {"Ann": 48.0, "Ben": 0.0}, {"Ann": 0.0, "Ben": 0.0}, {"Ann": 48.0, "Ben": 0.0})

@@ -136,7 +136,8 @@ def test_piped_tables_are_one_line_a_row(dv: Path, tmp_path: Path, capsys) -> No
     assert main(["compare", str(dv), "--out", str(tmp_path / "c")]) == 0
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("double_vein")]
-    assert len(rows) == 4 and all("┃" not in r and "│" not in r for r in rows)
+    assert len(rows) == 5 and all(  # two conditions; paired: welfare, inventory welfare, Gini
+        "┃" not in r and "│" not in r for r in rows)
     assert re.search(r"double_vein\s+negotiate\s+scripted\s+2\s+0\s+78\.00 \[78\.00, 78\.00\]", out)
 
 

@@ -53,8 +53,9 @@ def test_episodes_hand_the_judge_critique_to_the_next(tmp_path: Path) -> None:
     assert first["data"]["handover"] == {} and first["episode"] == 0
     judge_0 = {e["data"]["player"]: e["data"]["text"] for e in events_of(out, "critique")
                if e["episode"] == 0 and e["data"]["source"] == "judge"}
-    # Glitch faces the chest first and takes the iron pickaxe, so the diamonds are all Glitch's.
-    assert judge_0 == {"Gizmo": "Gizmo mined no diamond_ore although clause 1 assigns it to him.",
+    # Glitch faces the chest first and takes the iron pickaxe, so the diamonds are all Glitch's: his mining them broke
+    # clause 1 and left Gizmo none, so Gizmo's part is excused by it (and named so).
+    assert judge_0 == {"Gizmo": "Excused by Glitch's breach: Gizmo mined no diamond_ore although clause 1 assigns it to him.",
                        "Glitch": "Glitch mined 6 diamond_ore assigned to Gizmo (clause 1)."}
     for player, text in judge_0.items():
         handover = second["data"]["handover"][player]
@@ -95,10 +96,10 @@ def test_the_readme_main_job_prints_table_one_and_the_report(tmp_path: Path) -> 
     assert seconds < MAIN_JOB_SECONDS, f"the main job took {seconds:.1f} s"
     out = done.stdout
     assert "double_vein on sim: agents: scripted (deterministic baseline, no LLM)" in out
-    assert re.search(r"condition\s+Gini \(mean ± std\)\s+welfare \(mean ± std\)", out), out
-    assert re.search(r"none\s+0\.135 ± 0\.000\s+74\.00 ± 0\.00\s+5/5", out), out
+    assert re.search(r"condition\s+Gini \(mean ± std\)\s+welfare \(mean ± std\)\s+inventory welfare \(mean ± std\)", out), out
+    assert re.search(r"none\s+0\.135 ± 0\.000\s+74\.00 ± 0\.00\s+74\.00 ± 0\.00\s+5/5", out), out
     # Glitch gets 42 without a contract, more than half of 78: the contract's transfer keeps it at its outside option
-    assert re.search(r"negotiate\s+0\.128 ± 0\.000\s+78\.00 ± 0\.00\s+5/5", out), out
+    assert re.search(r"negotiate\s+0\.128 ± 0\.000\s+78\.00 ± 0\.00\s+78\.00 ± 0\.00\s+5/5", out), out
     (run_dir,) = (tmp_path / "runs").iterdir()
     assert f"report: {Path('runs') / run_dir.name / 'report.html'}" in out
     assert (run_dir / "report.html").is_file()

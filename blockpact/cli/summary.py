@@ -37,16 +37,19 @@ def summary_console() -> Console:
 
 
 def print_summary(console: Console, outputs: Outputs, run_dir: RunDir) -> None:
-    """The Table-1 view: Gini and welfare (mean ± std over seeds) per condition, then where the report is."""
+    """The Table-1 view: Gini, settled and inventory welfare (mean ± std over seeds) per condition, then where the
+    report is. The warnings above it flag a condition whose welfare gain is the settlement's alone."""
     run, metrics = outputs.run, outputs.metrics
     for warning in run.warnings:
         console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
     for warning in metrics["warnings"][len(run.warnings):]:  # the contracts' free-text clauses
         console.print(f"warning: {warning}", style="yellow", markup=False, highlight=False, soft_wrap=True)
     rows = [[name, mean_std_text(c["gini"], 3, ci=False), mean_std_text(c["welfare"], 2, ci=False),
+             mean_std_text(c["inventory_welfare"], 2, ci=False),
              f"{c['seeds_finished']}/{c['seeds_planned']}", failures_text(c), agent_errors_text(c)]
             for name, c in metrics["conditions"].items()]
-    print_table(console, ["condition", "Gini (mean ± std)", "welfare (mean ± std)", "seeds", "failed", "errors"], rows,
+    print_table(console, ["condition", "Gini (mean ± std)", "welfare (mean ± std)", "inventory welfare (mean ± std)",
+                          "seeds", "failed", "errors"], rows,
                 f"{run.config.world} on {run.config.backend}: {agents_label(run)}")
     for name, c in metrics["conditions"].items():
         if c["welfare"]["ci95"]:

@@ -75,7 +75,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"Player:   {name} at {list(player.spawn)}; values {values}; inventory {inv}")
     for pos, chest in sorted(spec.chests.items()):
         items = ", ".join(f"{i} {n}" for i, n in sorted(chest.items.items())) or "empty"
-        owner = f"; counts for {chest.owner} at the end" if chest.owner else ""
+        n = len(spec.players)
+        owner = (f"; shared: counts 1/{n} for each of the {n} players at the end" if chest.owner == "shared"
+                 else f"; counts for {chest.owner} at the end" if chest.owner else "")
         print(f"Chest:    {chest.name} at {list(pos)}: {items}{owner}")
     present = set(spec.blocks.values()) | {rule.block for rule in spec.rules}
     for block, drop in sorted((b, d) for b, d in spec.drops.items() if b in present):
@@ -88,6 +90,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     for rule in spec.rules:
         print(f"Rule:     {rule.kind} {rule.block} in {rule.region}{_rate(rule)}"
               + (" when " + " and ".join(map(str, rule.when)) if rule.when else ""))
+    for group in spec.groups:
+        print(f"Group:    {group.text} of what each earns, split equally")
     return 0
 
 

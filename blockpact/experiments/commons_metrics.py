@@ -13,6 +13,10 @@ Readings:
   without one cannot collapse;
 - sustainable level: for a grow rule with a cap and a factor f > 1, cap / f; otherwise none, and
   over-usage is not defined;
+- a resource whose every renewing rule is guarded by a condition on another resource that collapsed and
+  can never hold again (`when = "pumpkin in pumpkins >= 2"` once the pumpkins collapsed and fewer than 2
+  are left: after a collapse a stock only falls) can no longer regrow: it does not survive from then on,
+  even with blocks left (`regrowth_lost` says when and why); chains of such guards are followed;
 - the reference optimum is the world's own (`[episode] reference_welfare` with `reference_method`),
   else none, and efficiency is not reported.
 """
@@ -69,7 +73,8 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
-def episode_measures(episode: EpisodeRecord, resources: list[Resource], end: float) -> dict[str, dict[str, Any]]:
+def episode_measures(episode: EpisodeRecord, resources: list[Resource], end: float,
+                     spec: WorldSpec | None = None) -> dict[str, dict[str, Any]]:
     curves = resource_curves(episode.events)
     out = {}
     for r in resources:
@@ -81,7 +86,46 @@ def episode_measures(episode: EpisodeRecord, resources: list[Resource], end: flo
             "survival_time": s.survival_time, "collapsed": s.collapsed, "final_stock": s.final_stock,
             "over_usage": s.over_usage if r.sustainable_level is not None else None,
         }
+    if spec is not None:
+        for key, (at, why) in regrowth_lost(spec, curves, out).items():
+            out[key].update(survival_time=at, collapsed=True, regrowth_lost={"at": at, "because": why})
     return out
+
+
+def regrowth_lost(spec: WorldSpec, curves: dict[str, Any], measured: dict[str, dict[str, Any]]) -> dict[str, tuple[float, str]]:
+    """Per resource that can no longer regrow before it collapsed of itself: when, and why."""
+    collapsed = {k: m["survival_time"] for k, m in measured.items() if m["collapsed"]}
+    lost: dict[str, tuple[float, str]] = {}
+    changed = True
+    while changed:  # a resource starved by another may starve a third
+        changed = False
+        for key in measured:
+            deaths = [_rule_dies(rule, key, collapsed, curves) for rule in spec.rules if f"{rule.block}@{rule.region}" == key]
+            if not deaths or any(d is None for d in deaths):
+                continue
+            at, why = max(deaths, key=lambda d: d[0])  # type: ignore[arg-type, return-value]
+            if key not in collapsed or at < collapsed[key] - 1e-9:
+                collapsed[key], lost[key] = at, (at, why)
+                changed = True
+    return lost
+
+
+def _rule_dies(rule: Any, key: str, collapsed: dict[str, float], curves: dict[str, Any]) -> tuple[float, str] | None:
+    """When a renewing rule stops for good: the first moment one of its conditions on another, collapsed resource
+    can never hold again (every condition must hold for the rule to fire); None if that never happens."""
+    found: tuple[float, str] | None = None
+    for c in rule.when:
+        other = f"{c.block}@{c.region}"
+        if other == key or other not in collapsed or other not in curves or c.op not in (">=", ">"):
+            continue
+        need = c.count + (c.op == ">")
+        curve, since = curves[other], collapsed[other]
+        points = [(since, curve.at(since))] + [(t, v) for t, v in zip(curve.times, curve.values) if t > since]
+        at = next((t for t, v in points if v < need), None)
+        if at is not None and (found is None or at < found[0]):
+            found = (at, f"{other} collapsed at {since:g} s, and from {at:g} s its regrowth's condition {c.block} in "
+                         f"{c.region} {c.op} {c.count:g} can no longer hold")
+    return found
 
 
 def _mean(values: list[float]) -> float | None:
@@ -106,7 +150,7 @@ def commons_metrics(run: RunRecord, spec: WorldSpec) -> dict[str, Any] | None:
                 # a live episode's clock runs on while its programs are stopped (303 s of a 300 s one): a resource
                 # that never collapsed survived the episode's length, on either backend
                 "resources": episode_measures(ep, resources, min(ep.sim_seconds or spec.episode_seconds,
-                                                                 spec.episode_seconds)),
+                                                                 spec.episode_seconds), spec),
                 "welfare": welfare,
                 "efficiency": welfare / reference["welfare"] if reference else None,
                 "equality": None if any(v < 0 for v in rewards.values()) else 1.0 - gini(rewards.values()),

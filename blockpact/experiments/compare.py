@@ -13,7 +13,7 @@ reached twice (a copy, or a run inside a sweep also named on its own) counts onc
 when present, else the first one) of the same world, backend and population, on the seeds both have, seed by
 seed, so the world's randomness cancels out.
 
-Measures: welfare and Gini always; efficiency and survival when a run's metrics carry them (worlds
+Measures: welfare (settled, after the judge), inventory welfare (before it) and Gini always; efficiency and survival when a run's metrics carry them (worlds
 with dynamics), read tolerantly: a number or a boolean under the seed's entry or one table below it.
 """
 
@@ -29,11 +29,12 @@ from blockpact.experiments.compare_sources import RunSource, _digest, find_runs,
 from blockpact.experiments.stats import Estimate, estimate
 from blockpact.numbers import tidy_fraction
 
-# welfare and Gini from each seed's entry in metrics.json's `conditions`; GovSim's measures, for worlds with renewable
+# welfare (settled: after the judge), inventory welfare (before it: what the players hold) and Gini from each seed's
+# entry in metrics.json's `conditions` (inventory welfare absent from older files); GovSim's measures, for worlds with renewable
 # resources, from its entry in `commons` (commons_metrics.py): efficiency (when the world declares a reference
 # welfare), survival (1 when no resource collapsed: its mean is GovSim's survival rate) and survival_time (simulated
 # seconds until the first resource collapsed; the episode's length when none did).
-MEASURES = ("welfare", "gini", "efficiency", "survival", "survival_time")
+MEASURES = ("welfare", "inventory_welfare", "gini", "efficiency", "survival", "survival_time")
 # The range a measure can take: a group's interval is cut there (paired differences are not bounded).
 BOUNDS = {"gini": (0.0, 1.0), "efficiency": (0.0, None), "survival": (0.0, 1.0), "survival_time": (0.0, None)}
 BASELINE = "none"
@@ -166,7 +167,7 @@ def _labels(runs: Sequence[RunSource]) -> tuple[dict[Path, str], dict[tuple[Path
 
 def measure_values(seed_run: Mapping[str, Any], commons_seed: Mapping[str, Any] | None = None) -> dict[str, float]:
     """One seed's measures: its entry in `conditions`, and in `commons` for a world with renewable resources."""
-    out = {m: v for m in ("welfare", "gini") if (v := _number(seed_run.get(m))) is not None}
+    out = {m: v for m in ("welfare", "inventory_welfare", "gini") if (v := _number(seed_run.get(m))) is not None}
     if "gini" in out:  # an older metrics.json wrote equal rewards' Gini as 3.8e-17
         out["gini"] = tidy_fraction(out["gini"])
     if commons_seed:
@@ -215,7 +216,24 @@ def compare(paths: Iterable[Path]) -> Comparison:
             warnings.append(f"{g.world} / {g.condition} / {g.population}: the runs pooled here differ in "
                             f"{', '.join(differ)} (compare them in separate calls if that matters)")
         warnings += _repeated_seeds(g)
-    return Comparison(ordered, paired_differences(ordered), runs, warnings)
+    paired = paired_differences(ordered)
+    return Comparison(ordered, paired, runs, warnings + settlement_alone(paired))
+
+
+def settlement_alone(paired: Sequence[Paired]) -> list[str]:
+    """A warning per condition whose mean welfare gain over its baseline is not in the inventories: made on paper
+    by the judge's settlement (a gift settled at the receiver's value moves no item)."""
+    by_key = {(p.world, p.population, p.condition, p.measure): p for p in paired}
+    out = []
+    for (world, population, condition, measure), settled in by_key.items():
+        held = by_key.get((world, population, condition, "inventory_welfare"))
+        if measure != "welfare" or held is None or settled.estimate.mean is None or held.estimate.mean is None:
+            continue
+        if settled.estimate.mean > 1e-9 and held.estimate.mean <= 1e-9:
+            out.append(f"{world} / {condition} / {population}: its welfare gain over {settled.baseline} "
+                       f"(+{settled.estimate.mean:.2f}) comes from the judge's settlement alone: inventory welfare "
+                       f"{held.estimate.mean:+.2f} (docs/measures.md)")
+    return out
 
 
 def _distinct_runs(runs: list[RunSource]) -> tuple[list[RunSource], list[str]]:

@@ -131,11 +131,11 @@ def render_html(comparison: Comparison, figures: list[dict[str, Any]] | None = N
         c=comparison, measures=comparison.measures, rows=summary_rows(comparison), paired=paired_rows(comparison),
         figures=figures or [], runs=[{"name": names[r.path], "world": r.world, "who": r.population_label,
                                       "status": r.metrics.get("status", "–")} for r in comparison.runs],
-        units=UNITS, digits={"welfare": 2, "gini": 3, "efficiency": 3, "survival": 2, "survival_time": 1},
+        units=UNITS, digits={"welfare": 2, "inventory_welfare": 2, "gini": 3, "efficiency": 3, "survival": 2, "survival_time": 1},
     )
 
 
-UNITS = {"welfare": "emeralds", "gini": "0–1", "efficiency": "share of optimum", "survival": "share of seeds",
+UNITS = {"welfare": "emeralds", "inventory_welfare": "emeralds", "gini": "0–1", "efficiency": "share of optimum", "survival": "share of seeds",
          "survival_time": "s"}
 
 

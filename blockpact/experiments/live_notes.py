@@ -4,7 +4,8 @@ A live episode can complete and still be of a different kind than its neighbours
 for seconds while the programs ran (`runtime_late`: a slowed episode, on a busy machine), or the server could not
 reproduce part of the world (`live_unsupported`), or, in lockstep, the bots could not follow their simulated twin's
 order (`lockstep` with `diverged`: its races were not ordered) or the episode's end cut its programs short of what
-the twin did (`cut`: the live episode did less than the simulated one). The run said so on stderr as it happened; a reader of
+the twin did (`cut`: the live episode did less than the simulated one), or the world's dynamics fired late or
+never (`dynamics_timing`: a growth period due at 60 s applied at 63 s, ticks due before the end never applied). The run said so on stderr as it happened; a reader of
 metrics.json or report.html, days later, must see it there too, per seed, to decide what to publish.
 """
 
@@ -33,6 +34,46 @@ def unsupported_parts(episode: EpisodeRecord) -> list[str]:
     return [str(part) for e in _last_attempt(episode) if e.kind == "live_unsupported" for part in e.data.get("parts", [])]
 
 
+def dynamics_timing(episode: EpisodeRecord) -> dict[str, Any] | None:
+    """The rules that fired late or never (from the world master's `dynamics_timing`), when the episode ended against
+    the world's length; None when the log has no such event (the simulator, a world without dynamics)."""
+    found = [e for e in _last_attempt(episode) if e.kind == "dynamics_timing"]
+    if not found:
+        return None
+    data = found[-1].data
+    rules = [r for r in data.get("rules", []) if r.get("late") or r.get("missed")]
+    return {"rules": rules, "ended_at": data.get("ended_at"), "episode_seconds": data.get("episode_seconds")}
+
+
+def _timing_text(timing: dict[str, Any]) -> str:
+    parts = []
+    for r in timing["rules"]:
+        said = []
+        if r["late"]:
+            said.append(f"{r['late']} of {r['due']} ticks late (up to {r['max_late_s']:g} s, first due at {r['first_late_at']:g} s)")
+        if r["missed"]:
+            said.append(f"{r['missed']} never fired (the first due at {r['first_missed_at']:g} s; the episode ended at "
+                        f"{timing['ended_at']:g} s of {timing['episode_seconds']:g})")
+        parts.append(f"{r['rule']}: {', '.join(said)}")
+    return "; ".join(parts)
+
+
+def _ended_early(run: RunRecord) -> list[str]:
+    """Completed live episodes whose clock stopped a tick or more before the world's episode length."""
+    if run.config.backend == "sim":
+        return []
+    from blockpact.experiments.resume import recorded_world
+
+    try:
+        length = recorded_world(run).episode_seconds
+    except Exception:  # noqa: BLE001 - a world that no longer loads: its length is unknown, nothing to compare
+        return []
+    return [f"{seed.condition} seed {seed.seed}" + (f" episode {ep.episode}" if len(seed.episodes) > 1 else "")
+            + f" ({ep.sim_seconds:g} s of {length:g})"
+            for seed in run.seeds if seed.completed for ep in seed.episodes
+            if ep.finished and ep.sim_seconds is not None and ep.sim_seconds < length - 1.0]
+
+
 def lockstep_notes(episode: EpisodeRecord) -> dict[str, Any] | None:
     """In lockstep (bridge/live/lockstep.py): how many shared actions followed the simulator's order, how many the
     episode's end cut off, and why the order was given up, if it was; None for an episode played without lockstep."""
@@ -51,6 +92,7 @@ def live_warnings(run: RunRecord) -> list[str]:
     late: list[str] = []
     unordered: list[str] = []
     cut: list[str] = []
+    timed: list[str] = []
     parts: dict[str, None] = {}
     for seed in run.seeds:
         if not seed.completed:
@@ -60,6 +102,8 @@ def live_warnings(run: RunRecord) -> list[str]:
             if (stall := runtime_late_s(ep)) is not None:
                 late.append(f"{where} ({stall:g} s)")
             parts.update(dict.fromkeys(unsupported_parts(ep)))
+            if (timing := dynamics_timing(ep)) is not None and timing["rules"]:
+                timed.append(f"{where}: {_timing_text(timing)}")
             if (lockstep := lockstep_notes(ep)) is not None and lockstep["diverged"]:
                 unordered.append(f"{where} ({lockstep['diverged'][0]})")
             elif lockstep is not None and lockstep["cut"]:
@@ -75,6 +119,12 @@ def live_warnings(run: RunRecord) -> list[str]:
         out.append(f"live lockstep: the episode's end came before the bots took every shared action of the simulated "
                    f"twin in {len(cut)} completed episode(s) (bots in lockstep wait for each other, so they do less in "
                    f"the same time; what they did was in order): {'; '.join(cut)}")
+    if short := _ended_early(run):
+        out.append(f"live: {len(short)} completed episode(s) ended before the world's length, so the contract's "
+                   f"periods, the players' rounds and the rules due after their end never came: {', '.join(short)}")
+    if timed:
+        out.append(f"live: the world's dynamics fired late or not at all in {len(timed)} completed episode(s) (on the "
+                   f"simulator every rule fires at its tick): {' | '.join(timed)}")
     if parts:
         out.append(f"live: the server did not reproduce part of the world: {'; '.join(parts)}")
     return out
@@ -83,4 +133,4 @@ def live_warnings(run: RunRecord) -> list[str]:
 def episode_notes(episode: EpisodeRecord) -> dict[str, Any]:
     """The per-episode fields of metrics.json (None / empty when nothing was said)."""
     return {"runtime_late_s": runtime_late_s(episode), "live_unsupported": unsupported_parts(episode),
-            "lockstep": lockstep_notes(episode)}
+            "lockstep": lockstep_notes(episode), "dynamics_timing": dynamics_timing(episode)}

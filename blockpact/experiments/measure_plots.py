@@ -17,6 +17,7 @@ from blockpact.experiments.svg_figure import Axes, Figure
 # name -> (axis label with unit, the range the measure can take)
 MEASURE_AXES: dict[str, tuple[str, tuple[float | None, float | None]]] = {
     "welfare": ("social welfare (emeralds)", (None, None)),
+    "inventory_welfare": ("inventory welfare, before the judge (emeralds)", (None, None)),
     "gini": ("Gini coefficient (0 = equal, 1 = unequal)", (0.0, 1.0)),
     "efficiency": ("efficiency (share of the sustainable optimum)", (0.0, None)),
     "survival": ("survival rate (share of seeds, 0-1)", (0.0, 1.0)),

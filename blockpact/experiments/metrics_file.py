@@ -17,11 +17,12 @@ from blockpact.experiments.groups_metrics import groups_section
 from blockpact.experiments.live_notes import episode_notes, live_warnings
 from blockpact.experiments.llm_accounting import llm_accounting
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
+from blockpact.experiments.settlement_gains import add_gains
 from blockpact.judge.contract_reading import free_text_warning
 from blockpact.experiments.welfare import gini_measure, social_welfare, summary_stats
 from blockpact.numbers import tidy
 
-MEASURED_ON = "last finished episode of each completed seed; rewards after transfers"
+MEASURED_ON = "last finished episode of each completed seed; rewards after transfers (inventory welfare: before)"
 DISAGREEMENT_TOLERANCE = 1e-6  # emeralds
 
 
@@ -64,6 +65,7 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
         "inventory_rewards": ep.inventory_rewards,
         "transfers": ep.transfers,
         "welfare": social_welfare(rewards),
+        "inventory_welfare": social_welfare(ep.inventory_rewards or rewards),
         "gini": _gini(rewards)["value"],
         "gini_measure": _gini(rewards),
         "sim_seconds": ep.sim_seconds,
@@ -87,6 +89,7 @@ def _seed_run(seed: SeedRecord) -> dict[str, Any] | None:
         "contract": seed.contract,
         "contract_source": seed.contract_source,
         "welfare": social_welfare(final.rewards),
+        "inventory_welfare": social_welfare(final.inventory_rewards or final.rewards),
         "gini": measure["value"],
         "gini_measure": measure,
         "episodes": [_episode(ep) for ep in seed.episodes if ep.finished],
@@ -124,6 +127,7 @@ def outcome_groups(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
         key = _outcome_key(r)
         if key not in groups:
             groups[key] = {"seeds": [], "rewards": r["rewards"], "transfers": r["transfers"], "welfare": r["welfare"],
+                           "inventory_welfare": r["inventory_welfare"],
                            "gini": r["gini"], "gini_measure": r["gini_measure"], "contract_source": r["contract_source"]}
         groups[key]["seeds"].append(r["seed"])
     return list(groups.values())
@@ -213,15 +217,38 @@ def by_episode(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def world_reference(run: RunRecord) -> dict[str, Any] | None:
+    """The world's declared reference optimum (`[episode] reference_welfare`, `reference_method`), if any."""
+    from blockpact.experiments.resume import recorded_world
+
+    try:
+        return recorded_world(run).extra.get("reference")
+    except Exception:  # noqa: BLE001 - a world that no longer loads: no reference to measure against
+        return None
+
+
+def efficiency(runs: list[dict[str, Any]], reference: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Settled and inventory welfare as shares of the world's reference optimum; None without one."""
+    if reference is None:
+        return None
+    best = float(reference["welfare"])
+    return {"reference_welfare": best, "how": reference["how"],
+            "settled": _stats([r["welfare"] / best for r in runs], (0.0, None)),
+            "inventory": _stats([r["inventory_welfare"] / best for r in runs], (0.0, None))}
+
+
 def run_metrics(run: RunRecord) -> dict[str, Any]:
     conditions: dict[str, Any] = {}
+    reference = world_reference(run)
     for condition in run.config.conditions:
         seeds = run.of_condition(condition.name)
         runs = [r for r in map(_seed_run, seeds) if r is not None]
         conditions[condition.name] = {
             "contract_mode": condition.contract_mode,
             "gini": gini_stats(runs),
-            "welfare": _stats([r["welfare"] for r in runs]),
+            "welfare": _stats([r["welfare"] for r in runs]),  # settled: after the judge's transfers
+            "inventory_welfare": _stats([r["inventory_welfare"] for r in runs]),  # what the players hold
+            "efficiency": efficiency(runs, reference),  # against the world's reference_welfare; None without one
             "seeds_finished": len(runs),  # completed units: the only ones measured
             "seeds_planned": len(run.config.seeds),
             "units": unit_counts(seeds, len(run.config.seeds)),
@@ -233,6 +260,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
             "agent_errors": agent_errors(seeds),
             "judges": judge_summary([s for s in seeds if s.completed]),
         }
+    gain_warnings = add_gains(conditions)
     return {
         "world": run.config.world,
         "agents": run.config.agents,
@@ -247,7 +275,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "commons": commons_section(run),  # GovSim's measures; None without renewable resources
         "groups": groups_section(run),  # welfare and Gini per group; None without groups
         "warnings": [*run.warnings, *(f"world {run.config.world}: {w}" for w in run.config.world_warnings),
-                     *contract_warnings(run), *live_warnings(run)],
+                     *contract_warnings(run), *gain_warnings, *live_warnings(run)],
         "llm": llm_accounting(run),  # who played and what it cost (None for scripted runs)
         "resumes": [{"after_seq": r.after_seq, "units": _unit_list(r.units), "superseded": _unit_list(r.superseded),
                      "dropped_torn_line": r.dropped_line is not None} for r in run.resumes],

@@ -29,7 +29,8 @@ def _clause_line(score: Mapping[str, Any], text: str) -> str:
     if status == "not applicable":
         return f"{score['clause']}. not applicable ({score.get('not_applicable', '')}): {text}"
     if status == "excused":
-        return f"{score['clause']}. excused ({score.get('excused', '')}): {text}"
+        why = " ".join(str(e.get("text", "")) for e in score.get("excused") or [] if isinstance(e, dict))
+        return f"{score['clause']}. excused: {text}" + (f" ({why})" if why else "")
     if status == "free text":
         return f"{score['clause']}. free text, not enforced: {text}"
     return f"{score['clause']}. {status}: {text}"

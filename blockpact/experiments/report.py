@@ -76,11 +76,29 @@ def _players(values: dict[str, float] | None) -> str:
 
 def _summary(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"condition": name, "contract": c["contract_mode"], "welfare": mean_std_text(c["welfare"], 2),
+             "inventory_welfare": mean_std_text(c["inventory_welfare"], 2), "gain": _gain_text(c["gain_over_no_contract"]),
+             "efficiency": _efficiency_text(c["efficiency"]),
              "gini": mean_std_text(c["gini"], 3), "gini_note": c["gini"]["note"],
              "seeds": f"{c['seeds_finished']} / {c['seeds_planned']}", "failed": failures_text(c),
              "failures": c["failures"], "agent_errors": agent_errors_text(c), "first_errors": c["agent_errors"]["first"],
              "outcomes": _outcome_rows(c)}
             for name, c in metrics["conditions"].items()]
+
+
+def _gain_text(gain: dict[str, Any] | None) -> str:
+    """"settled +15, inventories +0 (settlement alone)" against the no-contract condition, "–" without one."""
+    if gain is None:
+        return "–"
+    text = f"settled {gain['settled']:+.2f}, inventories {gain['inventory']:+.2f}"
+    return text + " (settlement alone)" if gain["settlement_alone"] else text
+
+
+def _efficiency_text(eff: dict[str, Any] | None) -> str:
+    """"0.72 of 108 (inventories 0.72)": settled welfare over the world's reference optimum; "–" without one."""
+    if eff is None or eff["settled"]["mean"] is None:
+        return "–"
+    return (f"{eff['settled']['mean']:.2f} of {eff['reference_welfare']:g} "
+            f"(inventories {eff['inventory']['mean']:.2f})")
 
 
 def _seed_list(seeds: list[int]) -> str:
@@ -98,7 +116,8 @@ def _outcome_rows(condition: dict[str, Any]) -> list[dict[str, str]]:
             gini += f" (on rewards shifted by +{measure['shift']:g})"
         rows.append({"seeds": f"seed {o['seeds'][0]}" if n == 1 else f"seeds {_seed_list(o['seeds'])} ({n} seeds, same outcome)",
                      "rewards": _players(o["rewards"]), "transfers": _players(o["transfers"]),
-                     "welfare": _fmt(o["welfare"], 1), "gini": gini, "contract": o["contract_source"] or "–"})
+                     "welfare": _fmt(o["welfare"], 1), "inventory_welfare": _fmt(o["inventory_welfare"], 1),
+                     "gini": gini, "contract": o["contract_source"] or "–"})
     return rows
 
 

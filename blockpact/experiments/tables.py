@@ -65,8 +65,8 @@ def summary_table_rows(metrics: Mapping[str, Any]) -> list[dict[str, Any]]:
     for name, c in metrics["conditions"].items():
         row: dict[str, Any] = {"condition": name, "contract": c["contract_mode"], "seeds_completed": c["seeds_finished"],
                                "seeds_planned": c["seeds_planned"]}
-        for measure in ("welfare", "gini"):
-            stat = c[measure]
+        for measure in ("welfare", "inventory_welfare", "gini"):
+            stat = c.get(measure) or {"n": None, "mean": None, "std": None, "ci95": None}  # older files: no inventory welfare
             low, high = stat["ci95"] or (None, None)
             row.update({f"{measure}_n": stat.get("n"), f"{measure}_mean": stat["mean"], f"{measure}_std": stat["std"],
                         f"{measure}_ci95_low": low, f"{measure}_ci95_high": high})
@@ -76,5 +76,6 @@ def summary_table_rows(metrics: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 SUMMARY_COLUMNS = [("condition", "condition"), ("contract", "contract"), ("seeds_completed", "seeds"),
                    ("welfare_mean", "welfare (emeralds)"), ("welfare_std", "std"), ("welfare_ci95_low", "95% CI low"),
-                   ("welfare_ci95_high", "95% CI high"), ("gini_mean", "Gini"), ("gini_std", "std"),
+                   ("welfare_ci95_high", "95% CI high"), ("inventory_welfare_mean", "inventory welfare"),
+                   ("inventory_welfare_std", "std"), ("gini_mean", "Gini"), ("gini_std", "std"),
                    ("gini_ci95_low", "95% CI low"), ("gini_ci95_high", "95% CI high")]

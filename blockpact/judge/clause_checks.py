@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
-from blockpact.judge.clause_events import Breach, actions, not_applicable, span, window_text, within
+from blockpact.judge.clause_events import Breach, Deed, actions, not_applicable, span, window_text, within
 from blockpact.judge.clause_order import order_breaches
 from blockpact.judge.clauses import (
     Assignment, Clause, Craft, Deposit, Exclusion, ForEach, Quota, RegionLimit, Return, Signal, Steps, TotalQuota,
@@ -25,7 +26,18 @@ from blockpact.judge.observables import EpisodeObservables
 _DID = {"mine": "mined", "collect": "collected", "take": "took"}
 
 
-Say = Callable[[str, str], None]
+class Say(Protocol):
+    """Reports a breach by `player`; `did`/`lacked` say what it is about, for the judge's causality."""
+
+    def __call__(self, player: str, text: str, did: Deed | None = None, lacked: Deed | None = None) -> None: ...
+
+
+def _period_span(obs: EpisodeObservables, k: int, period: float | None, window: Window | None) -> tuple[float, float]:
+    """Seconds from the start at which the k-th period of a window begins and ends (cut at the episode's end)."""
+    lo, hi = span(obs, window)
+    if not period:
+        return lo, hi
+    return lo + k * period, min(lo + (k + 1) * period, hi)
 
 
 def _windows(obs: EpisodeObservables, events: Iterable[tuple[float, str, int]], period: float | None,
@@ -72,10 +84,13 @@ def _quota(n: int, c: Quota, obs: EpisodeObservables, say: Say) -> str | None:
         return f"the episode (or its window) held no full period of {number(c.period or 0)} s"
     for k, counts in sorted(windows.items()):
         got, what = counts[c.player], f"{c.target}{_where(c.region)}{_when(k, c.period, c.window)}"
+        begin, due = _period_span(obs, k, c.period, c.window)
         if c.bound == "at_most" and got > c.count:
-            say(c.player, f"{c.player} {_DID[c.verb]} {got} {what}, more than the {c.count} clause {n} allows.")
+            say(c.player, f"{c.player} {_DID[c.verb]} {got} {what}, more than the {c.count} clause {n} allows.",
+                did=Deed(c.verb, c.target, got - c.count, begin))
         elif c.bound == "at_least" and got < c.count:
-            say(c.player, f"{c.player} {_DID[c.verb]} {got} {what}, fewer than the {c.count} clause {n} asks.")
+            say(c.player, f"{c.player} {_DID[c.verb]} {got} {what}, fewer than the {c.count} clause {n} asks.",
+                lacked=Deed(c.verb, c.target, c.count - got, due))
     return None
 
 
@@ -94,10 +109,13 @@ def _total(n: int, c: TotalQuota, obs: EpisodeObservables, say: Say) -> str | No
         if not (over or under):
             continue
         word = "more than" if over else "fewer than"
+        begin, due = _period_span(obs, k, c.period, c.window)
         for p in c.players:  # the members beyond (or short of) an equal share broke it
             if (over and counts[p] > share) or (under and counts[p] < share):
+                deed = Deed(c.verb, c.target, abs(counts[p] - share), begin if over else due)
                 say(p, f"Together {_DID[c.verb]} {total} {c.target}{_where(c.region)}{_when(k, c.period, c.window)}, {word} "
-                       f"the {c.count} of clause {n}; {p} {_DID[c.verb]} {counts[p]} (an equal share is {number(share)}).")
+                       f"the {c.count} of clause {n}; {p} {_DID[c.verb]} {counts[p]} (an equal share is {number(share)}).",
+                    did=deed if over else None, lacked=None if over else deed)
     return None
 
 
@@ -107,13 +125,16 @@ def _assignment(n: int, c: Assignment, obs: EpisodeObservables, say: Say) -> str
     if na:
         return na
     events = within(obs, actions(obs, c.verb, target, None, c.region), c.window, c.condition)
+    first = {p: t - obs.start_time for t, p, _ in reversed(events)}  # when each player first did it
+    due = span(obs, c.window)[1]
     if c.verb == "take":
         takers = list(dict.fromkeys(p for _, p, _ in events))
         for other in takers:
             if other != owner:
-                say(other, f"{other} took the {target} that clause {n} gives to {owner}.")
+                say(other, f"{other} took the {target} that clause {n} gives to {owner}.",
+                    did=Deed("take", target, sum(k for _, p, k in events if p == other), first[other]))
         if owner not in takers:
-            say(owner, f"{owner} never took the {target} (clause {n}).")
+            say(owner, f"{owner} never took the {target} (clause {n}).", lacked=Deed("take", target, 1, due))
         return None
     did = _DID[c.verb]
     where = f"{_where(c.region)}{window_text(c.window)}"
@@ -122,9 +143,11 @@ def _assignment(n: int, c: Assignment, obs: EpisodeObservables, say: Say) -> str
         by[p] += k
     for other in sorted(by):
         if other != owner and by[other]:
-            say(other, f"{other} {did} {by[other]} {target}{where} assigned to {owner} (clause {n}).")
+            say(other, f"{other} {did} {by[other]} {target}{where} assigned to {owner} (clause {n}).",
+                did=Deed(c.verb, target, by[other], first[other]))
     if not by[owner]:
-        say(owner, f"{owner} {did} no {target}{where} although clause {n} assigns it to him.")
+        say(owner, f"{owner} {did} no {target}{where} although clause {n} assigns it to him.",
+            lacked=Deed(c.verb, target, 1, due))
     return None
 
 
@@ -138,7 +161,7 @@ def _exclusion(n: int, c: Exclusion, obs: EpisodeObservables, say: Say) -> str |
         what = c.target or "blocks"
         when = f" while {c.condition}" if c.condition else ""
         say(c.player, f"{c.player} {_DID[c.verb]} {done} {what}{_where(c.region)}{window_text(c.window)}{when}, "
-                      f"which clause {n} rules out.")
+                      f"which clause {n} rules out.", did=Deed(c.verb, c.target, done, min(events)[0] - obs.start_time))
     return None
 
 
@@ -161,9 +184,11 @@ def _turn(n: int, c: TurnTaking, obs: EpisodeObservables, say: Say) -> str | Non
     returned = next((i for i, op in enumerate(ops) if took is not None and i > took and op.player == first and op.delta > 0), None)
     then_took = next((i for i, op in enumerate(ops) if op.player == then and op.delta < 0), None)
     if then_took is not None and (returned is None or then_took < returned):
-        say(then, f"{then} took the {item} before {first} had used and returned it (clause {n}).")
+        say(then, f"{then} took the {item} before {first} had used and returned it (clause {n}).",
+            did=Deed("take", item, -ops[then_took].delta, ops[then_took].time - obs.start_time))
     if took is None:
-        say(first, f"{first} did not take the {item} first (clause {n}).")
+        say(first, f"{first} did not take the {item} first (clause {n}).",
+            lacked=Deed("take", item, 1, span(obs, None)[1]))
     elif returned is None:
         say(first, f"{first} did not return the {item} to the chest (clause {n}).")
     elif c.signal:
@@ -204,7 +229,8 @@ def _withdraw(n: int, c: Withdraw, obs: EpisodeObservables, say: Say) -> str | N
         if left:
             say(c.player, f"{c.player} left {left} {c.item} in {where} instead of taking all (clause {n}).")
     elif took < c.count:
-        say(c.player, f"{c.player} took {took} {c.item} from {where}, fewer than the {c.count} of clause {n}.")
+        say(c.player, f"{c.player} took {took} {c.item} from {where}, fewer than the {c.count} of clause {n}.",
+            lacked=Deed("take", c.item, c.count - took, span(obs, None)[1]))
     return None
 
 
@@ -262,7 +288,8 @@ def clause_reading(n: int, clause: Clause, obs: EpisodeObservables) -> tuple[lis
             continue
         check = _CHECKS.get(type(part))
         if check is not None:
-            reasons.append(check(n, part, obs, lambda player, text: found.append(Breach(n, player, text))))
+            reasons.append(check(n, part, obs, lambda player, text, did=None, lacked=None:
+                                 found.append(Breach(n, player, text, did, lacked))))
     for steps in _ordered(clause):
         found.extend(order_breaches(n, steps, obs))
     na = None

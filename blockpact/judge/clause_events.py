@@ -18,10 +18,24 @@ Act = tuple[float, str, int]  # (time, player, count)
 
 
 @dataclass(frozen=True)
+class Deed:
+    """What a breach is about, for the judge's causality (judge/causality.py): a verb (mine, collect, take), the
+    block or item (None: anything), how many, and when in seconds from the episode's start: for a deed done
+    against a clause, when it was first done; for one left undone, when it was due."""
+
+    verb: str
+    thing: str | None
+    count: float
+    at: float
+
+
+@dataclass(frozen=True)
 class Breach:
     clause: int  # 1-based number in the contract
     player: str
     text: str
+    did: Deed | None = None  # the act against the clause (took, mined what it rules out)
+    lacked: Deed | None = None  # what the player left undone (another's breach may have made it impossible)
 
 
 def region_has(obs: EpisodeObservables, region: str | None, cell: tuple[int, int, int] | None) -> bool:

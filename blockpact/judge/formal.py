@@ -9,7 +9,11 @@ Readings (documented choices where the paper leaves room; docs/contracts.md says
 - a gift of items ("Ada gives 3 bread to Ben") moves the items at the end: what they are worth to the
   giver leaves the giver, what they are worth to the receiver reaches the receiver; a giver holding
   fewer gives what it holds and has broken the clause;
-- a penalty is paid once for each clause a player broke (per clause, not per breach);
+- a penalty is paid once for each clause a player broke (per clause, not per breach), and its line names the
+  breach it punishes;
+- a clause left undone because another player's breach made it impossible (the tool taken against the
+  contract, the blocks mined by another beyond its quota) is excused, says by whom, and is not fined
+  (judge/causality.py);
 - reward sharing comes last: the sharing players' rewards after every other transfer (and after what
   the world's groups share) are averaged, or split by the shares a reward split states;
 - a clause that had nothing to apply to in the episode (its window began after the end, its condition
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from blockpact.judge.causality import Excuse, excuse
 from blockpact.judge.clause_checks import Breach, breakable, clause_reading
 from blockpact.judge.clause_events import actions
 from blockpact.judge.clauses import (
@@ -77,7 +82,8 @@ def readings(contract: Contract, obs: EpisodeObservables) -> list[tuple[list[Bre
 
 
 def all_breaches(contract: Contract, obs: EpisodeObservables) -> list[Breach]:
-    return [b for found, _ in readings(contract, obs) for b in found]
+    """The breaches that stand: those another player's breach made impossible are excused."""
+    return excuse([b for found, _ in readings(contract, obs) for b in found], obs)[0]
 
 
 def contract_critiques(contract: Contract, obs: EpisodeObservables) -> dict[str, str]:
@@ -152,18 +158,22 @@ class _Ledger:
         self.lines.append(f"Clause {n}: the total reward of {', '.join(members)} ({number(round(whole, 6))} emeralds) is split: {split}.")
 
 
-def clause_scores(contract: Contract, breaches: list[Breach],
-                  inapplicable: dict[int, str] | None = None) -> list[dict[str, object]]:
-    """Per clause: kind, formal or not and why, and whether it was kept, broken (by whom), settled, or not
-    applicable (with the reason in `not_applicable`)."""
+def clause_scores(contract: Contract, breaches: list[Breach], inapplicable: dict[int, str] | None = None,
+                  excused: list[Excuse] = ()) -> list[dict[str, object]]:
+    """Per clause: kind, formal or not and why, and whether it was kept, broken (by whom), excused (every breach
+    of it made impossible by another's: `excused` says by whom), settled, or not applicable (the reason in
+    `not_applicable`)."""
     scores = []
     for n, clause in enumerate(contract.clauses, 1):
         broken = [b for b in breaches if b.clause == n]
+        pardoned = [e for e in excused if e.breach.clause == n]
         na = (inapplicable or {}).get(n)
         if isinstance(clause, FreeText):
             status = "free text"
         elif broken:
             status = "broken"
+        elif pardoned:
+            status = "excused"
         elif na:
             status = "not applicable"
         else:
@@ -174,6 +184,8 @@ def clause_scores(contract: Contract, breaches: list[Breach],
         }
         if status == "not applicable":
             score["not_applicable"] = na
+        if pardoned:
+            score["excused"] = [e.to_json() for e in pardoned]
         scores.append(score)
     return scores
 
@@ -195,6 +207,9 @@ def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
             ledger.lines.append(f"Clause {n} is free text, not judged formally ({clause.reason}).")
         elif n in inapplicable:
             ledger.lines.append(f"Clause {n} is not applicable: {inapplicable[n]}.")
+    breaches, excused = excuse(breaches, obs)
+    for e in excused:
+        ledger.lines.append(f"Clause {e.breach.clause}: {e.text}")
     for n, why in ledger.moved_nothing.items():
         if not isinstance(contract.clauses[n - 1], Give):
             continue  # a part of a larger clause: the clause did other things
@@ -211,10 +226,12 @@ def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
     notes: dict[str, list[str]] = defaultdict(list)
     for breach in breaches:
         notes[breach.player].append(breach.text)
+    for e in excused:
+        notes[e.breach.player].append(f"Excused by {' and '.join(e.by)}'s breach: {e.breach.text}")
     return Judgment(
         transfers={p: v + 0.0 for p, v in ledger.transfers.items()},  # no -0.0 in reports
         critiques={p: " ".join(notes[p]) for p in obs.players},
         source="formal",
         reasoning=" ".join(ledger.lines),
-        clauses=clause_scores(contract, breaches, inapplicable),
+        clauses=clause_scores(contract, breaches, inapplicable, excused),
     )

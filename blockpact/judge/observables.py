@@ -58,6 +58,8 @@ class EpisodeObservables:
     end_time: float = 0.0
     finished: bool = False  # the log holds the episode_end snapshot
     description: str = ""  # the world's description, as the players read it
+    held: dict[str, set[str]] = field(default_factory=dict)  # per player: every item it held at some time
+    harvest_tools: dict[str, frozenset[str]] = field(default_factory=dict)  # block -> tools that harvest it (empty: any)
 
     def value(self, player: str, item: str) -> float:
         return 1.0 if item == "emerald" else float(self.values.get(player, {}).get(item, 0.0))
@@ -71,6 +73,16 @@ class EpisodeObservables:
             if share:
                 held += share * sum(self.value(player, item) * n for item, n in self.chests.get(chest, {}).items())
         return held
+
+
+def _harvest_tools(spec: WorldSpec) -> dict[str, frozenset[str]]:
+    """The tools that harvest each block the world starts with (the world's own rules, else minecraft-data's)."""
+    from blockpact.worlds.spec import mcdata
+
+    blocks = set(spec.blocks.values())
+    data = mcdata.load(spec.mc_version) if blocks - set(spec.harvest) else None
+    return {b: spec.harvest[b] if b in spec.harvest else data.blocks[b].harvest_tools if data and b in data.blocks
+            else frozenset() for b in sorted(blocks)}
 
 
 def _episode(events: Sequence[Event]) -> Sequence[Event]:
@@ -105,6 +117,8 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
         start_time=episode[0].time,
         start_blocks=spec.blocks,
         regions=spec.regions,
+        held={p: {i for i, n in inventories[p].items() if n} for p in players},
+        harvest_tools=_harvest_tools(spec),
     )
     crafted: dict[str, Counter[str]] = {p: Counter() for p in players}
     final = None
@@ -112,6 +126,8 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
         obs.end_time = max(obs.end_time, e.time)
         if e.kind == "inventory" and e.agent in inventories:
             inventories[e.agent][e.data["item"]] = e.data["count"]
+            if e.data["count"] > 0:
+                obs.held[e.agent].add(e.data["item"])
             cause = str(e.data.get("cause", ""))
             if e.data["delta"] > 0 and cause.startswith(COLLECT_CAUSES):
                 collected[e.agent][e.data["item"]] += e.data["delta"]

@@ -164,7 +164,8 @@ def subtitle(scene: Scene) -> str:
 
 
 def _legend(scene: Scene) -> list[LegendEntry]:
-    return _legend_blocks(scene) + _legend_chests(scene) + _legend_players(scene) + _legend_regions(scene)
+    return (_legend_blocks(scene) + _legend_chests(scene) + _legend_players(scene) + _legend_groups(scene)
+            + _legend_regions(scene))
 
 
 def _legend_blocks(scene: Scene) -> list[LegendEntry]:
@@ -179,7 +180,22 @@ def _legend_blocks(scene: Scene) -> list[LegendEntry]:
 def _legend_chests(scene: Scene) -> list[LegendEntry]:
     if not scene.chests:
         return []
-    return [LegendEntry("Chests", "heading")] + [LegendEntry(f"{name} {_coords(pos)}", "chest") for pos, name in scene.chests.items()]
+    return [LegendEntry("Chests", "heading")] + [LegendEntry(f"{name} {_coords(pos)}{_owner(scene, pos)}", "chest")
+                                                 for pos, name in scene.chests.items()]
+
+
+def _owner(scene: Scene, pos: Vec) -> str:
+    """Whose end reward a chest counts for: ", Ann's" or ", shared by all"."""
+    chest = scene.spec.chests.get(pos)
+    if chest is None or not chest.owner:
+        return ""
+    return ", shared by all" if chest.owner == "shared" else f", {chest.owner}'s"
+
+
+def _legend_groups(scene: Scene) -> list[LegendEntry]:
+    if not scene.spec.groups:
+        return []
+    return [LegendEntry("Groups (share rewards)", "heading")] + [LegendEntry(g.text, "note") for g in scene.spec.groups]
 
 
 def _legend_players(scene: Scene) -> list[LegendEntry]:

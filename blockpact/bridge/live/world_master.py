@@ -32,6 +32,7 @@ from blockpact.worlds.rules.dynamics import Dynamics
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.spec.schema import Vec, WorldSpec
 from blockpact.worlds.state import WorldState
+from blockpact.bridge.live.rule_timing import RuleTiming
 from blockpact.worlds.rules.ticks import ticks_between
 
 DYNAMICS_CAUSES = ("regrow", "spawn", "grow")
@@ -67,6 +68,7 @@ class WorldMaster:
         self.bot_journal: Callable[[], list[dict[str, Any]]] = list  # set once bots are in: drains their journal
         self.started_at: float | None = None  # wall time of episode time 0
         self.dynamics_time = 0.0  # episode second up to which the dynamics have been applied
+        self.timing = RuleTiming(spec)  # when each rule fired against when it was due
         self.stats = TickStats()
         self._touched: set[Vec] | None = None  # cells the journals changed while reconcile_regions drained them
         self._regions = sorted({name for rule in spec.rules
@@ -211,9 +213,11 @@ class WorldMaster:
         cell still holds what the dynamics saw), and its journal reports them."""
         state = self.state
         real_log, state.log = state.log, EventLog()
+        now = self.now
         try:
             for second in seconds:
                 state.time = second
+                self.timing.applied(second, self.dynamics.compiled.due(second), now - second)
                 self.dynamics.tick(second)
             changes = [e for e in state.log.events if e.kind == "block" and e.data.get("cause") in DYNAMICS_CAUSES]
         finally:
@@ -233,6 +237,12 @@ class WorldMaster:
         chests with the server's (where the access can read them) and correct (as `reconcile` events) whatever the journals missed."""
         self.tick()
         self._update_positions()
+        if self.spec.rules:
+            ended = self.now
+            for second in ticks_between(self.dynamics_time, self.spec.episode_seconds, self.tick_seconds):
+                self.timing.never(second, self.dynamics.compiled.due(second))
+            self._emit(None, "dynamics_timing", {"rules": self.timing.to_json(), "ended_at": round(ended, 3),
+                                                 "episode_seconds": self.spec.episode_seconds})
         for player in connected:
             actual, mirrored = self.access.inventory(player), dict(self.state.inventories[player])
             if actual is None:

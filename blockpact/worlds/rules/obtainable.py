@@ -49,11 +49,14 @@ def unobtainable_values(spec: WorldSpec) -> list[tuple[str, str]]:
 
 
 def world_warnings(spec: WorldSpec) -> list[str]:
-    """The unobtainable values as `FILE:LINE: key.path: warning` lines (the file as loaded; no place without one):
-    for stderr, `world validate`, and the run's log, from which metrics.json and the report show them."""
+    """The unobtainable values and the doubtful settings (worlds/spec/doubts.py) as `FILE:LINE: key.path: warning`
+    lines (the file as loaded; no place without one): for stderr, `world validate`, and the run's log, from which
+    metrics.json and the report show them."""
+    from blockpact.worlds.spec.doubts import doubtful_settings
+
     index = LineIndex(spec.source.read_text(encoding="utf-8")) if spec.source is not None else None
     out = []
-    for path, warning in unobtainable_values(spec):
+    for path, warning in [*unobtainable_values(spec), *doubtful_settings(spec)]:
         line = index.line_of(path) if index is not None else None
         where = f"{spec.source}:{line}: " if line is not None else f"{spec.source}: " if spec.source is not None else ""
         out.append(f"{where}{path}: {warning}")

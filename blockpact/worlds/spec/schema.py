@@ -181,6 +181,13 @@ class GroupSpec:
     end: float | None = None
     shared_observation: bool = False
 
+    @property
+    def text(self) -> str:
+        """"pair: Ann, Ben pool 50% from 3 s to 5.5 s": who shares what and when (world show, world render)."""
+        until = "the end" if self.end is None else f"{self.end:g} s"
+        return (f"{self.name}: {', '.join(self.members)} pool {self.share:.0%} from {self.start:g} s to {until}"
+                + (", shared observation" if self.shared_observation else ""))
+
     def stands_at(self, t: float) -> bool:
         return self.start <= t and (self.end is None or t < self.end)
 

@@ -33,6 +33,7 @@ class Static(NamedTuple):
     place_block: np.ndarray
     values: np.ndarray
     chest_index: np.ndarray  # (cells per copy,) chest number of a cell, -1 if none
+    chest_share: np.ndarray  # (C, N) the part of chest c's contents that counts for player n (owner 1, shared 1/N)
     colors: np.ndarray  # (P, 3) uint8
     template: np.ndarray  # (Yp * SZ * SX,) one copy's initial grid
     spawn: np.ndarray  # (N, 3) padded x, y, z

@@ -20,6 +20,7 @@ from blockpact.worlds.rules.padded_grids import PaddedGrids
 from blockpact.worlds.step.arrays import State, Static
 from blockpact.worlds.step.kernel import restart_all, step_all
 from blockpact.worlds.step.observe import Observation, observe_all
+from blockpact.worlds.step.sharing import GroupSharing
 from blockpact.worlds.step.options import ACTION_KINDS, CRAFT_PREFIX, StepOptions, action_kind, crafted_items
 from blockpact.worlds.rules.tables import WALL, compile_tables
 
@@ -62,7 +63,9 @@ class BatchedEnv:
             solid=t.solid, diggable=t.diggable, replaceable=t.replaceable, harvest=t.harvest, dig_seconds=t.dig_seconds,
             tool_rank=t.tool_rank, tool_slot=t.tool_slot, fixed_drops=t.fixed_drops, drop_slot=t.drop_slot,
             drop_cdf=t.drop_cdf, drop_counts=t.drop_counts, place_block=t.place_block, values=t.values,
-            chest_index=chest_index, colors=np.array([block_color(n) for n in t.palette], dtype=np.uint8).reshape(-1, 3),
+            chest_index=chest_index,
+            chest_share=np.array([[spec.chests[c].share(p, N) for p in self.players] for c in chests], dtype=np.float64).reshape(len(chests), N),
+            colors=np.array([block_color(n) for n in t.palette], dtype=np.uint8).reshape(-1, 3),
             template=g.template.reshape(-1), spawn=spawn,
             inventory0=np.array([[spec.players[p].inventory.get(i, 0) for i in t.items] for p in self.players], dtype=np.int64).reshape(N, I),
             chest0=np.array([[spec.chests[c].items.get(i, 0) for i in t.items] for c in chests], dtype=np.int64).reshape(len(chests), I),
@@ -83,6 +86,7 @@ class BatchedEnv:
         )
         self.x, self.y, self.z, self.inventory, self.chests = (self.state.x, self.state.y, self.state.z, self.state.inventory, self.state.chests)
         self.schedule = self.dynamics.schedule(options.step_seconds, self.tick_seconds, self.episode_steps)
+        self.sharing = GroupSharing(spec, self.players, float(options.step_seconds))
         self.t = 0
 
     # -- episodes ---------------------------------------------------------------------------------
@@ -120,7 +124,7 @@ class BatchedEnv:
             b, n = divmod(bad, a.shape[1])
             raise ValueError(f"action {a[b, n]} of copy {b}, player {self.players[n]} is out of range (expected 0 .. {len(self.action_names) - 1})")
         self.t = 0 if restart else t + 1
-        return obs, rewards, over
+        return obs, self.sharing.apply(rewards, t), over
 
     # -- what agents see ------------------------------------------------------------------------
     def observe(self) -> dict[str, np.ndarray]:

@@ -3,7 +3,8 @@
 Actions are discrete (see data/step_env.toml): noop, moves relative to facing, turns, dig, place,
 use. Observations per agent: an egocentric window of palette block indices (rows ahead to behind,
 columns left to right, a few y-layers), where other players stand, and the inventory counts. The
-reward of a step is the change in the emerald value of the agent's inventory under its own values.
+reward of a step is the change in what the simulator counts for the agent under its own values: its
+inventory and its part of owned and shared chests, shared by the world's groups (sharing.py).
 """
 
 from __future__ import annotations

@@ -241,9 +241,14 @@ def _use(b: int, kind: np.ndarray, fx: np.ndarray, fz: np.ndarray, st: State, tb
 
 @njit(cache=True, inline="always")
 def _inventory_value(st: State, tb: Static, b: int, n: int) -> float:
+    """What player n holds is worth to it, plus its part of the owned and shared chests (the simulator's reward)."""
     v = 0.0
     for i in range(tb.values.shape[1]):
         v += st.inventory[b, n, i] * tb.values[n, i]
+    for c in range(tb.chest_share.shape[0]):
+        if tb.chest_share[c, n] != 0.0:
+            for i in range(tb.values.shape[1]):
+                v += tb.chest_share[c, n] * st.chests[b, c, i] * tb.values[n, i]
     return v
 
 
@@ -255,6 +260,7 @@ def _restart(b: int, st: State, tb: Static) -> None:
     st.flat[b * size : (b + 1) * size] = tb.template
     plane = tb.SZ * tb.SX
     st.agents[b * plane : (b + 1) * plane] = 0
+    st.chests[b] = tb.chest0  # before the values: a player's part of the owned and shared chests counts
     for n in range(st.x.shape[1]):
         st.x[b, n], st.y[b, n], st.z[b, n] = tb.spawn[n, 0], tb.spawn[n, 1], tb.spawn[n, 2]
         st.facing[b, n] = 0
@@ -263,7 +269,6 @@ def _restart(b: int, st: State, tb: Static) -> None:
         st.dig_progress[b, n] = 0.0
         st.value[b, n] = _inventory_value(st, tb, b, n)
         _mark(st, tb, b, st.x[b, n], st.z[b, n], 1)
-    st.chests[b] = tb.chest0
 
 
 @njit(cache=True)

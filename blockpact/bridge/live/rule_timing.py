@@ -1,0 +1,54 @@
+"""When a live episode's dynamics fired against when they were due, per rule, for the `dynamics_timing` event.
+
+On the simulator a rule fires exactly at its tick. On a live server the world master applies the ticks due by
+the wall clock whenever it gets to run: on a busy machine a growth period due at 60 s may fire at 63 s, and ticks
+due before the episode's end may never fire if the episode ends first. Both change a commons' outcome, so the
+master counts them and the run reports them (experiments/live_notes.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from blockpact.worlds.spec.schema import WorldSpec
+
+LATE_S = 1.0  # a tick applied this much after it was due or more counts as late
+
+
+@dataclass
+class _Rule:
+    label: str
+    due: int = 0
+    late: int = 0
+    max_late_s: float = 0.0
+    missed: list[float] = field(default_factory=list)
+    first_late: float | None = None
+
+
+class RuleTiming:
+    def __init__(self, spec: WorldSpec) -> None:
+        self.rules = [_Rule(f"{type(r).__name__.removesuffix('Rule').lower()} {r.block} in {r.region}") for r in spec.rules]
+
+    def applied(self, second: float, due: np.ndarray, late_s: float) -> None:
+        """The tick ending at `second` fired `late_s` after it was due, for the rules `due` marks."""
+        for i in np.flatnonzero(due):
+            rule = self.rules[i]
+            rule.due += 1
+            if late_s >= LATE_S:
+                rule.late += 1
+                rule.max_late_s = max(rule.max_late_s, round(late_s, 3))
+                if rule.first_late is None:
+                    rule.first_late = second
+
+    def never(self, second: float, due: np.ndarray) -> None:
+        """The tick ending at `second`, due before the episode's end, never fired."""
+        for i in np.flatnonzero(due):
+            self.rules[i].due += 1
+            self.rules[i].missed.append(second)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [{"rule": r.label, "due": r.due, "late": r.late, "max_late_s": r.max_late_s, "first_late_at": r.first_late,
+                 "missed": len(r.missed), "first_missed_at": r.missed[0] if r.missed else None} for r in self.rules]
