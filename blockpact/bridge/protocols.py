@@ -6,7 +6,7 @@ docs/backends.md). Two backends keep them: the grid simulator (`bridge/sim/`) an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -114,9 +114,12 @@ class World(Protocol):
     def body(self, player: str) -> Body: ...
 
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
-                           until: float | None = None, budget: float | None = None) -> dict[str, ProgramResult]:
+                           until: float | None = None, budget: float | None = None,
+                           trusted: Collection[str] = ()) -> dict[str, ProgramResult]:
         """Every player's program starts together; returns a result per player when all have finished or the
-        episode end / `until` is reached (unfinished ones are stopped: `timed_out`)."""
+        episode end / `until` is reached (unfinished ones are stopped: `timed_out`). `trusted`: players whose
+        program is the project's own (scripted players'), which a backend may run with less isolation between
+        them (the simulator packs them into shared sandbox workers); the outcome does not depend on it."""
         ...
 
     def finish(self) -> Event:

@@ -103,7 +103,10 @@ class SimBody:
                     pass  # nothing left to close
 
     # -- the program as the simulator sees it ----------------------------------------------------
-    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float) -> ProgramResult:
+    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float,
+                       trusted: bool = False) -> ProgramResult:
+        """`trusted`: the program is the project's own (a scripted player's), so it may share a sandbox worker with
+        other bodies' trusted programs (sandbox/worker-pack.js); any other program gets a worker of its own."""
         loop = asyncio.get_running_loop()
         self._loop = loop
         host = self._ensure_host()
@@ -122,7 +125,7 @@ class SimBody:
         run.alarm = sim.clock.alarm(self.player, sim.now + budget)
         run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
         try:
-            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms})
+            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms, "trusted": trusted})
             self._node_call("starting the program", "start", run.id, source, options)
             raw = await self._reported(run)
         except BridgeBroken as exc:
