@@ -39,7 +39,7 @@ const DEFAULTS = Object.freeze({
   pingTimeoutMs: 500, // an idle worker that cannot answer is wedged by a leftover loop
   stopTimeoutMs: 5_000, // host.stop() may hang (e.g. a wedged JSPyBridge call)
   poolIdleMs: 10_000, // a closed runner's clean worker waits this long for a new owner (worker-pool.js)
-  programsPerWorker: 16, // programs of packed runners sharing one worker (worker-pack.js)
+  programsPerWorker: 64, // programs of packed runners sharing one worker (worker-pack.js)
   maxLogLines: 1_000,
   maxLineLength: 2_000,
 });
