@@ -8,7 +8,8 @@
 // program that breaks a limit ends alone, while one the worker cannot interrupt (a loop without a pause,
 // the heap cap) is stopped by ending the worker, with every program in it: why only trusted programs
 // are packed. A slot whose program had to be killed retires its worker: no new program joins it, and it
-// ends once its last program has. An empty worker waits `poolIdleMs` (unref'd) for the next lease.
+// ends once its last program has. An empty worker is parked (SandboxWorker.park: unref'd, any traffic
+// marks it dirty) for `poolIdleMs`, for the next lease.
 //
 // A slot looks to its Runner like a SandboxWorker of its own (ping, post, computingMs, terminate, ...).
 
@@ -42,7 +43,7 @@ class Pack {
   }
 
   get open() {
-    return !this.retired && this.free.length > 0;
+    return !this.retired && this.free.length > 0 && !this.worker?.dirty;
   }
 
   // Messages, queries and limits go to the slot whose run they name; the worker's exit to every slot.
@@ -70,8 +71,11 @@ class Pack {
   }
 
   lease(handlers) {
-    clearTimeout(this.idle);
-    this.idle = null;
+    if (this.idle !== null) { // parked while empty
+      clearTimeout(this.idle);
+      this.idle = null;
+      this.worker.adopt(this.#router());
+    }
     const slot = new Slot(this, this.free.pop(), handlers);
     this.slots.add(slot);
     return slot;
@@ -88,6 +92,10 @@ class Pack {
       this.terminate();
       return;
     }
+    this.worker.park(() => {
+      this.#drop();
+      live.delete(this);
+    });
     this.idle = setTimeout(() => this.terminate(), this.config.poolIdleMs);
     this.idle.unref();
   }
