@@ -103,10 +103,7 @@ class SimBody:
                     pass  # nothing left to close
 
     # -- the program as the simulator sees it ----------------------------------------------------
-    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float,
-                       trusted: bool = False) -> ProgramResult:
-        """`trusted`: the program is the project's own (a scripted player's), so it may share a sandbox worker with
-        other bodies' trusted programs (sandbox/worker-pack.js); any other program gets a worker of its own."""
+    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float, trusted: bool = False) -> ProgramResult:
         loop = asyncio.get_running_loop()
         self._loop = loop
         host = self._ensure_host()

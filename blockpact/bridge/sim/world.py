@@ -77,7 +77,8 @@ class SimWorld:
         """All players' programs start together at the current simulated time; returns when all finish
         or the episode end / `until` is reached (then unfinished ones are cancelled, timed_out=True).
         `budget`: simulated seconds each program may take (default from defaults.toml). `trusted`: players whose
-        program is the project's own (scripted), which may share sandbox workers (SimBody._program)."""
+        program is the project's own (scripted), which may share sandbox workers (sandbox/worker-pack.js); any other
+        program gets a worker of its own."""
         if self._busy:
             raise RuntimeError("programs are already running in this world: run players together with one run_programs call")
         self._busy = True
