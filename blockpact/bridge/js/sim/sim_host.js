@@ -104,14 +104,40 @@ class SimHost {
   }
 }
 
+// Hosts by number: Python holds a host's number and calls the functions below with it, fetched once per
+// runtime (blockpact/bridge/sim/node_host.py); every method of a host object would be one more bridge
+// round trip per body to fetch.
+const hosts = new Map();
+let hostsMade = 0;
+
 // request and done are Python callables (JSPyBridge proxies: calling one returns a promise); text
 // arguments of calls longer than maxArgString characters are cut to maxArgString + 1 on the way.
+// Returns the new host's number.
 function createSimHost(configJson, request, done, maxArgString) {
   const python = {
     request: (...args) => Promise.resolve().then(() => request(...args)),
     done: (...args) => Promise.resolve().then(() => done(...args)),
   };
-  return new SimHost(JSON.parse(configJson), python, maxArgString + 1);
+  const id = ++hostsMade;
+  hosts.set(id, new SimHost(JSON.parse(configJson), python, maxArgString + 1));
+  return id;
 }
 
-module.exports = { createSimHost };
+function host(id) {
+  const found = hosts.get(id);
+  if (!found) throw new Error(`no simulator host ${id} (closed?)`);
+  return found;
+}
+
+module.exports = {
+  createSimHost,
+  start: (id, runId, source, optionsJson) => host(id).start(runId, source, optionsJson),
+  settle: (id, callId, ok, payload) => hosts.get(id)?.settle(callId, ok, payload) ?? false, // a late answer to a closed host
+  cancel: (id, runId, reason) => host(id).cancel(runId, reason),
+  ping: (id) => host(id).ping(),
+  close: async (id) => {
+    const closing = hosts.get(id);
+    hosts.delete(id);
+    return closing ? closing.close() : true;
+  },
+};
