@@ -159,14 +159,46 @@ def test_players_sharing_a_world_run_their_loops_together(tmp_path: Path) -> Non
             library = SkillLibrary(tmp_path / "skills")
             loops = [VoyagerLoop(ScriptedCooperativeAgent(p, s, contract), ScriptedCritic(), library=library) for p in ("Gizmo", "Glitch")]
             contexts = [ActionContext(player=p, world=s, task="Keep the contract.", contract=SPLIT) for p in ("Gizmo", "Glitch")]
-            outcomes = await run_together(loops, contexts, lambda programs, skills, trusted: world.run_programs(programs, skills=skills, trusted=trusted))
+            def run_programs(programs, skills, trusted):
+                packed.append(trusted)
+                return world.run_programs(programs, skills=skills, trusted=trusted)
+
+            outcomes = await run_together(loops, contexts, run_programs)
             world.finish()
             return outcomes, {p: world.state.reward(p) for p in s.players}
         finally:
             await world.close()
 
+    packed: list[frozenset[str]] = []
     outcomes, rewards = asyncio.run(go())
+    assert packed == [frozenset({"Gizmo", "Glitch"})], "scripted programs without library skills are trusted (packed)"
     assert [(o.player, o.success, len(o.attempts)) for o in outcomes] == [("Gizmo", True, 1), ("Glitch", True, 1)]
     assert outcomes[0].context.inventory == {"raw_iron": 12, "stone_pickaxe": 1}
     assert outcomes[1].context.inventory == {"diamond": 6, "iron_pickaxe": 1}
     assert sum(rewards.values()) == 78
+
+
+def test_only_scripted_programs_without_library_skills_are_trusted() -> None:
+    """run_together names as trusted (to be packed into shared sandbox workers) the players whose proposal is scripted
+    and loads no library skill: an LLM's program, or one calling skills a model may have written, keeps its own worker."""
+    s = spec("double_vein")
+    program = "async function main(bot) { return 1; }"
+
+    class Fixed:
+        def __init__(self, player: str, scripted: bool, skills: tuple[str, ...]) -> None:
+            self.player, self.scripted, self.skills = player, scripted, skills
+
+        async def propose(self, ctx: ActionContext) -> Proposal:
+            return Proposal("", "", program, "main", scripted=self.scripted, skills=self.skills)
+
+    agents = [Fixed("Gizmo", True, ()), Fixed("Glitch", False, ()), Fixed("Gadget", True, ("async function s() {}",))]
+    seen: list[frozenset[str]] = []
+
+    async def run_programs(programs, skills, trusted):
+        seen.append(trusted)
+        return {p: ProgramResult(p, True, None, None, None) for p in programs}
+
+    loops = [VoyagerLoop(a, ScriptedCritic(), attempts=1) for a in agents]
+    contexts = [ActionContext(player=a.player, world=s, task="Earn emeralds.") for a in agents]
+    asyncio.run(run_together(loops, contexts, run_programs))
+    assert seen == [frozenset({"Gizmo"})]
