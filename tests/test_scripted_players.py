@@ -147,3 +147,17 @@ def test_the_loop_stores_a_scripted_program_as_a_labelled_skill(tmp_path: Path) 
     assert skill is not None and skill.description.startswith("[scripted] Scripted greedy player Gizmo")
     assert {e.label for e in loop.events} == {"scripted"}
     assert outcome.context.inventory.get("diamond") == 6 and outcome.context.inventory.get("raw_iron") == 12
+
+
+def test_only_scripted_programs_without_library_skills_are_trusted() -> None:
+    """The episode engine names as trusted (to be packed into shared sandbox workers) the players whose proposal is
+    scripted and loads no library skill: an LLM's program, or one calling skills a model may have written, keeps its
+    own worker."""
+    from blockpact.experiments.episode_engine import trusted_players
+
+    program = "async function main(bot) { return 1; }"
+    proposals = {"Gizmo": Proposal("", "", program, "main", scripted=True),
+                 "Glitch": Proposal("", "", program, "main", scripted=False),
+                 "Gadget": Proposal("", "", program, "main", scripted=True, skills=("async function s() {}",))}
+    assert trusted_players(proposals) == frozenset({"Gizmo"})
+

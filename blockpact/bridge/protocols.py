@@ -6,8 +6,8 @@ docs/backends.md). Two backends keep them: the grid simulator (`bridge/sim/`) an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -46,7 +46,20 @@ class ProgramResult:
     limit: str | None = None  # the limit it broke: "budget", "memoryMb", "maxMessageBytes", "maxPendingCalls", ...
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields as plain data, copied (not dataclasses.asdict: it deep-copies every leaf, and an observation
+        lists every player in view, so with 256 players the results of one round took seconds to copy)."""
+        return {f.name: _copied(getattr(self, f.name)) for f in fields(self)}
+
+
+def _copied(value: Any) -> Any:
+    """A copy of JSON-like data: containers are copied, leaves (str, numbers, None) are immutable and shared."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_copied(v) for v in value)
+    return value
 
 
 # A program lost to Node, the bridge or the sandbox says nothing about its agent: whoever scores it must fail instead.
@@ -114,9 +127,12 @@ class World(Protocol):
     def body(self, player: str) -> Body: ...
 
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
-                           until: float | None = None, budget: float | None = None) -> dict[str, ProgramResult]:
+                           until: float | None = None, budget: float | None = None,
+                           trusted: Collection[str] = ()) -> dict[str, ProgramResult]:
         """Every player's program starts together; returns a result per player when all have finished or the
-        episode end / `until` is reached (unfinished ones are stopped: `timed_out`)."""
+        episode end / `until` is reached (unfinished ones are stopped: `timed_out`). `trusted`: players whose
+        program is the project's own (scripted players'), which a backend may run with less isolation between
+        them (the simulator packs them into shared sandbox workers); the outcome does not depend on it."""
         ...
 
     def finish(self) -> Event:

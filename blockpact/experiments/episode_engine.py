@@ -197,7 +197,8 @@ class WorldEpisodeEngine:
         if running:
             ran = await world.run_programs({p: pr.code for p, pr in running.items()},
                                            skills={p: pr.skills for p, pr in running.items()},
-                                           budget=spec.episode_seconds + self.budget_margin)
+                                           budget=spec.episode_seconds + self.budget_margin,
+                                           trusted=trusted_players(running))
             results = runs.record(ran, list(world.events))
             _fail_on_broken_infrastructure(ran)
         return _Round(loops, contexts, proposals, results, runs)
@@ -258,6 +259,11 @@ class WorldEpisodeEngine:
             return tuple(recollection.lessons)
         log.reflection(recollection.player, list(lessons))
         return lessons
+
+
+def trusted_players(proposals: Mapping[str, Proposal]) -> frozenset[str]:
+    """The players whose program is the project's own: scripted, loading no library skills (a backend may pack them)."""
+    return frozenset(p for p, proposal in proposals.items() if proposal.scripted and not proposal.skills)
 
 
 def _fail_on_broken_infrastructure(results: dict[str, ProgramResult]) -> None:

@@ -25,6 +25,7 @@ _CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 _DASHES = {"-": None, "--": "5.5,2.4", ":": "1,1.65"}
 _CHAR = 0.62  # average glyph width in ems, for sizing a legend's box
 DIAMOND_R = 4.2  # a marker's half-width (pt)
+DIAMOND_STEP = 2 * DIAMOND_R + 1  # how far a marker moves left off one drawn before it (pt)
 
 
 def color(name: str) -> str:
@@ -214,6 +215,11 @@ def _union(ranges: list[tuple[float, float] | None]) -> tuple[float, float] | No
     return (min(r[0] for r in known), max(r[1] for r in known)) if known else None
 
 
+def _cell(x: float, y: float) -> tuple[int, int]:
+    """The cell of _Panel.placed that (x, y) falls in."""
+    return math.floor(x / DIAMOND_STEP), math.floor(y / (2 * DIAMOND_R))
+
+
 @dataclass
 class _Panel:
     ax: Axes
@@ -224,7 +230,9 @@ class _Panel:
     xv: tuple[float, float]
     yv: tuple[float, float]
     clip: str
-    placed: list[tuple[float, float]] = field(default_factory=list)  # the markers drawn so far (points)
+    # the markers drawn so far (points), by cell of DIAMOND_STEP x 2 DIAMOND_R: one that covers (x, y) is in a
+    # neighbouring cell, so a check looks at the markers near it, not at every one drawn (256 players: seconds)
+    placed: dict[tuple[int, int], list[tuple[float, float]]] = field(default_factory=dict)
 
     def px(self, x: np.ndarray) -> np.ndarray:
         return self.x0 + (x - self.xv[0]) / (self.xv[1] - self.xv[0]) * self.w
@@ -304,11 +312,16 @@ class _Panel:
         """Where a marker for (x, y) is drawn: there, or moved left until it covers none drawn before it. Two
         players with the same reward after transfers would have one diamond on top of the other: each
         shows, in its colour, side by side."""
-        step = 2 * DIAMOND_R + 1
-        while any(abs(x - a) < step and abs(y - b) < 2 * DIAMOND_R for a, b in self.placed):
-            x -= step
-        self.placed.append((x, y))
+        while self._covers(x, y):
+            x -= DIAMOND_STEP
+        self.placed.setdefault(_cell(x, y), []).append((x, y))
         return x, y
+
+    def _covers(self, x: float, y: float) -> bool:
+        """Whether a marker drawn before covers (x, y)."""
+        cx, cy = _cell(x, y)
+        return any(abs(x - a) < DIAMOND_STEP and abs(y - b) < 2 * DIAMOND_R
+                   for dx in (-1, 0, 1) for dy in (-1, 0, 1) for a, b in self.placed.get((cx + dx, cy + dy), ()))
 
     def _points(self, x: np.ndarray, y: np.ndarray) -> list[tuple[float, float]]:
         """The corners of a step curve holding y[i] from x[i] to x[i + 1], in points."""

@@ -15,20 +15,17 @@ from typing import Any
 
 from blockpact.bridge.machine_load import node_held, stretched
 from blockpact.bridge.protocols import ProgramResult
-from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
-from blockpact.bridge.sim.index import HOST_CALLS, call
+from blockpact.bridge.runtime import BridgeBroken, NodeRuntime, runtime
+from blockpact.bridge.sim.index import call
 from blockpact.bridge.sim.bounds import MAX_ARG_STRING, InstantCounter
 from blockpact.bridge.sim.common import ProgramFailed, decode, encode
+from blockpact.bridge.sim.node_host import host_functions, runner_config
 from blockpact.bridge.sim.observe import observe
 from blockpact.bridge.sim.queries import answer
 from blockpact.bridge.sim.world_view import WorldView
-from blockpact.skills.reference import primitives, runner_bot_calls, runner_queries, sandbox_limits
 from blockpact.worlds.sim.clock import EpisodeOver
 from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
-SIM_JS_DIR = JS_DIR / "sim"  # the sim body's Node side
-SIM_HOST_JS = SIM_JS_DIR / "sim_host.js"
-SIM_PRELUDE_JS = SIM_JS_DIR / "sim_prelude.js"
 QUERY_TIMEOUT_SECONDS = 30.0
 NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
 LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
@@ -72,9 +69,9 @@ class SimBody:
         self.world = world
         self.player = player
         self.api = world.sim.api(player)
-        self._host: Any = None
+        self._host: int | None = None  # the number of this body's SimHost in Node (node_host.py)
         self._node: NodeRuntime | None = None  # the runtime self._host lives in
-        self._methods: dict[str, Any] = {}  # self._host's methods, as bridge proxies
+        self._methods: dict[str, Any] = {}  # sim_host.js's functions in that runtime, as bridge proxies
         self._broken: str | None = None  # why the bridge failed while answering, for the run's watch
         self._loop: asyncio.AbstractEventLoop | None = None
         self._run: _Run | None = None
@@ -98,12 +95,13 @@ class SimBody:
             node = self._node
             if node is not None and node.alive:
                 try:
-                    node.call("closing the body", lambda: host.close(timeout=30))
+                    close = self._methods["close"]
+                    node.call("closing the body", lambda: close(host, timeout=30))
                 except BridgeBroken:
                     pass  # nothing left to close
 
     # -- the program as the simulator sees it ----------------------------------------------------
-    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float) -> ProgramResult:
+    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float, trusted: bool = False) -> ProgramResult:
         loop = asyncio.get_running_loop()
         self._loop = loop
         host = self._ensure_host()
@@ -122,7 +120,7 @@ class SimBody:
         run.alarm = sim.clock.alarm(self.player, sim.now + budget)
         run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
         try:
-            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms})
+            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms, "trusted": trusted})
             self._node_call("starting the program", "start", run.id, source, options)
             raw = await self._reported(run)
         except BridgeBroken as exc:
@@ -175,19 +173,19 @@ class SimBody:
         if host is None:
             return False
         try:
-            return bool(await asyncio.to_thread(self._methods["ping"], timeout=stretched(NODE_PING_SECONDS)))
+            return bool(await asyncio.to_thread(self._methods["ping"], host, timeout=stretched(NODE_PING_SECONDS)))
         except Exception:  # timed out, or the bridge is gone
             return False
 
     def _node_call(self, what: str, method: str, *args: Any) -> Any:
         """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS stretched by the load: the loop thread never
         waits longer on a wedged runtime (the method proxies are fetched once: no attribute lookup crosses the bridge)."""
-        node = self._node
-        if node is None or self._host is None:
+        node, host = self._node, self._host
+        if node is None or host is None:
             raise BridgeBroken(f"no Node runtime ({what})")
         fn = self._methods[method]
         timeout = stretched(NODE_CALL_SECONDS)
-        return node.call(what, lambda: fn(*args, timeout=timeout))
+        return node.call(what, lambda: fn(host, *args, timeout=timeout))
 
     def _cancel_in_node(self, run: _Run, reason: str) -> None:
         if self._host is None:
@@ -360,7 +358,7 @@ class SimBody:
         self._exchanged()
         if self._host is not None and self._node is not None:
             try:
-                self._node.post("answering a primitive", self._methods["settle"], call_id, ok, payload)
+                self._node.post("answering a primitive", self._methods["settle"], self._host, call_id, ok, payload)
             except BridgeBroken as exc:
                 self._host = None
                 self._broken = str(exc)  # the run's watch (_reported) reports it
@@ -373,28 +371,13 @@ class SimBody:
             return json.dumps({"ok": False, "error": str(exc)})
         return json.dumps({"ok": True, "value": encode(value)})
 
-    def _ensure_host(self) -> Any:
+    def _ensure_host(self) -> int:
         if self._node is not None and not self._node.alive:
             self._host = None  # it lived in a runtime that is gone
         if self._host is None:
-            config = {
-                "mcVersion": self.world.spec.mc_version,
-                "primitives": list(primitives()),
-                "hostCalls": list(HOST_CALLS),
-                "queries": runner_queries(),
-                "botCalls": runner_bot_calls(),
-                "budgetClock": "compute",  # see the module docstring: budgets independent of load
-                "prelude": SIM_PRELUDE_JS.read_text(),
-                **sandbox_limits(),
-                "startTimeoutMs": 40_000,  # a worker start took over 15 s (config.js) at load 14; Python waits 44+ s
-                "defaultBudgetMs": int(round(self.world.compute_budget * 1000)),
-                "stallCheck": True,  # nothing but a primitive can wake a program here: none pending = stalled
-            }
             node = runtime()
-            module = node.require(SIM_HOST_JS)
-            self._host = module.createSimHost(json.dumps(config), self._request, self._done, MAX_ARG_STRING)
-            self._methods = {name: getattr(self._host, name) for name in ("start", "settle", "cancel", "ping")}
+            self._methods = host_functions(node)
+            config = json.dumps(runner_config(self.world))
+            self._host = int(self._methods["createSimHost"](config, self._request, self._done, MAX_ARG_STRING))
             self._node = node
         return self._host
-
-

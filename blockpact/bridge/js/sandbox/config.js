@@ -39,6 +39,7 @@ const DEFAULTS = Object.freeze({
   pingTimeoutMs: 500, // an idle worker that cannot answer is wedged by a leftover loop
   stopTimeoutMs: 5_000, // host.stop() may hang (e.g. a wedged JSPyBridge call)
   poolIdleMs: 10_000, // a closed runner's clean worker waits this long for a new owner (worker-pool.js)
+  programsPerWorker: 64, // programs of packed runners sharing one worker (worker-pack.js)
   maxLogLines: 1_000,
   maxLineLength: 2_000,
 });
@@ -105,6 +106,7 @@ function normalizeConfig(config = {}) {
     chatPerSecond, // wall-clock chat rate (a live server kicks spammers); 0 on the simulator, where chat is counted
     chatBurst: config.chatBurst ?? 10,
     stallCheck: config.stallCheck === true, // end a program that can never make progress at once
+    packed: config.packed === true, // trusted programs only: share a worker with other runners' (worker-pack.js)
     primitives,
     hostCalls,
     botMembers: parseBotMembers([...(config.queries ?? DEFAULT_QUERIES)], [...(config.botCalls ?? [])]),

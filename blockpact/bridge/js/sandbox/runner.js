@@ -8,6 +8,7 @@ const { Vec3 } = require('vec3');
 const { normalizeConfig, isIdentifier } = require('./config');
 const { SandboxWorker } = require('./sandbox-worker');
 const pool = require('./worker-pool');
+const packs = require('./worker-pack');
 const { startBudget, computeTimer } = require('./budget');
 const { encode, decode, utf8Bytes } = require('./codec');
 
@@ -133,7 +134,8 @@ class Runner {
     const starting = this.#starting;
     const worker = this.#worker;
     this.#worker = null;
-    if (worker) await pool.park(this.#configKey, worker, this.#config.poolIdleMs); // ended there unless clean
+    if (worker && this.#config.packed) worker.release(); // a slot of a shared worker (worker-pack.js)
+    else if (worker) await pool.park(this.#configKey, worker, this.#config.poolIdleMs); // ended there unless clean
     if (starting) await (await starting.catch(() => null))?.terminate();
   }
 
@@ -151,7 +153,9 @@ class Runner {
       return adopted;
     }
     const box = { worker: null };
-    this.#starting = SandboxWorker.start(this.#config, this.#handlersOf(box));
+    this.#starting = this.#config.packed
+      ? packs.lease(this.#configKey, this.#config, this.#handlersOf(box))
+      : SandboxWorker.start(this.#config, this.#handlersOf(box));
     let handle;
     try {
       handle = box.worker = await this.#starting;
@@ -168,6 +172,7 @@ class Runner {
 
   // A worker another runner with this configuration left, if one answers its ping.
   async #parkedWorker() {
+    if (this.#config.packed) return null; // packed workers are shared while in use, never parked
     for (;;) {
       const box = { worker: null };
       const worker = box.worker = pool.take(this.#configKey, this.#handlersOf(box));

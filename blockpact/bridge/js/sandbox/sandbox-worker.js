@@ -13,11 +13,12 @@ const WORKER_FILE = path.join(__dirname, 'worker.js');
 
 class SandboxWorker {
   // handlers: { message(msg), query(request) -> Promise<value>, exit({ code, error }), limit({ limit, error }) }
-  static start(config, handlers) {
+  // pack: { clock } for a packed worker (worker-pack.js): the shared cells its programs' CPU time is charged to.
+  static start(config, handlers, pack = null) {
     const route = { handlers }; // whoever owns the worker now answers it
     const sync = openSyncChannel((request) => route.handlers.query(request));
     const worker = new Worker(WORKER_FILE, {
-      workerData: { config, sync: sync.workerEnd },
+      workerData: { config, sync: sync.workerEnd, pack },
       transferList: [sync.workerEnd.port],
       resourceLimits: { maxOldGenerationSizeMb: config.memoryMb, maxYoungGenerationSizeMb: config.youngMemoryMb },
       // Programs cannot print (console is the run's log); what V8 itself prints (e.g. "Exception in
@@ -119,6 +120,13 @@ class SandboxWorker {
     const cpu = this.#cpuMs?.();
     if (cpu != null) return cpu + this.#sync.waitingMs();
     return this.#worker.performance.eventLoopUtilization().active - this.#sync.waitedMs();
+  }
+
+  // The worker thread's own clock, as pack-clock.js reads it in the worker: CPU time, else busy time;
+  // plus the wait for a query not yet answered (that counts as computing, see computingMs).
+  get busyMs() {
+    const cpu = this.#cpuMs?.();
+    return (cpu ?? this.#worker.performance.eventLoopUtilization().active) + this.#sync.waitingMs();
   }
 
   // Whether a program runs in it now (the process memory watch only ends running workers).

@@ -1,6 +1,7 @@
 'use strict';
 // Worker entry: applies SES lockdown to this thread only, then runs programs
-// on request from the main thread (runner.js), one at a time.
+// on request from the main thread (runner.js): one at a time, or, in a packed worker
+// (worker-pack.js, trusted programs), several at once, each in its own Compartment.
 
 const { parentPort, workerData } = require('node:worker_threads');
 // Modules are loaded before lockdown (they may touch intrinsics while loading),
@@ -26,6 +27,7 @@ const { execute, checkPrelude } = require('./execute');
 const { describeError } = require('./errors');
 const { plainText } = require('./plain-text');
 const { threadId } = require('./thread-cpu');
+const { chargingClock } = require('./pack-clock');
 
 lockdown({
   errorTaming: 'safe', // error.stack is empty for programs; we read it via getStackString
@@ -43,7 +45,15 @@ const request = syncRequester(workerData.sync);
 const loadMcData = mcDataLoader(config.mcVersion);
 const pendingCalls = new Map(); // call id -> { run, resolve, reject, site }
 let nextCallId = 1;
-let current = null; // { id, finished, logCount }
+const runs = new Map(); // run id -> { id, slot, finished, logCount, ... }: one, or several in a packed worker
+let current = null; // the run whose code the worker entered last (its CPU time, unhandled rejections)
+// In a packed worker, each program's computing time is charged to its slot (pack-clock.js).
+const packClock = workerData.pack ? chargingClock(workerData.pack.clock) : null;
+
+function enter(run) {
+  current = run;
+  packClock?.enter(run?.slot ?? -1);
+}
 
 function emitLog(run, line) {
   if (run.finished || run.logCount > config.maxLogLines) return;
@@ -162,15 +172,15 @@ function environment(run) {
 
 async function runProgram(message) {
   const run = {
-    id: message.run, finished: false, logCount: 0, pending: 0, chats: 0, limitBroken: false, ran: true,
-    chatTokens: config.chatBurst, chatAt: performance.now(),
+    id: message.run, slot: message.slot ?? -1, finished: false, logCount: 0, pending: 0, chats: 0, limitBroken: false,
+    ran: true, chatTokens: config.chatBurst, chatAt: performance.now(),
   };
-  current = run;
+  runs.set(run.id, run);
+  enter(run);
   checkStallSoon();
   const result = await execute(message, environment(run), config);
   run.finished = true;
-  current = null;
-  for (const [id, call] of pendingCalls) if (call.run === run) pendingCalls.delete(id);
+  forget(run);
   parentPort.postMessage({ t: 'done', run: run.id, result });
 }
 
@@ -183,11 +193,12 @@ function checkStallSoon() {
 }
 
 function checkStall() {
-  const run = current;
-  if (run && !run.finished && run.pending === 0 && !run.limitBroken) {
-    run.limitBroken = true;
-    parentPort.postMessage({ t: 'limit', run: run.id, limit: 'stalled',
-      error: 'stalled: the program awaits something that can never happen (no primitive pending, nothing else to run)' });
+  for (const run of runs.values()) {
+    if (!run.finished && run.pending === 0 && !run.limitBroken) {
+      run.limitBroken = true;
+      parentPort.postMessage({ t: 'limit', run: run.id, limit: 'stalled',
+        error: 'stalled: the program awaits something that can never happen (no primitive pending, nothing else to run)' });
+    }
   }
 }
 
@@ -196,18 +207,22 @@ function checkStall() {
 // check can hold more: its code runs when it starts and when a host call settles (`ran`), never otherwise (its
 // compartment has no timers or events). A program waiting on a walk is not measured again: with 64 programs per
 // Node process, measuring every worker every 25 ms (process.memoryUsage) took about a third of a core.
+// In a packed worker the memory is the programs' together: those that ran since the last check are charged.
 function checkMemory() {
-  const run = current;
-  if (!run || run.finished) return;
-  if (run.ran) measureMemory(run);
+  if (runs.size === 0) return;
+  enter(null);
+  const ran = [...runs.values()].filter((run) => run.ran);
+  if (ran.length > 0) measureMemory(ran);
   parentPort.postMessage({ t: 'alive' });
 }
 
-function measureMemory(run) {
-  run.ran = false;
+function measureMemory(ran) {
+  for (const run of ran) run.ran = false;
   const { arrayBuffers, external } = process.memoryUsage();
   const outside = Math.max(arrayBuffers, external);
-  if (outside > config.memoryMb * 1_048_576 && !run.limitBroken) {
+  if (outside <= config.memoryMb * 1_048_576) return;
+  for (const run of ran) {
+    if (run.limitBroken) continue;
     run.limitBroken = true;
     parentPort.postMessage({ t: 'limit', run: run.id, limit: 'memoryMb',
       error: `out of memory: the program holds over ${config.memoryMb} MB of ArrayBuffer memory (limit memoryMb)` });
@@ -219,6 +234,7 @@ function settleCall({ id, ok, value, error }) {
   const call = pendingCalls.get(id);
   if (!call) return;
   pendingCalls.delete(id);
+  enter(call.run);
   call.run.pending -= 1;
   call.run.ran = true; // its continuation runs now
   checkStallSoon();
@@ -232,7 +248,7 @@ function settleCall({ id, ok, value, error }) {
 
 // A primitive started without await that later fails must not kill the worker.
 process.on('unhandledRejection', (reason) => {
-  if (current) emitLog(current, `[unhandled rejection] ${describeError(reason, getStackString).error}`);
+  if (current && !current.finished) emitLog(current, `[unhandled rejection] ${describeError(reason, getStackString).error}`);
 });
 
 // The main thread cancelled this run and keeps the worker (runner.js #abandon): the program is
@@ -241,10 +257,15 @@ process.on('unhandledRejection', (reason) => {
 // still computing gets here only when it yields, too late for the main thread's ping: that
 // worker is terminated instead.
 function abandon(runId) {
-  const run = current;
-  if (!run || run.id !== runId) return;
+  const run = runs.get(runId);
+  if (!run) return;
   run.finished = true;
-  current = null;
+  forget(run);
+}
+
+function forget(run) {
+  runs.delete(run.id);
+  if (current === run) enter(null);
   for (const [id, call] of pendingCalls) if (call.run === run) pendingCalls.delete(id);
 }
 
@@ -252,7 +273,10 @@ parentPort.on('message', (message) => {
   if (message.t === 'run') runProgram(message);
   else if (message.t === 'reply') settleCall(message);
   else if (message.t === 'abandon') abandon(message.run);
-  else if (message.t === 'ping') parentPort.postMessage({ t: 'pong' });
+  else if (message.t === 'ping') {
+    enter(null);
+    parentPort.postMessage({ t: 'pong' });
+  }
 });
 
 try {

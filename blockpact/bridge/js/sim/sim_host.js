@@ -22,6 +22,9 @@ const clipped = (value, clipAt) => JSON.stringify(encode(value ?? null, dropFunc
 // python: { request(callId, kind, name, argsJson) -> (answerJson for queries), done(runId, resultJson) }
 class SimHost {
   #runner;
+  #packedRunner = null; // for trusted programs (scripted players'): a slot of a shared worker, made on first use
+  #config;
+  #host;
   #python;
   #pending = new Map(); // callId -> { resolve, reject }
   #nextCall = 1;
@@ -30,11 +33,20 @@ class SimHost {
   constructor(config, python, clipAt) {
     this.#python = python;
     this.#clipAt = clipAt;
-    this.#runner = createRunner(config, {
+    this.#config = config;
+    this.#host = {
       call: (name, args) => this.#call('call', name, args),
       query: (name, args) => this.#query(name, args),
       stop: () => { this.#python.request(0, 'stop', '', '[]').catch(() => {}); },
-    });
+    };
+    this.#runner = createRunner(config, this.#host);
+  }
+
+  // Trusted programs share a sandbox worker with other bodies' (worker-pack.js); others get their own.
+  #runnerFor(trusted) {
+    if (!trusted) return this.#runner;
+    this.#packedRunner ??= createRunner({ ...this.#config, packed: true }, this.#host);
+    return this.#packedRunner;
   }
 
   #call(kind, name, args) {
@@ -62,10 +74,11 @@ class SimHost {
   }
 
   // Starts a run and returns at once; Python hears the result through done(runId, resultJson).
+  // options: the runner's run() options, and `trusted` (the program is the project's own: it may be packed).
   start(runId, source, optionsJson) {
-    const options = JSON.parse(optionsJson);
+    const { trusted = false, ...options } = JSON.parse(optionsJson);
     const started = performance.now();
-    this.#runner.run(source, { ...options, runId })
+    this.#runnerFor(trusted).run(source, { ...options, runId })
       .then((result) => ({ ...result, wallMs: performance.now() - started }))
       // e.g. its sandbox worker did not start in time on a loaded machine: the sandbox's failure, not the program's
       .catch((err) => ({ success: false, error: `runner failed: ${err.message}`, kind: 'sandbox', stack: null,
@@ -81,24 +94,50 @@ class SimHost {
   }
 
   cancel(runId, reason) {
-    return this.#runner.cancel(runId, reason);
+    return this.#runner.cancel(runId, reason) || (this.#packedRunner?.cancel(runId, reason) ?? false);
   }
 
   async close() {
     for (const [id] of this.#pending) this.settle(id, false, 'body closed');
-    await this.#runner.close();
+    await Promise.all([this.#runner.close(), this.#packedRunner?.close()]);
     return true;
   }
 }
 
+// Hosts by number: Python holds a host's number and calls the functions below with it, fetched once per
+// runtime (blockpact/bridge/sim/node_host.py); every method of a host object would be one more bridge
+// round trip per body to fetch.
+const hosts = new Map();
+let hostsMade = 0;
+
 // request and done are Python callables (JSPyBridge proxies: calling one returns a promise); text
 // arguments of calls longer than maxArgString characters are cut to maxArgString + 1 on the way.
+// Returns the new host's number.
 function createSimHost(configJson, request, done, maxArgString) {
   const python = {
     request: (...args) => Promise.resolve().then(() => request(...args)),
     done: (...args) => Promise.resolve().then(() => done(...args)),
   };
-  return new SimHost(JSON.parse(configJson), python, maxArgString + 1);
+  const id = ++hostsMade;
+  hosts.set(id, new SimHost(JSON.parse(configJson), python, maxArgString + 1));
+  return id;
 }
 
-module.exports = { createSimHost };
+function host(id) {
+  const found = hosts.get(id);
+  if (!found) throw new Error(`no simulator host ${id} (closed?)`);
+  return found;
+}
+
+module.exports = {
+  createSimHost,
+  start: (id, runId, source, optionsJson) => host(id).start(runId, source, optionsJson),
+  settle: (id, callId, ok, payload) => hosts.get(id)?.settle(callId, ok, payload) ?? false, // a late answer to a closed host
+  cancel: (id, runId, reason) => host(id).cancel(runId, reason),
+  ping: (id) => host(id).ping(),
+  close: async (id) => {
+    const closing = hosts.get(id);
+    hosts.delete(id);
+    return closing ? closing.close() : true;
+  },
+};
