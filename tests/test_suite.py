@@ -128,3 +128,42 @@ def test_suite_run_refuses_an_unknown_world_or_population(capsys) -> None:
     assert "unknown population 'saints'" in capsys.readouterr().err
     assert main(["suite", "show", "."]) == 1
     assert "not a suite directory" in capsys.readouterr().err
+
+
+KEY = "sk-test-suite-41c7"
+
+
+@pytest.fixture
+def llm_env():
+    with pytest.MonkeyPatch.context() as mp:
+        for name in ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG"):
+            mp.delenv(name, raising=False)
+        mp.setenv("OPENAI_API_KEY", KEY)
+        yield
+
+
+def test_an_llm_population_plays_through_the_endpoint_and_its_tokens_and_failures_reach_the_leaderboard(
+        tmp_path: Path, llm_env, capsys) -> None:
+    """The LLM population on the local OpenAI-compatible stub: its row has the tokens it spent; a second endpoint
+    that answers every call with a server error leaves a unit that did not complete, with the cause in its row."""
+    from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
+    from blockpact.agents.testing.protocol_responder import ProtocolResponder
+
+    out = tmp_path / "s"
+    world = load_world(SUITE.worlds["stag_hunt"].scenario.world)
+    with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY) as stub:
+        assert main(["suite", "run", "--agents", "llm:stub-model", "--worlds", "stag_hunt", "--seeds", "1",
+                     "--workers", "1", "--out", str(out), "--llm-base-url", stub.base_url, "--no-llm-cache"]) == 0
+        assert stub.chat_requests
+    rows = {(r["population"], r["world"]): r for r in csv.DictReader((out / "leaderboard.csv").open())}
+    row = rows["llm_stub-model", "stag_hunt"]
+    assert row["n"] == "1" and int(row["tokens"]) > 0 and row["not_complete"] == "0"
+    (tmp_path / "llm.toml").write_text("[retry]\nmax_retries = 0\n")
+    with OpenAIStub(responder=lambda request: StubReply.server_error(), api_key=KEY) as down:
+        assert main(["suite", "run", "--agents", "llm:down-model", "--worlds", "stag_hunt", "--seeds", "1",
+                     "--workers", "1", "--out", str(out), "--llm-base-url", down.base_url, "--no-llm-cache",
+                     "--llm-config", str(tmp_path / "llm.toml")]) == 3
+    rows = {(r["population"], r["world"]): r for r in csv.DictReader((out / "leaderboard.csv").open())}
+    assert rows["llm_stub-model", "stag_hunt"]["n"] == "1"  # the earlier population stays on the board
+    failed = rows["llm_down-model", "stag_hunt"]
+    assert failed["n"] == "0" and failed["not_complete"] == "1" and "seed 0: failed: endpoint" in failed["not_complete_why"]

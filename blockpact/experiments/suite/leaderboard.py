@@ -131,7 +131,8 @@ def _overall(population: str, cells: list[Cell], seeds: list[int]) -> dict[str, 
             "units": len(units), "not_complete": pooled["not_complete"], "score_mean": stats["mean"],
             **_ci("score", stats), "tokens": pooled["tokens"], "cost_usd": pooled["cost_usd"],
             "tokens_per_point": pooled["tokens_per_point"], "cost_per_point": pooled["cost_per_point"],
-            "formal_share": pooled["formal_share"], "breach_rate": pooled["breach_rate"]}
+            "formal_share": pooled["formal_share"], "breach_rate": pooled["breach_rate"],
+            "agent_errors": pooled["agent_errors"]}
 
 
 COLUMNS = [("population", "population"), ("world", "world"), ("n", "n"), ("score_mean", "score"),
@@ -148,13 +149,13 @@ CSV_FIELDS = [k for k, _ in COLUMNS] + ["units", "not_complete", "not_complete_w
 def console_rows(board: Leaderboard) -> tuple[list[str], list[list[str]], list[int]]:
     """Headers, rows and the rows after which a rule is drawn (each population's overall row)."""
     headers = ["population", "world", "n", "score [95% CI]", "welfare [95% CI]", "Gini", "survival", "formal",
-               "breaches", "tokens", "USD/point", "not complete"]
+               "breaches", "tokens", "tokens/point", "USD/point", "agent errors", "not complete"]
     rows, rules = [], []
     for r in board.rows():
         rows.append([r["population"], r["world"], str(r["n"]), _interval(r, "score", 2), _interval(r, "welfare", 1),
                      _num(r["gini_mean"], 3), _num(r["survival_mean"], 2), _num(r["formal_share"], 2),
-                     _breaches(r), f"{r['tokens']:,}" if r["tokens"] else "0",
-                     _num(r["cost_per_point"], 4), r["not_complete_why"] or ("0" if r["world"] != OVERALL else
+                     _breaches(r), f"{r['tokens']:,}" if r["tokens"] else "0", _num(r["tokens_per_point"], 0),
+                     _num(r["cost_per_point"], 4), r["agent_errors"] or "–", r["not_complete_why"] or ("0" if r["world"] != OVERALL else
                                                                              str(r["not_complete"]))])
         if r["world"] == OVERALL:
             rules.append(len(rows) - 1)

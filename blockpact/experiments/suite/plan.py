@@ -28,7 +28,7 @@ def suite_units(worlds: list[SuiteWorld], pops: list[Population], seeds: list[in
         cost = spec.episode_seconds * len(spec.players) * world.scenario.episodes
         for pop in pops:
             for seed in seeds:
-                scenario = pop.scenario(world.scenario, seed)
+                scenario = pop.scenario(world.scenario, sorted(spec.players), seed)
                 # the population stands where a sweep puts a model: units/<world>/<population>/seed-<k>
                 out.append(Unit(scenario, pop.label, seed, path.stem, text, llm_for(scenario), cost=cost))
     return out

@@ -24,10 +24,11 @@ class Population:
     slot: str  # the scenario slot kind every player gets
     condition: ConditionSpec
 
-    def scenario(self, scenario: Scenario, seed: int) -> Scenario:
-        """The world's scenario played by this population on one seed, under this population's condition."""
-        return dataclasses.replace(scenario, slots={}, default_slot=self.slot, conditions=[self.condition],
-                                   seeds=[seed], judge_model=None)
+    def scenario(self, scenario: Scenario, players: list[str], seed: int) -> Scenario:
+        """The world's scenario played by this population on one seed, under this population's condition: every
+        slot named (an `llm:MODEL` slot is where the run's LLM settings find their model), the formal judge only."""
+        return dataclasses.replace(scenario, slots={p: self.slot for p in players}, default_slot=self.slot,
+                                   conditions=[self.condition], seeds=[seed], judge_model=None)
 
 
 def population(name: str) -> Population:
