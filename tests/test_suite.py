@@ -144,12 +144,15 @@ def llm_env():
 
 def test_an_llm_population_plays_through_the_endpoint_and_its_tokens_and_failures_reach_the_leaderboard(
         tmp_path: Path, llm_env, capsys) -> None:
-    """The LLM population on the local OpenAI-compatible stub: its row has the tokens it spent; a second endpoint
-    that answers every call with a server error leaves a unit that did not complete, with the cause in its row."""
+    """The LLM population on the local OpenAI-compatible stub, added to a directory the greedy players filled: its row
+    has the tokens it spent, on the one world it played; a second endpoint that answers every call with a server error
+    leaves a unit that did not complete, with the cause in its row."""
     from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
     from blockpact.agents.testing.protocol_responder import ProtocolResponder
 
     out = tmp_path / "s"
+    assert main(["suite", "run", "--agents", "greedy", "--worlds", "stag_hunt,production_chain", "--seeds", "1",
+                 "--workers", "1", "--out", str(out)]) == 0
     world = load_world(SUITE.worlds["stag_hunt"].scenario.world)
     with OpenAIStub(responder=ProtocolResponder(world), api_key=KEY) as stub:
         assert main(["suite", "run", "--agents", "llm:stub-model", "--worlds", "stag_hunt", "--seeds", "1",
@@ -158,6 +161,8 @@ def test_an_llm_population_plays_through_the_endpoint_and_its_tokens_and_failure
     rows = {(r["population"], r["world"]): r for r in csv.DictReader((out / "leaderboard.csv").open())}
     row = rows["llm_stub-model", "stag_hunt"]
     assert row["n"] == "1" and int(row["tokens"]) > 0 and row["not_complete"] == "0"
+    assert ("llm_stub-model", "production_chain") not in rows and ("greedy", "production_chain") in rows
+    assert rows["llm_stub-model", "overall (1 of 2 worlds)"]["tokens"] == row["tokens"]
     (tmp_path / "llm.toml").write_text("[retry]\nmax_retries = 0\n")
     with OpenAIStub(responder=lambda request: StubReply.server_error(), api_key=KEY) as down:
         assert main(["suite", "run", "--agents", "llm:down-model", "--worlds", "stag_hunt", "--seeds", "1",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -56,7 +55,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from blockpact.cli.sweep import _llm_record, _progress
     from blockpact.experiments.suite.manifest import load_suite
-    from blockpact.experiments.suite.plan import PLAN_FILE, as_study, suite_units
+    from blockpact.experiments.suite.plan import as_study, record_asked, suite_units
     from blockpact.experiments.suite.populations import populations
     from blockpact.experiments.sweep import Index, plan_sweep, unit_status
     from blockpact.experiments.sweep_backends import endpoint_bounds, local_results, ray_results
@@ -68,15 +67,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.seeds is not None and args.seeds < 1:
         raise UserError("--seeds must be at least 1")
     root = args.out or Path("runs") / f"suite-{suite.name}"
-    asked = {"worlds": [w.name for w in suite.select(_names(args.worlds))],
-             "populations": [p.label for p in populations(args.agents.split(","))],
-             "seeds": list(range(args.seeds)) if args.seeds is not None else suite.seeds}
-    plan = _merged(root / PLAN_FILE, asked)  # what the directory holds already stays in its leaderboard
-    pops = {p.label: p for p in populations(args.agents.split(","))}
-    worlds = suite.select(asked["worlds"])
-    units = suite_units(worlds, list(pops.values()), asked["seeds"], _llm_record(args))
+    worlds = suite.select(_names(args.worlds))
+    pops = populations(args.agents.split(","))
+    seeds = list(range(args.seeds)) if args.seeds is not None else suite.seeds
+    units = suite_units(worlds, pops, seeds, _llm_record(args))
     root.mkdir(parents=True, exist_ok=True)
-    (root / PLAN_FILE).write_text(json.dumps({"suite": suite.name, **plan}, indent=2) + "\n", encoding="utf-8")
+    # what the directory held before stays on its leaderboard, beside what is asked now
+    record_asked(root, suite.name, [w.name for w in worlds], [p.label for p in pops], seeds)
     index = Index(root, as_study(suite, worlds))
     todo, skipped = plan_sweep(root, units, args.retry_errors)
     for unit in skipped:
@@ -84,7 +81,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     index.write()
     where = f"Ray ({args.ray or 'local instance'})" if args.ray is not None else f"{workers} local worker(s)"
     print(f"blockpact: suite {suite.name}: {len(units)} units ({len(worlds)} worlds × {len(pops)} populations × "
-          f"{len(asked['seeds'])} seeds), {len(skipped)} already finished, {len(todo)} to run on {where}; {root}",
+          f"{len(seeds)} seeds), {len(skipped)} already finished, {len(todo)} to run on {where}; {root}",
           file=sys.stderr)
     bounds = endpoint_bounds(todo, index.study.max_concurrent_per_endpoint)
     results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
@@ -112,22 +109,7 @@ def _names(text: str | None) -> list[str] | None:
     return [n.strip() for n in text.split(",") if n.strip()] if text else None
 
 
-def _merged(path: Path, asked: dict[str, list]) -> dict[str, list]:
-    """The plan recorded in the directory, with what is asked now added (in order, once each)."""
-    if not path.is_file():
-        return asked
-    try:
-        before = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise UserError(f"{path}: not valid JSON ({exc}); remove it, or give another --out") from None
-    return {k: list(dict.fromkeys([*before.get(k, []), *asked[k]])) for k in asked}
-
-
 def cmd_show(args: argparse.Namespace) -> int:
-    from blockpact.experiments.suite.plan import PLAN_FILE
-
-    if not (args.dir / PLAN_FILE).is_file():
-        raise UserError(f"{args.dir}: not a suite directory (no {PLAN_FILE}; `blockpact suite run --out DIR` writes one)")
     _show(args.dir)
     return 0
 

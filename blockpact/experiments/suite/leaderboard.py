@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 
 from blockpact.experiments.suite.manifest import Suite, SuiteWorld
-from blockpact.experiments.suite.plan import PLAN_FILE, unit_dir
+from blockpact.experiments.suite.plan import planned, unit_dir
 from blockpact.experiments.suite.scores import UnitScore, unit_score
 from blockpact.experiments.tables import csv_text, latex_table
 from blockpact.experiments.welfare import summary_stats
@@ -107,27 +107,30 @@ class Leaderboard:
 
 def read_leaderboard(root: Path, suite: Suite) -> Leaderboard:
     """The leaderboard of the suite directory `root` from what its units wrote (also of one cut short)."""
-    plan = json.loads((root / PLAN_FILE).read_text(encoding="utf-8"))
-    worlds = suite.select(plan["worlds"])
-    pops, seeds = list(plan["populations"]), list(plan["seeds"])
-    cells = [Cell(p, w.name, [unit_score(unit_dir(root, w.name, p, s), w, p, s) for s in seeds])
-             for p in pops for w in worlds]
-    return Leaderboard(suite.name, worlds, pops, cells, {p: _overall(p, [c for c in cells if c.population == p], seeds)
-                                                          for p in pops})
+    asked = planned(root)
+    names = {w for _, w in asked}
+    worlds = [w for w in suite.worlds.values() if w.name in names]  # the suite's order
+    pops = list(dict.fromkeys(p for p, _ in asked))
+    cells = [Cell(p, w.name, [unit_score(unit_dir(root, w.name, p, s), w, p, s) for s in asked[p, w.name]])
+             for p in pops for w in worlds if (p, w.name) in asked]
+    return Leaderboard(suite.name, worlds, pops, cells, {p: _overall(p, [c for c in cells if c.population == p],
+                                                                     len(worlds)) for p in pops})
 
 
-def _overall(population: str, cells: list[Cell], seeds: list[int]) -> dict[str, Any]:
-    """Each seed's score averaged over the worlds (a seed missing on any world has no overall score), and the
-    interval of those means over seeds; tokens and dollars summed over every unit."""
+def _overall(population: str, cells: list[Cell], suite_worlds: int) -> dict[str, Any]:
+    """Each seed's score averaged over the population's worlds (a seed missing on any of them has no overall score),
+    and the interval of those means over seeds; tokens and dollars summed over every unit. Named `overall` when the
+    population played every world on the board, else `overall (K of N worlds)`."""
     per_seed = []
-    for seed in seeds:
+    for seed in sorted({u.seed for c in cells for u in c.units}):
         scores = [u.score for c in cells for u in c.done if u.seed == seed and u.score is not None]
         if len(scores) == len(cells):
             per_seed.append(math.fsum(scores) / len(scores))
     stats = summary_stats(per_seed)
     units = [u for c in cells for u in c.units]
     pooled = Cell(population, OVERALL, units).row()
-    return {**{k: None for k in pooled}, "population": population, "world": OVERALL, "n": stats["n"],
+    world = OVERALL if len(cells) == suite_worlds else f"{OVERALL} ({len(cells)} of {suite_worlds} worlds)"
+    return {**{k: None for k in pooled}, "population": population, "world": world, "n": stats["n"],
             "units": len(units), "not_complete": pooled["not_complete"], "score_mean": stats["mean"],
             **_ci("score", stats), "tokens": pooled["tokens"], "cost_usd": pooled["cost_usd"],
             "tokens_per_point": pooled["tokens_per_point"], "cost_per_point": pooled["cost_per_point"],
@@ -155,9 +158,9 @@ def console_rows(board: Leaderboard) -> tuple[list[str], list[list[str]], list[i
         rows.append([r["population"], r["world"], str(r["n"]), _interval(r, "score", 2), _interval(r, "welfare", 1),
                      _num(r["gini_mean"], 3), _num(r["survival_mean"], 2), _num(r["formal_share"], 2),
                      _breaches(r), f"{r['tokens']:,}" if r["tokens"] else "0", _num(r["tokens_per_point"], 0),
-                     _num(r["cost_per_point"], 4), r["agent_errors"] or "–", r["not_complete_why"] or ("0" if r["world"] != OVERALL else
-                                                                             str(r["not_complete"]))])
-        if r["world"] == OVERALL:
+                     _num(r["cost_per_point"], 4), r["agent_errors"] or "–", r["not_complete_why"] or ("0" if not r["world"].startswith(OVERALL)
+                                                                             else f"{r['not_complete']} unit(s)")])
+        if r["world"].startswith(OVERALL):
             rules.append(len(rows) - 1)
     return headers, rows, rules
 

@@ -4,17 +4,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from blockpact.errors import UserError
 from blockpact.experiments.scenario import Scenario
 from blockpact.experiments.study import DEFAULT_CONCURRENCY, Study, Unit
 from blockpact.experiments.suite.manifest import Suite, SuiteWorld
 from blockpact.experiments.suite.populations import Population
 from blockpact.worlds.world_files import load_world, resolve_path
 
-PLAN_FILE = "suite.json"  # in the suite directory: what was asked (worlds, populations, seeds)
+PLAN_FILE = "suite.json"  # in the suite directory: every `suite run` into it, with the worlds, populations, seeds asked
 
 
 def suite_units(worlds: list[SuiteWorld], pops: list[Population], seeds: list[int],
@@ -41,3 +43,34 @@ def as_study(suite: Suite, worlds: list[SuiteWorld]) -> Study:
 
 def unit_dir(root: Path, world: str, population: str, seed: int) -> Path:
     return root / "units" / world / population / f"seed-{seed}"
+
+
+def record_asked(root: Path, suite: str, worlds: list[str], populations: list[str], seeds: list[int]) -> None:
+    """Add what a `suite run` asked for to the directory's plan (once: the same command again adds nothing)."""
+    asked = {"worlds": worlds, "populations": populations, "seeds": seeds}
+    runs = read_asked(root) if (root / PLAN_FILE).is_file() else []
+    if asked not in runs:
+        runs.append(asked)
+    (root / PLAN_FILE).write_text(json.dumps({"suite": suite, "runs": runs}, indent=2) + "\n", encoding="utf-8")
+
+
+def read_asked(root: Path) -> list[dict[str, list]]:
+    path = root / PLAN_FILE
+    if not path.is_file():
+        raise UserError(f"{root}: not a suite directory (no {PLAN_FILE}; `blockpact suite run --out DIR` writes one)")
+    try:
+        runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not a suite plan ({exc}); remove it, or give another --out") from None
+    return list(runs)
+
+
+def planned(root: Path) -> dict[tuple[str, str], list[int]]:
+    """(population, world) -> the seeds asked for it, over every `suite run` into the directory, in the order asked."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for run in read_asked(root):
+        for pop in run["populations"]:
+            for world in run["worlds"]:
+                seeds = out.setdefault((pop, world), [])
+                seeds.extend(s for s in run["seeds"] if s not in seeds)
+    return out
