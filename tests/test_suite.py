@@ -37,10 +37,14 @@ def test_the_suite_has_eight_worlds_of_distinct_shapes_each_with_a_formal_contra
     assert SUITE.worlds["repeated_commons"].scenario.episodes > 1
 
 
-@pytest.mark.parametrize("name", sorted(SUITE.worlds))
+LONG = {"fishery", "pollution", "repeated_commons"}  # 25-70 s each on a loaded 2-core machine: `make test-all`
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in LONG else n for n in SUITE.worlds])
 def test_a_worlds_reference_points_are_what_the_simulator_plays(name: str, tmp_path: Path) -> None:
     """Greedy scripted play (no contract) gives the declared greedy welfare, and the declared contract kept by the
-    cooperative scripted players the declared optimum, each as the mean over the suite's seeds."""
+    cooperative scripted players its declared welfare, each as the mean over the suite's seeds; the contract scores
+    at least 0.9, and the optimum is the contract's welfare or the world's own reference where that is higher."""
     world = SUITE.worlds[name]
     spec = load_world(world.scenario.world)
     plan = RunPlan(spec, "sim", "scripted", [ConditionSpec("none", "none"), ConditionSpec("optimum", "given",
