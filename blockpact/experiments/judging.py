@@ -12,7 +12,8 @@ contract.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from blockpact.experiments.protocol import EpisodeLog
 from blockpact.judge.contract import parse_contract
@@ -31,6 +32,8 @@ class Settlement:
     rewards: dict[str, float]
     critiques: dict[str, str]  # per player, the judges' critiques for the next episode ("" when none)
     applied: str | None  # whose transfers apply: "formal" | "llm"; None without a contract
+    inventories: dict[str, dict[str, int]] = field(default_factory=dict)  # what each player held at the end
+    clauses: list[dict[str, Any]] = field(default_factory=list)  # the formal judge's score of each clause
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,8 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
     inventory = {p: float(obs.inventory_value(p)) for p in players}
     shared = {p: obs.group_sharing.get(p, 0.0) for p in players}  # the world's groups, counted with the transfers
     if contract_text is None:
-        return Settlement(inventory, dict(shared), {p: inventory[p] + shared[p] for p in players}, {p: "" for p in players}, None)
+        return Settlement(inventory, dict(shared), {p: inventory[p] + shared[p] for p in players}, {p: "" for p in players}, None,
+                          obs.inventories)
     contract = parse_contract(contract_text, players, spec=spec)
     judgments = [judge_formal(contract, obs)]
     if judges.llm is not None:
@@ -76,4 +80,5 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
         if text:
             log.critique(player, "judge", text)
     rewards = {p: inventory[p] + transfers[p] for p in players}
-    return Settlement(inventory, transfers, rewards, critiques, applied.source)
+    return Settlement(inventory, transfers, rewards, critiques, applied.source, obs.inventories,
+                      by_source["formal"].clauses)
