@@ -194,8 +194,9 @@ def write_leaderboard(board: Leaderboard, root: Path) -> dict[str, Path]:
                                           "optimum) per population and world, mean and 95% CI (Student's t) over seeds",
                                           "tab:suite"), encoding="utf-8")
     files["json"].write_text(json.dumps({"suite": board.suite, "rows": rows, "worlds": [
-        {"name": w.name, "shape": w.shape, "greedy_welfare": w.greedy_welfare, "optimum_welfare": w.optimum_welfare,
-         "optimum_from": w.optimum_from, "contract": w.contract} for w in board.worlds]}, indent=2, allow_nan=False)
+        {"name": w.name, "shape": w.shape, "greedy_welfare": w.greedy_welfare, "contract_welfare": w.contract_welfare,
+         "optimum_welfare": w.optimum_welfare, "optimum_from": w.optimum_from, "contract": w.contract}
+        for w in board.worlds]}, indent=2, allow_nan=False)
         + "\n", encoding="utf-8")
     headers, body, _ = console_rows(board)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE.parent), autoescape=True,
