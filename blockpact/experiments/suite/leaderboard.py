@@ -21,6 +21,7 @@ from blockpact.experiments.welfare import summary_stats
 from blockpact.numbers import tidy
 
 OVERALL = "overall"
+ZERO = 1e-9
 TEMPLATE = Path(__file__).parent / "leaderboard.html.j2"
 FILES = {"csv": "leaderboard.csv", "latex": "leaderboard.tex", "html": "leaderboard.html", "json": "leaderboard.json"}
 
@@ -84,6 +85,11 @@ def _ci(name: str, stats: dict[str, Any]) -> dict[str, Any]:
     return {f"{name}_ci95_low": low, f"{name}_ci95_high": high}
 
 
+def _zero(value: Any) -> Any:
+    """A mean of scores that cancel out is 0, not the 2e-18 their float sum leaves (scores are ratios of emeralds)."""
+    return 0.0 if isinstance(value, float) and abs(value) < ZERO else value
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
@@ -102,7 +108,7 @@ class Leaderboard:
         for pop in self.populations:
             out += [c.row() for c in self.cells if c.population == pop]
             out.append(self.overall[pop])
-        return out
+        return [{k: _zero(v) for k, v in r.items()} for r in out]
 
 
 def read_leaderboard(root: Path, suite: Suite) -> Leaderboard:
