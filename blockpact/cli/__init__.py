@@ -26,6 +26,7 @@ COMMAND_GROUPS: list[str] = [
     "blockpact.cli.agent",
     "blockpact.cli.compare",
     "blockpact.cli.sweep",
+    "blockpact.cli.suite",
 ]
 
 

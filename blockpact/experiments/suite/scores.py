@@ -1,0 +1,107 @@
+"""What one suite unit (one world, one population, one seed) measured, read from its run directory through the
+functions `compare` reads runs with (metrics.json) and the typed event records (the formal judge's clause scores,
+the negotiation). A unit that did not complete is reported with its status and no numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blockpact.experiments.compare_sources import load_run
+from blockpact.experiments.records import SeedRecord, read_run
+from blockpact.experiments.suite.manifest import SuiteWorld
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The contract side of a unit: what was proposed and adopted, how much of it the formal judge reads, and which
+    clauses were kept or broken, by whom."""
+
+    proposals: int  # negotiation turns that proposed a contract
+    adopted: bool  # a contract bound the players
+    adopted_round: int | None  # the round of the accept that adopted it
+    clauses: int  # clauses of the adopted contract
+    formal_clauses: int  # of those, read by the formal judge (the rest is free text)
+    kept: int  # clauses the formal judge found kept (a breakable clause nobody broke)
+    broken: int  # clauses someone broke
+    broken_by: dict[str, int] = field(default_factory=dict)  # player -> clauses it broke
+
+    @property
+    def formal_share(self) -> float | None:
+        return self.formal_clauses / self.clauses if self.clauses else None
+
+    @property
+    def breach_rate(self) -> float | None:
+        """Broken among the clauses that could be broken (kept + broken)."""
+        judged = self.kept + self.broken
+        return self.broken / judged if judged else None
+
+
+@dataclass(frozen=True)
+class UnitScore:
+    world: str
+    population: str
+    seed: int
+    status: str  # "complete", or why there are no numbers ("failed: endpoint", "missing", "interrupted")
+    welfare: float | None = None
+    score: float | None = None
+    gini: float | None = None
+    survival: float | None = None  # 1 when no renewable resource collapsed, 0 when one did; None without dynamics
+    agreement: Agreement | None = None
+    tokens: int = 0
+    cost_usd: float = 0.0
+    llm_calls: int = 0
+    agent_errors: dict[str, int] = field(default_factory=dict)  # what the agents got wrong, per kind
+
+
+def unit_score(run_dir: Path, world: SuiteWorld, population: str, seed: int) -> UnitScore:
+    """The unit's measures; its status says why there are none (not run, cut short, a failed seed)."""
+    if not (run_dir / "events.jsonl").is_file():
+        return UnitScore(world.name, population, seed, "missing")
+    source = load_run(run_dir)
+    metrics = source.metrics
+    [(condition, measured)] = metrics["conditions"].items()  # a suite unit plays one condition
+    llm = (metrics.get("llm") or {}).get("total") or {}
+    cost = {"tokens": int(llm.get("prompt_tokens", 0)) + int(llm.get("completion_tokens", 0)),
+            "cost_usd": float(llm.get("cost_usd") or 0.0), "llm_calls": int(llm.get("calls", 0))}
+    errors: dict[str, int] = {}
+    for kinds in (measured.get("agent_errors") or {}).get("by_player", {}).values():
+        for kind, n in kinds.items():
+            errors[kind] = errors.get(kind, 0) + n
+    if not measured["runs"]:
+        failures = measured.get("failures") or {}
+        status = f"failed: {', '.join(sorted(failures))}" if failures else "interrupted"
+        return UnitScore(world.name, population, seed, status, agent_errors=errors, **cost)
+    [run] = measured["runs"]
+    [record] = [s for s in read_run(run_dir / "events.jsonl").of_condition(condition) if s.completed]
+    return UnitScore(world.name, population, seed, "complete", welfare=run["welfare"], score=world.score(run["welfare"]),
+                     gini=run["gini"], survival=_survival(metrics, condition), agreement=agreement(record),
+                     agent_errors=errors, **cost)
+
+
+def _survival(metrics: dict[str, Any], condition: str) -> float | None:
+    commons = metrics.get("commons")
+    if not commons or "conditions" not in commons:
+        return None
+    return commons["conditions"][condition].get("survival_rate")
+
+
+def agreement(seed: SeedRecord) -> Agreement:
+    """From the seed's negotiation and the formal judge's scores of the last episode (the one measured)."""
+    proposals = sum(1 for t in seed.turns if t.proposal)
+    adopted = bool(seed.contract) and seed.contract_source in ("negotiated", "given")
+    scores: list[dict[str, Any]] = []
+    final = seed.final
+    if adopted and final is not None:
+        formal = [j for j in final.judgments if j.source == "formal"]
+        scores = formal[0].clauses if formal else []
+    broken_by: dict[str, int] = {}
+    for s in scores:
+        for player in s.get("broken_by") or []:
+            broken_by[player] = broken_by.get(player, 0) + 1
+    return Agreement(
+        proposals=proposals, adopted=adopted, adopted_round=seed.accepted_round if adopted else None,
+        clauses=len(scores), formal_clauses=sum(1 for s in scores if s.get("formal")),
+        kept=sum(1 for s in scores if s.get("status") == "kept"),
+        broken=sum(1 for s in scores if s.get("status") == "broken"), broken_by=broken_by)
