@@ -10,7 +10,7 @@ from lark.visitors import Discard
 
 from blockpact.judge.contract_values import (
     ALL, ANYONE, EACH, NOBODY, OTHERS, Bound, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
-    Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Unit, Unknown, Verb, WorldPeriod, one,
+    Listed, Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Unit, Unknown, Verb, WorldPeriod, one,
     whole,
 )
 from blockpact.worlds.spec.schema import Condition
@@ -66,6 +66,14 @@ class TermValues(Transformer):
 
     def breaker(self, _: list) -> Quantifier:
         return ANYONE
+
+    def listed_each(self, children: list) -> Listed:
+        named = tuple(dict.fromkeys(c for c in children if isinstance(c, str) and not isinstance(c, Token)))
+        return Listed(" and ".join(named) + " each", named)
+
+    def all_but(self, children: list) -> Listed:
+        [kept] = [c for c in children if isinstance(c, str) and not isinstance(c, Token)]
+        return Listed(f"nobody but {kept}", tuple(p for p in self.players if p != kept))
 
     def group(self, children: list) -> tuple[str, ...]:
         return tuple(children) or tuple(self.players)
