@@ -199,6 +199,10 @@ class TermValues(Transformer):
             return TimeSpan(kind, tuple(n * (s or 1.0) for n, s in zip(numbers, scales)))
         return build
 
+    def first_unit(self, children: list) -> TimeSpan:
+        """"within the first minute": one of the unit."""
+        return TimeSpan("first", (one(children, Unit).scale,))
+
     first_window = _span("first")
     first_periods = _span("first_periods")
     after_window = _span("after")
