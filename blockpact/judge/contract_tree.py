@@ -172,6 +172,8 @@ class _ToClause(TermValues):
 
     def signal(self, children: list) -> Clause:
         names = players_in(children)
+        if len(names) > 2:  # "Ivy signals Jun and Kai": one signal reaches every player
+            return Steps(tuple(Signal(names[0], r) for r in dict.fromkeys(names[1:])), ordered=False)  # type: ignore[arg-type]
         receiver = names[1] if len(names) > 1 else ""
         return self._expand(names[0], receiver or None, lambda p, r: Signal(p, r or ""))
 
