@@ -278,8 +278,16 @@ def test_region_words_from_the_world_file_and_names_that_clash(tmp_path: Path) -
     assert "clash.toml:" in str(raised.value)
 
 
-@pytest.mark.parametrize("text", ["Nobody mines pumpkins while the patch has fewer than 6 pumpkins left.",
-                                  "Stop mining pumpkins once less than 6 remain in the patch."])
+def test_a_condition_with_left_reads_as_the_condition() -> None:
+    commons = load_world("commons")
+    [clause] = parse_contract("Nobody mines pumpkins while the patch has fewer than 6 pumpkins left.",
+                              sorted(commons.players), spec=commons).clauses
+    assert clause == ForEach("each player", tuple(Exclusion(p, "mine", "pumpkin", condition=Condition("pumpkin", "patch", "<", 6))
+                                                  for p in sorted(commons.players)))
+
+
+@pytest.mark.parametrize("text", ["Stop mining pumpkins once less than 6 remain in the patch.",
+                                  "Nobody mines pumpkins once the patch has fewer than 6 pumpkins left."])
 def test_a_condition_outside_the_grammar_is_told_its_controlled_form(text: str) -> None:
     commons = load_world("commons")
     [(_, clause)] = parse_contract(text, sorted(commons.players), spec=commons).free_text()

@@ -119,7 +119,7 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
               lexicon: Lexicon | None = None) -> Normalised:
     """`text` as the grammar's tokens: PLAYER @Name, ITEM #name, CHEST +name, REGION &name, PHRASE $n,
     keywords, numbers; other words are UNKNOWN ^Word when capitalised (perhaps a misspelt player), else NAME ~word."""
-    tokens = _numbers(_opening(tokenize(text, load_terms().ignored, commas=True)))
+    tokens = _numbers(_uses_it_to(_opening(tokenize(text, load_terms().ignored, commas=True))))
     low = [t.lower() for t in tokens]
     by_name = {p.lower(): p for p in players}
     words = keywords()
@@ -133,6 +133,10 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
         symbols.append(symbol)
         originals.append(" ".join(tokens[i : i + n]))
         i += n
+    symbols = ["2" if s == "both" and nxt.startswith("#") else s for s, nxt in zip(symbols, [*symbols[1:], ""])]  # "both diamonds"
+    last = max((k for k, s in enumerate(symbols) if s != ","), default=-1)
+    if last > 0 and symbols[last] == "only" and symbols[last - 1].startswith("#"):
+        symbols[last] = "exclusively"  # "Ann mines pumpkins only.": not "only in the north patch", which a region follows
     return Normalised(symbols, originals)
 
 
@@ -154,6 +158,19 @@ def _numbers(tokens: list[str]) -> list[str]:
             out.append(str(_UNITS[word]))
         else:
             out.append(tokens[i])
+        i += 1
+    return out
+
+
+def _uses_it_to(tokens: list[str]) -> list[str]:
+    """"takes the iron_pickaxe, uses it to mine all diamond_ore": the step is the mining ("uses it to" dropped)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if [t.lower() for t in tokens[i : i + 3]] in (["uses", "it", "to"], ["use", "it", "to"], ["uses", "them", "to"]):
+            i += 3
+            continue
+        out.append(tokens[i])
         i += 1
     return out
 

@@ -97,6 +97,13 @@ def _quantified(clause: ForEach, world: str | None) -> str | None:
     if " sharing the value of " in quantifier and isinstance(first, ProportionalTransfer):
         group = list(dict.fromkeys(p.payer for p in clause.parts))  # type: ignore[union-attr]
         return f"{_names(group)} share the value of their {first.item} equally."
+    if quantifier.startswith("anyone, to ") and isinstance(first, (ThresholdTransfer, PerUnitTransfer)):
+        extra = f" for each extra {first.item}" if isinstance(first, PerUnitTransfer) else ""
+        amount = first.rate if isinstance(first, PerUnitTransfer) else first.amount
+        return (f"Any player who {_VERBS[first.verb]} more than {first.over} {first.item} pays {_emeralds(amount)}{extra} "
+                f"to {quantifier[len('anyone, to '):]}.")
+    if quantifier.startswith("to ") and quantifier.endswith(" each") and isinstance(first, FixedTransfer):
+        return f"{first.payer} pays {quantifier[3:-5]} {_emeralds(first.amount)} each."
     senders = [_waits(p) for p in clause.parts]
     if all(senders) and (quantifier == "each player" or quantifier.endswith(" each")):
         names = max(senders, key=len)  # type: ignore[arg-type]  # the waiter none of whose senders is itself

@@ -37,6 +37,7 @@ _STEP_STARTS = frozenset({
 })
 _RETURNS = frozenset({"returns", "return", "brings", "bring"})
 _PRONOUNS = frozenset({"he", "she", "they"})
+_TAKES = frozenset({"takes", "take", "borrows", "borrow", "grabs", "grab", "fetches", "fetch", "withdraws", "withdraw"})
 _QUANTIFIER_STARTS = ("each", "every", "all", "everyone", "everybody", "nobody", "no")
 
 
@@ -116,6 +117,6 @@ def _completed(pieces: list[Normalised]) -> list[Normalised]:
             out.append(Normalised(symbols, words))
         item = next((s for s in reversed(symbols) if s.startswith("#")), None)
         last_item = item or last_item
-        if item is not None and "from" in symbols:
+        if item is not None and ("from" in symbols or any(s in _TAKES for s in symbols[:3])):
             last_taken = item
     return out

@@ -116,6 +116,21 @@ class _ToClause(TermValues):
             p, verb, item, count, bound, period, chest,  # type: ignore[arg-type]
             place.region if place else None))
 
+    def quota_limited(self, children: list) -> Clause:
+        """"Each player is limited to 3 pumpkins per minute": mines at most 3."""
+        return self.quota([children[0], Verb("mine"), Bound("at_most"), *children[1:]])
+
+    def quota_each(self, children: list) -> Clause:
+        """"Ann and Ben mine at most 5 pumpkins each": one quota per player of the group."""
+        group = one(children, tuple)
+        subject = EACH if set(group) == set(self.players) else Listed(" and ".join(group) + " each", group)
+        return self.quota([subject, *(c for c in children if c is not group)])
+
+    def quota_none_over(self, children: list) -> Clause:
+        """"No player mines more than 3 pumpkins per minute" / "Ann does not mine more than 3 pumpkins": at most 3."""
+        subject = EACH if children[0] is NOBODY else children[0]
+        return self.quota([subject, Bound("at_most"), *children[1:]])
+
     def total(self, children: list) -> TotalQuota:
         place = one(children, Place)
         return TotalQuota(one(children, tuple), one(children, Verb).action, one(children, Item).name,
@@ -209,12 +224,34 @@ class _ToClause(TermValues):
         return self._expand(payer, payees[-1], lambda p, r: PerUnitTransfer(
             p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted))
 
+    def threshold_after(self, children: list) -> Clause:
+        """"Ben pays Ann 5 emeralds if he mines any diamond_ore": the payer is the one whose act is counted."""
+        payer, payee, *doer = players_in(children)
+        if doer and doer[0] != payer:
+            raise ClauseError(f"what {doer[0]} does is paid by {doer[0]}, not {payer}")
+        return self.threshold_transfer([payer, *(c for c in children if not (isinstance(c, str) and not isinstance(c, Token)))
+                                        , payee])
+
+    def anyone_threshold(self, children: list) -> Clause:
+        """"Any player who mines more than 5 pumpkins pays 2 emeralds per extra pumpkin to each other player."""
+        *_, payee = players_in(children)
+        rest = [c for c in children if not isinstance(c, (str, Quantifier)) or isinstance(c, Token)]
+        found = []
+        for p in self.players:
+            for r in ([q for q in self.players if q != p] if payee is OTHERS else [payee]):
+                if r != p:
+                    found.append(self.threshold_transfer([p, *rest, r]))
+        if not found:
+            raise ClauseError("nobody but the payee could pay")
+        return ForEach("anyone, to every other player" if payee is OTHERS else f"anyone, to {payee}", tuple(found))
+
     def threshold_transfer(self, children: list) -> Clause:
         names = players_in(children)
         doer, payee = names[0], names[-1]
         if len(names) == 3 and names[1] != doer:
             raise ClauseError(f"what {doer} does is paid by {doer}, not {names[1]}")
-        verb, item, over, money = one(children, Verb).action, one(children, Item).name, one(children, Over), one(children, Money)
+        verb, item, money = one(children, Verb).action, one(children, Item).name, one(children, Money)
+        over = one(children, Over, Over(0))
         count = whole(Count(over.count), "a count of items") or 0
         unit = one(children, PerUnit)
         if unit is not None:
@@ -251,6 +288,23 @@ class _ToClause(TermValues):
         if any(p == 100 for p in percents) or len(set(group)) < len(group):
             raise ClauseError("a split divides the total among at least two different players")
         return RewardSplit(tuple(group), tuple(round(p / total, 10) for p in percents))
+
+    def penalty_after(self, children: list) -> Penalty:
+        """"Ann pays Ben 10 emeralds if she breaks clause 1"."""
+        breaker, payee, *named = players_in(children)
+        if named and named[0] != breaker:
+            raise ClauseError(f"the penalty of {named[0]}'s breach is paid by {named[0]}, not {breaker}")
+        ref, money = one(children, ClauseRef), one(children, Money)
+        return Penalty((breaker,), ref.number, money.amount, () if payee is OTHERS else (payee,))  # type: ignore[arg-type]
+
+    def transfer_each(self, children: list) -> Clause:
+        """"Ann pays Ben and Cy 2 emeralds each": one transfer to each."""
+        payer, *payees = players_in(children)
+        money = one(children, Money)
+        receivers = tuple(dict.fromkeys(payees))
+        if isinstance(payer, Quantifier) or payer in receivers:
+            raise ClauseError("say who pays whom: 'Ann pays Ben and Cy 2 emeralds each'")
+        return ForEach(f"to {' and '.join(receivers)} each", tuple(FixedTransfer(payer, r, money.amount) for r in receivers))  # type: ignore[arg-type]
 
     def penalty(self, children: list) -> Penalty:
         names = players_in(children)
