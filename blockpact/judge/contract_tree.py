@@ -108,6 +108,10 @@ class _ToClause(TermValues):
         bound = one(children, Bound, Bound("at_least")).kind
         count = whole(one(children, Count), "a count of items")
         period, chest, place = self._period(children), one(children, Chest), one(children, Place)
+        if chest is not None and verb not in ("take", "collect"):
+            raise ClauseError("only taking is from a chest")
+        if chest is not None and verb == "collect" and one(children, Bound) is None:
+            verb = "take"  # "collects 2 diamonds from the cache chest": takes them
         if chest is not None and verb != "take":
             raise ClauseError("only taking is from a chest")
         if verb == "take" and one(children, Bound) is None:  # "takes 2 diamonds from the cache chest"
