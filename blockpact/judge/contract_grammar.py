@@ -134,10 +134,25 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
         originals.append(" ".join(tokens[i : i + n]))
         i += n
     symbols = ["2" if s == "both" and nxt.startswith("#") else s for s, nxt in zip(symbols, [*symbols[1:], ""])]  # "both diamonds"
+    symbols = _pronoun_places(symbols)
+    for k in range(len(symbols) - 2, 0, -1):  # "all three players": the count says nothing when it is everyone
+        if symbols[k - 1] in ("all", "both") and symbols[k + 1] in ("players", "player") and symbols[k] == str(len(players)):
+            del symbols[k], originals[k]
     last = max((k for k, s in enumerate(symbols) if s != ","), default=-1)
     if last > 0 and symbols[last] == "only" and symbols[last - 1].startswith("#"):
         symbols[last] = "exclusively"  # "Ann mines pumpkins only.": not "only in the north patch", which a region follows
     return Normalised(symbols, originals)
+
+
+def _pronoun_places(symbols: list[str]) -> list[str]:
+    """"... in the north patch when it holds fewer than 5 pumpkins": "it" after a condition's word is the region named before."""
+    out = list(symbols)
+    for k in range(1, len(out)):
+        if out[k] == "it" and out[k - 1] in ("while", "when", "whenever", "if"):
+            region = next((s for s in reversed(out[:k]) if s.startswith("&")), None)
+            if region is not None:
+                out[k] = region
+    return out
 
 
 def _numbers(tokens: list[str]) -> list[str]:

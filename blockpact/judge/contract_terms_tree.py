@@ -64,6 +64,11 @@ class TermValues(Transformer):
     def others(self, _: list) -> Quantifier:
         return OTHERS
 
+    def the_other(self, _: list) -> Quantifier:
+        if len(self.players) != 2:
+            raise ClauseError(f"'the other player' names one player only when there are two: say who ({', '.join(self.players)})")
+        return OTHERS
+
     def breaker(self, _: list) -> Quantifier:
         return ANYONE
 
