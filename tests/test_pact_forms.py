@@ -124,3 +124,11 @@ def test_kept_deadlines_and_a_return_nobody_needed(spec) -> None:
     by = {c["clause"]: c for c in judgment.clauses}
     assert by[1]["status"] == "kept"
     assert by[2]["status"] == "not applicable" and "never took" in by[2]["not_applicable"]
+
+
+def test_each_player_waits_binds_only_the_players_who_do_not_signal(spec) -> None:
+    """Ivy waiting for Jun while Jun waits for Ivy would leave both waiting for ever: the senders do not wait."""
+    from blockpact.judge.contract import ForEach, Steps, WaitFor
+
+    [clause] = parse_contract("1. Each player waits for Ivy's and Jun's signal.", sorted(spec.players), spec=spec).clauses
+    assert clause == ForEach("each player", (Steps((WaitFor("Kai", "Ivy"), WaitFor("Kai", "Jun")), ordered=False),))

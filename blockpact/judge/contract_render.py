@@ -106,7 +106,7 @@ def _quantified(clause: ForEach, world: str | None) -> str | None:
         return f"{first.payer} pays {quantifier[3:-5]} {_emeralds(first.amount)} each."
     senders = [_waits(p) for p in clause.parts]
     if all(senders) and (quantifier == "each player" or quantifier.endswith(" each")):
-        names = max(senders, key=len)  # type: ignore[arg-type]  # the waiter none of whose senders is itself
+        names = senders[0]  # every waiter waits for the same senders
         who = "Each player" if quantifier == "each player" else quantifier
         return f"{who} waits for {' and '.join(f'{s}' + chr(39) + 's signal' for s in names)}."
     if quantifier.endswith(" each"):

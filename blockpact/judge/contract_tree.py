@@ -173,20 +173,21 @@ class _ToClause(TermValues):
         return players_in(children)[0]  # type: ignore[return-value]
 
     def wait(self, children: list) -> Clause:
-        """One wait per sender; "each player waits for Ann's signal" binds every player but Ann."""
+        """One wait per sender; "each player waits for Ann's and Ben's signal" binds every player who is not a
+        sender (Ann waiting for Ben while Ben waits for Ann would leave both waiting for ever)."""
         subject, *signallers = players_in(children)
-        senders = list(dict.fromkeys(signallers))
+        senders = tuple(dict.fromkeys(signallers))
 
         def waits(waiter: str) -> Clause:
-            own = tuple(WaitFor(waiter, s) for s in senders if s != waiter or not isinstance(subject, Quantifier))  # type: ignore[arg-type]
+            own = tuple(WaitFor(waiter, s) for s in senders)  # type: ignore[arg-type]
             return own[0] if len(own) == 1 else Steps(own, ordered=False)
 
         if not isinstance(subject, Quantifier):
             return waits(subject)  # type: ignore[arg-type]
         waiters = self.players if subject is EACH else list(subject.players) if isinstance(subject, Listed) else []
-        if not waiters:
-            raise ClauseError(f"say who waits: '{subject.words}' cannot wait for a signal")
-        found = tuple(waits(w) for w in waiters if any(s != w for s in senders))
+        found = tuple(waits(w) for w in waiters if w not in senders)
+        if not found:
+            raise ClauseError(f"say who waits: '{subject.words}' are the players who signal")
         return ForEach(subject.words, found)
 
     def signal(self, children: list) -> Clause:
