@@ -430,6 +430,16 @@ PHRASINGS: list[tuple[str, str | None]] = [
      None),
     ('Gizmo and Glitch trust each other.',
      None),
+    ("Ann waits for Ben's signal, then he takes 2 diamonds from the cache chest.",
+     None),
+    ('Ann gives the iron pickaxe to Ben, then he mines all diamond ore.',
+     None),
+    ("Only Ann's pumpkins go into the cache chest.",
+     None),
+    ('Ben mines pumpkins only in the morning.',
+     None),
+    ('Cy mines diamond ore only after Ann signals.',
+     None),
 ]
 
 
@@ -455,7 +465,8 @@ def test_each_phrasing_reads_as_it_means_or_stays_free_text(worlds, text: str, r
     assert parse_contract(f"1. {reading}", sorted(spec.players), spec=spec).clauses == (clause,)
 
 
-def test_the_set_is_large_and_mostly_formal() -> None:
+def test_the_set_covers_both_sides() -> None:
+    """Many phrasings that must read formally, and enough that must not (a reading that meant something else)."""
     formal = sum(reading is not None for _, reading in PHRASINGS)
-    assert len({t for t, _ in PHRASINGS}) == len(PHRASINGS) >= 60
-    assert formal >= 0.8 * len(PHRASINGS)
+    assert len({t for t, _ in PHRASINGS}) == len(PHRASINGS)
+    assert formal >= 150 and len(PHRASINGS) - formal >= 40

@@ -110,7 +110,9 @@ def _completed(pieces: list[Normalised]) -> list[Normalised]:
             it = (last_taken or last_item) if returning else last_item
             if it is not None:
                 symbols = [it if s in ("it", "them") or _names_part_of(s, it) else s for s in symbols]
-            if subject and symbols and symbols[0] in _PRONOUNS:  # "..., then she puts ...": the first step's player
+            named = {x for x in pieces[0].symbols if x.startswith("@")}
+            if subject and symbols and symbols[0] in _PRONOUNS and named == set(subject):  # "..., then she puts ...":
+                # the first step's player, when it names no other player "she" could be
                 symbols, words = subject + symbols[1:], [pieces[0].words[0]] * len(subject) + words[1:]
             if subject and not _has_subject(symbols):
                 symbols, words = subject + symbols, [pieces[0].words[0]] * len(subject) + words
