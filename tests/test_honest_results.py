@@ -223,16 +223,16 @@ def test_a_program_that_makes_no_progress_all_episode_is_timed_out_not_a_success
 
     out = tmp_path / "idle"
     with OpenAIStub(responder=responder) as stub:
-        assert main(["run", "--agents", "llm", "--contract", "none", "--seeds", "1", "--out", str(out), "--llm-base-url",
-                     stub.base_url, "--llm-model", "stub-model", "--no-llm-cache"]) == 0
+        assert main(["run", "--agents", "llm", "--contract", "none", "--seeds", "1", "--episodes", "2", "--out", str(out),
+                     "--llm-base-url", stub.base_url, "--llm-model", "stub-model", "--no-llm-cache"]) == 0
     (seed,) = read_run(out / "events.jsonl").seeds
-    by_player = {p.player: p for p in seed.episodes[0].programs}
+    by_player = {p.player: p for p in seed.episodes[0].programs}  # the first episode: the critic is asked there
     glitch, gizmo = by_player["Glitch"], by_player["Gizmo"]
     assert glitch.timed_out and not glitch.stopped_by_episode_end and glitch.error_kind == "program_timeout"
     assert glitch.critic_source == "execution"  # the critic saw the time-out, no LLM was asked to call it a success
     assert gizmo.error_kind is None  # the greedy player worked until the episode ended: its job, not an error
     errors = json.loads((out / "metrics.json").read_text())["conditions"]["none"]["agent_errors"]
-    assert errors["by_player"] == {"Glitch": {"program_timeout": 1}}
+    assert errors["by_player"] == {"Glitch": {"program_timeout": 2}}
 
 
 def test_an_exception_raised_inside_jspybridge_is_a_bridge_failure() -> None:

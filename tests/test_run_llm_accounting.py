@@ -21,7 +21,7 @@ from blockpact.experiments.records import read_run
 from blockpact.worlds.world_files import load_world
 
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")
-ROLES = {"negotiator", "action", "critic", "skill", "judge"}
+ROLES = {"negotiator", "action", "critic", "skill", "reflection", "judge"}  # two episodes: every role is asked
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +54,7 @@ def accounted(tmp_path_factory) -> Iterator[tuple[Path, OpenAIStub, str]]:
         for name in LLM_ENV:
             mp.delenv(name, raising=False)
         with stub() as server:
-            code = run(server, out, "--seeds", "1", "--llm-config", str(config))
+            code = run(server, out, "--seeds", "1", "--episodes", "2", "--llm-config", str(config))
     assert code == 0
     yield out, server, config.read_text()
 
@@ -84,7 +84,9 @@ def test_every_call_is_an_event_of_its_unit(accounted) -> None:
     calls = {(s.condition, c["role"]) for s in run_record.seeds for c in s.llm_calls}
     assert ("negotiate", "negotiator") in calls and ("none", "negotiator") not in calls
     assert sum(len(s.llm_calls) for s in run_record.seeds) == len(agent_requests(server))
-    assert all(c["episode"] == 0 for s in run_record.seeds for c in s.llm_calls if c["role"] != "negotiator")
+    assert {c["episode"] for s in run_record.seeds for c in s.llm_calls if c["role"] != "negotiator"} == {0, 1}
+    assert all(c["episode"] == 0 for s in run_record.seeds for c in s.llm_calls
+               if c["role"] in ("critic", "skill", "reflection"))  # not asked in the last episode
     text = (out / "events.jsonl").read_text()
     assert '"kind": "llm_call"' in text and "Value of items to you" not in text.split('"llm_call"')[1][:2000]
 
@@ -103,7 +105,7 @@ def test_the_summary_prints_calls_and_tokens_per_role(accounted, capsys) -> None
     assert main(["report", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "LLM calls: stub-model" in printed and server.base_url in printed
-    assert all(role in printed for role in ("negotiator", "action", "critic", "judge")) and "total" in printed
+    assert all(role in printed for role in ("negotiator", "action", "critic", "reflection", "judge")) and "total" in printed
 
 
 def test_tokens_the_server_did_not_report_are_estimated_and_marked(tmp_path: Path, capsys) -> None:

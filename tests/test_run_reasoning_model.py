@@ -22,7 +22,7 @@ REASONING_TOKENS = 250
 def test_a_run_against_a_reasoning_model_completes(llm_env, tmp_path: Path) -> None:  # noqa: F811
     quirks = ServerQuirks(reasoning_model=True, reasoning_tokens=REASONING_TOKENS)
     with OpenAIStub(responder=ProtocolResponder(load_world("double_vein")), api_key=KEY, quirks=quirks) as stub:
-        code = run_against(stub, "double_vein", tmp_path / "run", "--seeds", "1")
+        code = run_against(stub, "double_vein", tmp_path / "run", "--seeds", "1", "--episodes", "2")
         bodies = [r.body for r in stub.chat_requests if not is_check_request(r.body)]
     assert code == 0
     metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())

@@ -13,7 +13,7 @@ from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import ScriptedCritic
 from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAgent
 from blockpact.agents.scripted.program import fill
-from blockpact.agents.voyager_loop import VoyagerLoop, run_together
+from blockpact.agents.voyager_loop import VoyagerLoop
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.sim import SimWorld
 from blockpact.judge.contract import parse_contract
@@ -147,26 +147,3 @@ def test_the_loop_stores_a_scripted_program_as_a_labelled_skill(tmp_path: Path) 
     assert skill is not None and skill.description.startswith("[scripted] Scripted greedy player Gizmo")
     assert {e.label for e in loop.events} == {"scripted"}
     assert outcome.context.inventory.get("diamond") == 6 and outcome.context.inventory.get("raw_iron") == 12
-
-
-def test_players_sharing_a_world_run_their_loops_together(tmp_path: Path) -> None:
-    s = spec("double_vein")
-    contract = parse_contract(SPLIT, sorted(s.players))
-
-    async def go():
-        world = SimWorld(s, seed=0)
-        try:
-            library = SkillLibrary(tmp_path / "skills")
-            loops = [VoyagerLoop(ScriptedCooperativeAgent(p, s, contract), ScriptedCritic(), library=library) for p in ("Gizmo", "Glitch")]
-            contexts = [ActionContext(player=p, world=s, task="Keep the contract.", contract=SPLIT) for p in ("Gizmo", "Glitch")]
-            outcomes = await run_together(loops, contexts, lambda programs, skills: world.run_programs(programs, skills=skills))
-            world.finish()
-            return outcomes, {p: world.state.reward(p) for p in s.players}
-        finally:
-            await world.close()
-
-    outcomes, rewards = asyncio.run(go())
-    assert [(o.player, o.success, len(o.attempts)) for o in outcomes] == [("Gizmo", True, 1), ("Glitch", True, 1)]
-    assert outcomes[0].context.inventory == {"raw_iron": 12, "stone_pickaxe": 1}
-    assert outcomes[1].context.inventory == {"diamond": 6, "iron_pickaxe": 1}
-    assert sum(rewards.values()) == 78

@@ -90,7 +90,7 @@ def test_an_error_reaches_the_next_prompt_and_the_fix_becomes_a_skill(spec, tmp_
     assert first.critique.source == "execution" and not first.critique.success
     retry_prompt = requests[1]["messages"][-1]["content"]
     assert f"Execution error: {first.result.error}" in retry_prompt
-    assert "new Vec3(6, 64, 6)" in retry_prompt.split("Code from the last round:")[1]
+    assert "new Vec3(6, 64, 6)" in retry_prompt.split("Your last program:")[1]
     assert second.result.success and second.result.observation["inventory"]["raw_iron"] == 3
     assert outcome.success and outcome.context.inventory["raw_iron"] == 3
     skill = library.get("mineThreeIronOre")

@@ -21,10 +21,12 @@ from pathlib import Path
 import pytest
 
 from blockpact.agents.critic import Critic, CriticError
+from blockpact.agents.reflection import LLMReflector, Recollection, ReflectionError
 from blockpact.llm import LLMClient, load_llm_settings, read_transcript
 from blockpact.agents.testing.llama_server import PYTHON_ENV, LlamaServer
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.experiments.records import read_run
+from blockpact.worlds.world_files import load_world
 
 BLOCKPACT = str(Path(sys.executable).with_name("blockpact"))
 FIGURES = Path(__file__).with_name("last_run.json")
@@ -118,9 +120,21 @@ def test_a_rerun_on_another_port_sends_no_request(first_run, workdir: Path) -> N
     assert again == first
 
 
+async def reflect(settings: object) -> list[str] | ReflectionError:
+    """A player's reflection after an episode, asked of the real model: lessons, or the error with its replies."""
+    recollection = Recollection("Gizmo", "1. Gizmo mines all iron_ore.", "async function mine(bot) {}",
+                                "Your inventory at the end: raw_iron: 3 (worth 9 emeralds to you).", "None.", (), ())
+    async with LLMClient(settings) as client:
+        try:
+            return await LLMReflector(client, load_world("double_vein")).reflect(recollection)
+        except ReflectionError as exc:
+            return exc
+
+
 def test_the_critic_and_the_judge_ask_the_real_model(server: LlamaServer, workdir: Path) -> None:
     """The critic is asked only about programs that ran to their end, which a 135M model rarely writes:
-    ask it directly. The judge runs in a run with a given contract."""
+    ask it directly, and the reflection too (asked only between episodes). The judge runs in a run with a given
+    contract."""
     settings = load_llm_settings(base_url=server.base_url, model=server.model, no_cache=True, environ={})
     result = ProgramResult("Gizmo", True, None, None, None, observation={"inventory": {"raw_iron": 3}, "time": 40.0})
 
@@ -132,6 +146,11 @@ def test_the_critic_and_the_judge_ask_the_real_model(server: LlamaServer, workdi
                 return exc
 
     outcome = asyncio.run(critique())
+    reflected = asyncio.run(reflect(settings))
+    if isinstance(reflected, ReflectionError):
+        assert reflected.replies and "no lesson" in str(reflected)
+    else:
+        assert 1 <= len(reflected) <= 5 and all(isinstance(lesson, str) and lesson for lesson in reflected)
     if isinstance(outcome, CriticError):
         assert outcome.replies and "no usable verdict" in str(outcome)
     else:

@@ -26,3 +26,5 @@ class ActionContext:
     last_error: str | None = None
     critic_critique: str | None = None
     judge_critique: str | None = None
+    last_outcome: str | None = None  # how the last episode ended for this player (rewards, each clause's status)
+    lessons: Sequence[str] = ()  # the player's reflection after its last episode

@@ -61,11 +61,14 @@ def action_messages(ctx: ActionContext, primitives: str, skills: Sequence[Skill]
         contract=ctx.contract.strip() if ctx.contract else "No contract.",
         inventory=items_text(ctx.inventory),
         others_inventories=others,
+        chat_title="Chat log of the last episode (times are that episode's):" if ctx.last_outcome else "Chat log:",
         chat_log="\n".join(chat) if chat else "No messages yet.",
-        last_code=ctx.last_code.strip() if ctx.last_code else "No code in the first round.",
+        last_code=ctx.last_code.strip() if ctx.last_code else "None yet.",
         last_error=ctx.last_error or "No error.",
         critic_critique=ctx.critic_critique or "None.",
         judge_critique=ctx.judge_critique or "None.",
+        last_outcome=f"\n{ctx.last_outcome.strip()}" if ctx.last_outcome else "No earlier episode.",
+        lessons="\n".join(f"- {lesson}" for lesson in ctx.lessons) if ctx.lessons else "None yet.",
     )
     # What differs between players and rounds comes last: a local server reuses the shared opening's
     # computed prefix (rules, primitives, format) for every action call instead of reading it again.
@@ -84,8 +87,13 @@ def skill_messages(task: str, code: str, function_name: str) -> list[dict[str, s
     ]
 
 
-def critic_messages(task: str, result: ProgramResult, contract: str | None = None) -> list[dict[str, str]]:
-    """The critic judges "met the task while keeping the contract": it is shown the player and its contract."""
+NOT_JUDGED = "not known yet (the episode is still running)"
+
+
+def critic_messages(task: str, result: ProgramResult, contract: str | None = None,
+                    outcome: str | None = None) -> list[dict[str, str]]:
+    """The critic judges "met the task while keeping the contract": it is shown the player, its contract and,
+    after the episode, how it ended (`outcome`: the player's rewards and each clause's status)."""
     obs = result.observation
     user = render(
         "critic_user",
@@ -100,6 +108,7 @@ def critic_messages(task: str, result: ProgramResult, contract: str | None = Non
         chests=json.dumps(obs.get("chests", {}), sort_keys=True) if obs.get("chests") else "none",
         time=f"{obs.get('time', 0.0):g}",
         duration=f"{result.duration:g}",
+        outcome=outcome.strip() if outcome and outcome.strip() else NOT_JUDGED,
     )
     return [{"role": "system", "content": render("critic_system")}, {"role": "user", "content": user}]
 

@@ -2,7 +2,8 @@
 
 A program that raised or timed out failed, and the error says why better than a model could, so
 no LLM is asked then. Otherwise the "critic" role answers JSON {reasoning, success, critique};
-a reply that is not that JSON is asked again, then reported as a `CriticError`.
+a reply that is not that JSON is asked again, then reported as a `CriticError`. In an episode the critic
+is asked after the judge, with how the episode ended (`outcome`), and only when a later episode reads it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ class CriticError(Exception):
 
 
 class CriticProtocol(Protocol):
-    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique: ...
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None,
+                       outcome: str | None = None) -> Critique: ...
 
 
 def error_reason(result: ProgramResult) -> str:
@@ -79,10 +81,11 @@ class Critic:
         self.role = role
         self.json_attempts = json_attempts or action_settings().critic.json_attempts
 
-    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique:
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None,
+                       outcome: str | None = None) -> Critique:
         if (failed := execution_failure(result)) is not None:
             return failed
-        asked = await ask_until_usable(self.client, self.role, critic_messages(task, result, contract), parse_verdict,
+        asked = await ask_until_usable(self.client, self.role, critic_messages(task, result, contract, outcome), parse_verdict,
                                        critic_json_error_message, self.json_attempts)
         if asked.value is None:
             raise CriticError(f"the critic gave no usable verdict in {asked.attempts} replies; last problem: "
@@ -93,7 +96,8 @@ class Critic:
 class ScriptedCritic:
     """For scripted players: a program that ran to its end (or to the episode's end) did its job."""
 
-    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique:
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None,
+                       outcome: str | None = None) -> Critique:
         if result.success or result.timed_out:
             return Critique(True, "", "scripted: the program ran without an error", "scripted")
         reason = error_reason(result)

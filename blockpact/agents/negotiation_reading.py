@@ -20,12 +20,21 @@ PROMPTS = Path(__file__).parent / "prompts"
 PROPOSE_AGAIN = "reply with a contract: your revised proposal, or the same one again"
 
 
+# What the judge reads into a formal clause kind that its words may not say.
+KIND_NOTES = {
+    "waiting for a signal": "the player does nothing at all before that signal; to hold back only some steps, "
+                            "write them after the wait in one clause: 'X waits for Y's signal, then takes ...'",
+}
+
+
 def reading_lines(readings: Sequence[ClauseReading]) -> list[str]:
-    """One line per clause: formal with its kind, or free text with the reason."""
+    """One line per clause: formal with its kind (and what the judge reads into it, where the words may not say
+    it), or free text with the reason."""
     out = []
     for r in readings:
         if r.formal:
-            out.append(f"{r.number}. formal ({r.kind}): {r.text}")
+            note = f"; {KIND_NOTES[r.kind]}" if r.kind in KIND_NOTES else ""
+            out.append(f"{r.number}. formal ({r.kind}{note}): {r.text}")
         else:
             out.append(f"{r.number}. free text, not enforced ({r.reason or 'not in the controlled form'}): {r.text}")
     return out

@@ -8,10 +8,9 @@ runner can log (the LLM client's transcript holds the prompts and replies themse
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -130,12 +129,14 @@ class VoyagerLoop:
                    code=proposal.code, function_name=proposal.function_name)
         return proposal
 
-    async def review(self, ctx: ActionContext, proposal: Proposal, result: ProgramResult, attempt: int) -> tuple[Attempt, ActionContext]:
-        """Critique a run, store the program as a skill when it succeeded, and build the next context."""
+    async def review(self, ctx: ActionContext, proposal: Proposal, result: ProgramResult, attempt: int,
+                     outcome: str | None = None) -> tuple[Attempt, ActionContext]:
+        """Critique a run (`outcome`: how the episode ended, when it has), store the program as a skill when
+        it succeeded, and build the next context."""
         label = proposal.label
         self._emit("program_result", ctx, attempt, label, result=result.to_json())
         try:
-            critique = await self.critic.critique(ctx.task, result, ctx.contract)
+            critique = await self.critic.critique(ctx.task, result, ctx.contract, outcome)
         except CriticError as exc:  # replies, none usable: the critic's failure (an LLMError ends the unit)
             critique = Critique(False, f"The critic could not judge this round ({exc}).", str(exc), "error")
             self._emit("critic_failed", ctx, attempt, label, error=str(exc))
@@ -157,7 +158,7 @@ class VoyagerLoop:
     async def run_task(self, ctx: ActionContext) -> TaskOutcome:
         """Up to `attempts` programs for `ctx.task` on this loop's body; stops at the first the critic accepts."""
         if self.body is None:
-            raise ValueError("run_task needs the loop's body; use run_together for players sharing a world")
+            raise ValueError("run_task needs the loop's body (players sharing a world play through the episode engine)")
         attempts: list[Attempt] = []
         reason: str | None = None
         for number in range(1, self.attempts + 1):
@@ -197,43 +198,3 @@ class VoyagerLoop:
         skill = self.library.add(proposal.function_name, description, proposal.code)
         self._emit("skill_added", ctx, attempt, proposal.label, name=skill.name, description=skill.description)
         return skill
-
-
-RunPrograms = Callable[[dict[str, str], dict[str, tuple[str, ...]]], Awaitable[Mapping[str, "ProgramResult"]]]
-
-
-@dataclass
-class _Player:
-    loop: VoyagerLoop
-    ctx: ActionContext
-    attempts: list[Attempt] = field(default_factory=list)
-    reason: str | None = None
-
-
-async def run_together(loops: Sequence[VoyagerLoop], contexts: Sequence[ActionContext], run_programs: RunPrograms) -> list[TaskOutcome]:
-    """Several players' loops in one shared world: each round, every player still at its task
-    proposes (concurrently), all programs start together (`run_programs(programs, skills)`, e.g.
-    a SimWorld's), then each is critiqued. A player leaves when its program is accepted, when it
-    has no program, or after its loop's attempts."""
-    players = [_Player(loop, ctx) for loop, ctx in zip(loops, contexts, strict=True)]
-    active = players
-    number = 0
-    while active:
-        number += 1
-        proposals = await asyncio.gather(*(p.loop.propose(p.ctx, number) for p in active))
-        running: list[tuple[_Player, Proposal]] = []
-        for player, proposal in zip(active, proposals):
-            if isinstance(proposal, str):
-                player.reason = proposal
-            else:
-                running.append((player, proposal))
-        results = await run_programs(
-            {p.ctx.player: proposal.code for p, proposal in running},
-            {p.ctx.player: proposal.skills for p, proposal in running},
-        ) if running else {}
-        for player, proposal in running:
-            attempt, player.ctx = await player.loop.review(player.ctx, proposal, results[player.ctx.player], number)
-            player.attempts.append(attempt)
-            player.reason = attempt.critique.critique
-        active = [p for p, _ in running if not p.attempts[-1].critique.success and number < p.loop.attempts]
-    return [p.loop.finish(p.ctx, p.attempts, p.reason) for p in players]

@@ -1,6 +1,7 @@
 """One episode: every player's action agent writes a program, all programs run together on a world
-(a SimWorld by default, JavaScript in the SES sandbox; a LiveWorld for --backend minecraft), the critic
-reviews each run, the judges settle the contract, and what each player learnt is handed to the next
+(a SimWorld by default, JavaScript in the SES sandbox; a LiveWorld for --backend minecraft), the judges
+settle the contract, and, when another episode of the seed follows, the critic reviews each run knowing how
+the episode ended and each LLM player writes its lessons; what each player learnt is handed to the next
 episode.
 
 Who the players are (scripted or LLM) is a `Cast`; the engine is the same for both, so scripted
@@ -9,20 +10,23 @@ and LLM runs differ only in who writes the programs, critiques and judgments.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from blockpact.agents.action import ActionAgent
+from blockpact.agents.action import ActionAgent, Proposal
 from blockpact.agents.action_context import ActionContext
 from blockpact.agents.critic import CriticProtocol
 from blockpact.agents.observation import share_group_observations
-from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, TaskOutcome, VoyagerLoop, run_together
+from blockpact.agents.reflection import Recollection, ReflectionError, Reflector
+from blockpact.agents.voyager_loop import LoopEvent, SkillDescriber, VoyagerLoop
 from blockpact.bridge.protocols import World, lost_programs
 from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.failures import UnitFailure
-from blockpact.experiments.judging import Judges, settle
+from blockpact.experiments.judging import Judges, Settlement, settle
+from blockpact.experiments.recap import recap
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Handover
 from blockpact.experiments.settings import prompt, run_settings
 from blockpact.worlds.events import Event
@@ -42,6 +46,7 @@ class Minds:
     judges: Judges
     libraries: Mapping[str, SkillLibrary] = field(default_factory=dict)  # where successful programs are kept
     describer: SkillDescriber | None = None
+    reflectors: Mapping[str, Reflector] = field(default_factory=dict)  # the players who reflect after an episode
 
 
 Cast = Callable[[EpisodeInput], Minds]  # the minds of an episode (scripted or LLM)
@@ -72,6 +77,8 @@ def _context(episode: EpisodeInput, player: str, task: str, observation: Mapping
         last_error=handover.last_error,
         critic_critique=handover.critic_critique,
         judge_critique=handover.judge_critique,
+        last_outcome=handover.outcome,
+        lessons=handover.lessons,
     )
 
 
@@ -131,6 +138,17 @@ class _Runs:
         return seen
 
 
+@dataclass
+class _Round:
+    """The episode's programs: each player's loop and context, its proposal (or why it has none), its result."""
+
+    loops: dict[str, VoyagerLoop]
+    contexts: dict[str, ActionContext]
+    proposals: dict[str, Proposal | str]
+    results: dict[str, ProgramResult]
+    runs: _Runs
+
+
 class WorldEpisodeEngine:
     """Plays episodes on the worlds `world_factory` makes (the grid simulator unless told otherwise; any
     `World` of bridge/protocols.py); one instance serves every condition and seed of a run."""
@@ -151,63 +169,95 @@ class WorldEpisodeEngine:
             for player in sorted(spec.players):
                 world.emit(player, "task", task=task)  # the judge's observables read the tasks here
             minds = self.cast(episode)
-            outcomes, runs = await self._play_programs(episode, minds, world, task)
+            played = await self._play_programs(episode, minds, world, task)
             world.finish()
-            for outcome in outcomes:
-                self._log_outcome(outcome, runs, log)
+            self._log_programs(played, log)
             events = list(world.events)
             settlement = await settle(spec, episode.contract, events, log, minds.judges)
             chat = chat_lines(events)[-self.handover_chat_lines:]
-            handover = {o.player: self._handover(o, settlement.critiques.get(o.player, ""), chat) for o in outcomes}
+            handover = await self._learn(episode, minds, played, settlement, chat, log)
             return EpisodeOutcome(settlement.rewards, settlement.inventory_rewards, settlement.transfers, handover,
                                   world.now, settlement.applied, replayed_from=getattr(world, "replayed", None))
         finally:
             await world.close()
 
-    async def _play_programs(self, episode: EpisodeInput, minds: Minds, world: World,
-                             task: str) -> tuple[list[TaskOutcome], _Runs]:
-        """Every player proposes, all programs run together, the critic reviews each run."""
+    async def _play_programs(self, episode: EpisodeInput, minds: Minds, world: World, task: str) -> _Round:
+        """Every player proposes (concurrently), then all programs run together on the world."""
         spec = episode.spec
         players = sorted(spec.players)
         runs = _Runs(spec.episode_seconds)
-        loops = [VoyagerLoop(minds.agents[p], minds.critic, library=minds.libraries.get(p), describer=minds.describer,
-                             attempts=1, on_event=runs.note) for p in players]
-        budget = spec.episode_seconds + self.budget_margin
-
-        async def run_programs(programs: dict[str, str], skills: dict[str, tuple[str, ...]]) -> dict[str, ProgramResult]:
-            results = await world.run_programs(programs, skills=skills, budget=budget)
-            recorded = runs.record(results, list(world.events))
-            _fail_on_broken_infrastructure(results)
-            return recorded
-
-        observations = share_group_observations({p: await world.observe(p) for p in players}, episode.spec.groups,
-                                                world.now)
-        outcomes = await run_together(loops, [_context(episode, p, task, observations[p]) for p in players], run_programs)
-        return outcomes, runs
+        loops = {p: VoyagerLoop(minds.agents[p], minds.critic, library=minds.libraries.get(p), describer=minds.describer,
+                                attempts=1, on_event=runs.note) for p in players}
+        observations = share_group_observations({p: await world.observe(p) for p in players}, spec.groups, world.now)
+        contexts = {p: _context(episode, p, task, observations[p]) for p in players}
+        proposed = await asyncio.gather(*(loops[p].propose(contexts[p], 1) for p in players))
+        proposals: dict[str, Proposal | str] = dict(zip(players, proposed))
+        running = {p: pr for p, pr in proposals.items() if not isinstance(pr, str)}
+        results: dict[str, ProgramResult] = {}
+        if running:
+            ran = await world.run_programs({p: pr.code for p, pr in running.items()},
+                                           skills={p: pr.skills for p, pr in running.items()},
+                                           budget=spec.episode_seconds + self.budget_margin)
+            results = runs.record(ran, list(world.events))
+            _fail_on_broken_infrastructure(ran)
+        return _Round(loops, contexts, proposals, results, runs)
 
     @staticmethod
-    def _log_outcome(outcome: TaskOutcome, runs: _Runs, log: EpisodeLog) -> None:
-        player = outcome.player
-        if not outcome.attempts:
-            replies = [r for e in runs.rejected.get(player, []) for r in e.data.get("replies", [])]
-            log.program_result(_no_program(player, outcome.reason), code=None, source="llm", replies=replies)
-            return
-        for attempt in outcome.attempts:
-            proposal, critique = attempt.proposal, attempt.critique
-            verdict = {"success": critique.success, "critique": critique.critique, "reasoning": critique.reasoning,
-                       "source": critique.source}
-            log.program_result(runs.original[player].to_json(), code=proposal.code, source=proposal.label,
+    def _log_programs(played: _Round, log: EpisodeLog) -> None:
+        """Each program's result as it ran (before the judge: a unit that fails later keeps them)."""
+        for player, proposal in sorted(played.proposals.items()):
+            if isinstance(proposal, str):
+                replies = [r for e in played.runs.rejected.get(player, []) for r in e.data.get("replies", [])]
+                log.program_result(_no_program(player, proposal), code=None, source="llm", replies=replies)
+                continue
+            log.program_result(played.runs.original[player].to_json(), code=proposal.code, source=proposal.label,
                                explain=proposal.explain, plan=proposal.plan, function_name=proposal.function_name,
-                               critic=verdict, stopped_by_episode_end=player in runs.ended_with_episode)
-            if critique.critique:
-                log.critique(player, "critic", critique.critique, success=critique.success)
+                               stopped_by_episode_end=player in played.runs.ended_with_episode)
+
+    async def _learn(self, episode: EpisodeInput, minds: Minds, played: _Round, settlement: Settlement,
+                     chat: tuple[str, ...], log: EpisodeLog) -> dict[str, Handover]:
+        """What each player takes into the next episode. The critic (with how the episode ended) and the
+        player's reflection are asked only when a next episode reads them: in the last one they feed nothing."""
+        handover = {}
+        for player, proposal in sorted(played.proposals.items()):
+            earlier = episode.handover.get(player, Handover())
+            outcome = recap(player, episode.contract, settlement.clauses, settlement.inventories.get(player, {}),
+                            settlement.inventory_rewards, settlement.transfers, settlement.rewards)
+            ctx = played.contexts[player]
+            if isinstance(proposal, str):
+                last_code, last_error, critique = None, proposal or NO_PROGRAM, None
+            elif episode.followed:
+                attempt, ctx = await played.loops[player].review(ctx, proposal, played.results[player], 1, outcome)
+                verdict = attempt.critique
+                log.verdict(player, verdict.success, verdict.critique, verdict.reasoning, verdict.source)
+                if verdict.critique:
+                    log.critique(player, "critic", verdict.critique, success=verdict.success)
+                last_code, last_error, critique = proposal.code, ctx.last_error, verdict.critique or None
+            else:
+                result = played.results[player]
+                last_code, last_error, critique = proposal.code, None if result.success else result.error, None
+            lessons = tuple(earlier.lessons)
+            reflector = minds.reflectors.get(player)
+            if episode.followed and reflector is not None:
+                lessons = await self._reflect(reflector, Recollection(
+                    player, episode.contract, last_code, outcome,
+                    critique or ("none: " + last_error if last_error else "the critic found nothing to change"),
+                    chat, lessons), log)
+            handover[player] = Handover(last_code=last_code, last_error=last_error, critic_critique=critique,
+                                        judge_critique=settlement.critiques.get(player) or None, chat_log=chat,
+                                        outcome=outcome, lessons=lessons)
+        return handover
 
     @staticmethod
-    def _handover(outcome: TaskOutcome, judge_critique: str, chat: tuple[str, ...]) -> Handover:
-        ctx = outcome.context
-        last_error = ctx.last_error if outcome.attempts else outcome.reason or NO_PROGRAM
-        return Handover(last_code=ctx.last_code, last_error=last_error, critic_critique=ctx.critic_critique,
-                        judge_critique=judge_critique or None, chat_log=chat)
+    async def _reflect(reflector: Reflector, recollection: Recollection, log: EpisodeLog) -> tuple[str, ...]:
+        """The player's new lessons; a reflection with none keeps its earlier ones (logged with the replies)."""
+        try:
+            lessons = tuple(await reflector.reflect(recollection))
+        except ReflectionError as exc:
+            log.reflection(recollection.player, list(recollection.lessons), error=str(exc), replies=exc.replies)
+            return tuple(recollection.lessons)
+        log.reflection(recollection.player, list(lessons))
+        return lessons
 
 
 def _fail_on_broken_infrastructure(results: dict[str, ProgramResult]) -> None:

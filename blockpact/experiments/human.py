@@ -49,7 +49,8 @@ class HumanAgent:
 class HumanCritic:
     """A person's part is not reviewed: whatever they did is the outcome."""
 
-    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique:
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None,
+                       outcome: str | None = None) -> Critique:
         return Critique(True, "", "a person played this slot", HUMAN)
 
 

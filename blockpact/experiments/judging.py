@@ -12,7 +12,8 @@ contract.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from blockpact.experiments.protocol import EpisodeLog
 from blockpact.judge.contract import parse_contract
@@ -31,6 +32,8 @@ class Settlement:
     rewards: dict[str, float]
     critiques: dict[str, str]  # per player, the judges' critiques for the next episode ("" when none)
     applied: str | None  # whose transfers apply: "formal" | "llm"; None without a contract
+    inventories: dict[str, dict[str, int]] = field(default_factory=dict)  # what each player held at the end
+    clauses: list[dict[str, Any]] = field(default_factory=list)  # the formal judge's score of each clause
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,8 @@ class Judges:
     apply_llm: bool = True  # the LLM judge's transfers apply when it gave a valid judgment
 
 
-def _combined_critiques(judgments: Sequence[Judgment], players: Sequence[str]) -> dict[str, str]:
-    """One text per player; with two judges, each line says which judge wrote it."""
+def _combined_critiques(judgments: Sequence[Judgment], players: Sequence[str], applied: str) -> dict[str, str]:
+    """One text per player; with two judges, each line says which judge wrote it and whose transfers applied."""
     out: dict[str, str] = {}
     for player in players:
         texts = [(j.source, j.critiques.get(player, "").strip()) for j in judgments if j.valid]
@@ -48,7 +51,8 @@ def _combined_critiques(judgments: Sequence[Judgment], players: Sequence[str]) -
         if len(texts) == 1:
             out[player] = texts[0][1]
         else:
-            out[player] = "\n".join(f"{source} judge: {text}" for source, text in texts)
+            out[player] = "\n".join(f"{source} judge{' (its transfers applied)' if source == applied else ''}: {text}"
+                                     for source, text in texts)
     return out
 
 
@@ -59,7 +63,8 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
     inventory = {p: float(obs.inventory_value(p)) for p in players}
     shared = {p: obs.group_sharing.get(p, 0.0) for p in players}  # the world's groups, counted with the transfers
     if contract_text is None:
-        return Settlement(inventory, dict(shared), {p: inventory[p] + shared[p] for p in players}, {p: "" for p in players}, None)
+        return Settlement(inventory, dict(shared), {p: inventory[p] + shared[p] for p in players}, {p: "" for p in players}, None,
+                          obs.inventories)
     contract = parse_contract(contract_text, players, spec=spec)
     judgments = [judge_formal(contract, obs)]
     if judges.llm is not None:
@@ -71,9 +76,10 @@ async def settle(spec: WorldSpec, contract_text: str | None, events: Sequence[Ev
     llm = by_source.get("llm")
     applied = llm if judges.apply_llm and llm is not None and llm.valid else by_source["formal"]
     transfers = {p: float(applied.transfers.get(p, 0.0)) + shared[p] for p in players}
-    critiques = _combined_critiques(judgments, players)
+    critiques = _combined_critiques(judgments, players, applied.source)
     for player, text in critiques.items():
         if text:
             log.critique(player, "judge", text)
     rewards = {p: inventory[p] + transfers[p] for p in players}
-    return Settlement(inventory, transfers, rewards, critiques, applied.source)
+    return Settlement(inventory, transfers, rewards, critiques, applied.source, obs.inventories,
+                      by_source["formal"].clauses)

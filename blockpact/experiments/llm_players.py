@@ -9,6 +9,7 @@ from typing import Any
 
 from blockpact.agents.action import ActionAgent, LLMActionAgent
 from blockpact.agents.critic import Critic
+from blockpact.agents.reflection import LLMReflector
 from blockpact.llm.budget import Budget, LLMBudgetSpent
 from blockpact.llm.client import Completion, LLMClient, Message
 from blockpact.llm.settings import LLMSettings
@@ -74,7 +75,8 @@ class LLMCast:
         libraries = {p: self.libraries(episode, p) for p in sorted(spec.players)}
         agents: dict[str, ActionAgent] = {p: LLMActionAgent(client, p, spec, lib) for p, lib in libraries.items()}
         judges = Judges(llm=LLMJudge(client), apply_llm=self.apply_llm_judge)
-        return Minds(agents, Critic(client), judges, libraries, LLMSkillDescriber(client))
+        reflectors = {p: LLMReflector(client, spec) for p in libraries}
+        return Minds(agents, Critic(client), judges, libraries, LLMSkillDescriber(client), reflectors)
 
 
 class LLMNegotiation:

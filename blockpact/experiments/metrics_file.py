@@ -201,6 +201,18 @@ def contract_warnings(run: RunRecord) -> list[str]:
     return out
 
 
+def by_episode(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Welfare and Gini of each episode index over the completed seeds: what agents learnt across episodes."""
+    count = max((len(r["episodes"]) for r in runs), default=0)
+    out = []
+    for i in range(count):
+        episodes = [r["episodes"][i] for r in runs if len(r["episodes"]) > i]
+        ginis = [e["gini"] for e in episodes if e["gini"] is not None]
+        out.append({"episode": i, "seeds": len(episodes), "welfare": _stats([e["welfare"] for e in episodes]),
+                    "gini": _stats(ginis, (0.0, 1.0))})
+    return out
+
+
 def run_metrics(run: RunRecord) -> dict[str, Any]:
     conditions: dict[str, Any] = {}
     for condition in run.config.conditions:
@@ -215,6 +227,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
             "units": unit_counts(seeds, len(run.config.seeds)),
             "failures": failures(seeds),
             "runs": runs,
+            "by_episode": by_episode(runs),  # the learning curve: each episode index over the seeds
             "outcomes": outcome_groups(runs),
             "errors": [{"seed": s.seed, "error": e, "cause": c} for s in seeds for e, c in zip(s.errors, s.causes)],
             "agent_errors": agent_errors(seeds),

@@ -47,6 +47,29 @@ def measures_plot(run: RunRecord, metrics: dict[str, Any], path: Path) -> bool:
     return True
 
 
+def episodes_plot(run: RunRecord, metrics: dict[str, Any], path: Path) -> bool:
+    """With several episodes per seed: each episode's welfare and Gini per condition, seed by seed (the learning
+    curve; the earlier episodes' lessons and critiques are what changes between them)."""
+    if run.config.episodes < 2:
+        return False
+    colors = page_colors(run)
+    conditions = [(name, c) for name, c in metrics["conditions"].items() if c["runs"]]
+    if not conditions:
+        return False
+    panels = []
+    for measure, title in (("welfare", "social welfare"), ("gini", "Gini (inequality)")):
+        columns = [Column(f"{name} ep {i}", [float(r["episodes"][i][measure]) for r in c["runs"]
+                                             if len(r["episodes"]) > i and r["episodes"][i].get(measure) is not None],
+                          colors.condition(name))
+                   for name, c in conditions for i in range(run.config.episodes)]
+        if any(col.values for col in columns):
+            panels.append((measure, f"{title} per episode", columns))
+    if not panels:
+        return False
+    intervals_figure(panels, path)
+    return True
+
+
 def write_figure(svg_path: Path) -> None:
     """The PDF beside an SVG figure."""
     svg_path.with_suffix(".pdf").write_bytes(svg_to_pdf(svg_path.read_text(encoding="utf-8")))
@@ -59,6 +82,8 @@ def write_plots(run: RunRecord, directory: Path, metrics: dict[str, Any] | None 
     if metrics is not None:
         figures.insert(0, ("measures", "Outcomes per condition: each seed, the mean and its 95% CI",
                            lambda r, p: measures_plot(r, metrics, p)))
+        figures.insert(1, ("episodes", "Episode by episode: each seed, the mean and its 95% CI",
+                           lambda r, p: episodes_plot(r, metrics, p)))
     for name, title, draw in figures:
         path = directory / f"{name}.svg"
         path.unlink(missing_ok=True)

@@ -61,8 +61,9 @@ class PlayerCritic:
     def __init__(self, critics: Mapping[str, CriticProtocol]) -> None:
         self.critics = critics
 
-    async def critique(self, task: str, result: ProgramResult, contract: str | None = None) -> Critique:
-        return await self.critics[result.player].critique(task, result, contract)
+    async def critique(self, task: str, result: ProgramResult, contract: str | None = None,
+                       outcome: str | None = None) -> Critique:
+        return await self.critics[result.player].critique(task, result, contract, outcome)
 
 
 class PopulationCast:
@@ -92,6 +93,7 @@ class PopulationCast:
 
     def __call__(self, episode: EpisodeInput) -> Minds:
         from blockpact.agents.action import LLMActionAgent
+        from blockpact.agents.reflection import LLMReflector
         from blockpact.agents.voyager_loop import LLMSkillDescriber
         from blockpact.judge.llm_judge import LLMJudge
 
@@ -101,6 +103,7 @@ class PopulationCast:
         agents: dict[str, ActionAgent] = {}
         critics: dict[str, CriticProtocol] = {}
         libraries = {}
+        reflectors = {}
         describer = None
         for p in players:
             kind = self.population[p]
@@ -110,6 +113,7 @@ class PopulationCast:
                 libraries[p] = self.libraries(episode, p)
                 agents[p] = LLMActionAgent(client, p, spec, libraries[p])
                 critics[p] = Critic(client)
+                reflectors[p] = LLMReflector(client, spec)
                 describer = describer or LLMSkillDescriber(client)
             elif kind == HUMAN:
                 agents[p] = HumanAgent(p)
@@ -121,7 +125,7 @@ class PopulationCast:
         if self.judge_model is not None:
             judge = LLMJudge(self.client_for(episode.seed, self.judge_model))
         return Minds(agents, PlayerCritic(critics), Judges(llm=judge, apply_llm=self.apply_llm_judge), libraries,
-                     describer)
+                     describer, reflectors)
 
 
 def scripted_agent(kind: str, player: str, spec: WorldSpec, contract: str | None, facts: WorldFacts) -> ActionAgent:

@@ -38,9 +38,11 @@ class Handover:
     critic_critique: str | None = None
     judge_critique: str | None = None
     chat_log: tuple[str, ...] = ()  # the previous episode's chat, every player's lines
+    outcome: str | None = None  # how the episode ended for the player: rewards, each clause's status
+    lessons: tuple[str, ...] = ()  # the player's reflection (LLM players), or its earlier lessons when it wrote none
 
     def to_json(self) -> dict[str, Any]:
-        return {**dataclasses.asdict(self), "chat_log": list(self.chat_log)}
+        return {**dataclasses.asdict(self), "chat_log": list(self.chat_log), "lessons": list(self.lessons)}
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,12 @@ class EpisodeInput:
     contract: str | None
     episode: int
     handover: Mapping[str, Handover] = field(default_factory=dict)  # per player; empty in the first episode
+    episodes: int = 1  # episodes of the seed: what is learnt in the last one feeds nothing
+
+    @property
+    def followed(self) -> bool:
+        """Another episode of this seed comes after this one (so critiques and reflections are read)."""
+        return self.episode + 1 < self.episodes
 
     @property
     def critiques(self) -> dict[str, str]:
@@ -95,6 +103,16 @@ class EpisodeLog:
         `proposal`: who wrote the program and why (`source`, `explain`, `plan`, `function_name`)."""
         data = {k: v for k, v in result.items() if k != "observation"}
         self.writer.emit("program_result", {**data, "code": code, **proposal}, self.coords)
+
+    def verdict(self, player: str, success: bool, critique: str, reasoning: str, source: str) -> None:
+        """The critic's verdict on the player's program, given after the judge (`source`: execution, llm, scripted,
+        human or error)."""
+        self.writer.emit("verdict", {"player": player, "success": success, "critique": critique,
+                                     "reasoning": reasoning, "source": source}, self.coords)
+
+    def reflection(self, player: str, lessons: Sequence[str], **extra: Any) -> None:
+        """The lessons the player carries into the next episode (`error`, `replies`: a reflection that gave none)."""
+        self.writer.emit("reflection", {"player": player, "lessons": list(lessons), **extra}, self.coords)
 
     def critique(self, player: str, source: str, text: str, **extra: Any) -> None:
         self.writer.emit("critique", {"player": player, "source": source, "text": text, **extra}, self.coords)
@@ -291,7 +309,7 @@ class RunProtocol:
             handover: Mapping[str, Handover] = {}
             for index in range(self.plan.episodes):
                 handover = await self.episode(EpisodeInput(self.plan.spec, seed, condition.name, contract, index,
-                                                           handover), coords.at(episode=index))
+                                                           handover, self.plan.episodes), coords.at(episode=index))
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
         except Exception as exc:  # a failed unit is reported with its cause; the run goes on

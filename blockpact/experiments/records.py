@@ -92,6 +92,17 @@ class CritiqueRecord:
 
 
 @dataclass
+class VerdictRecord:
+    """The critic's verdict on one player's program (asked only when another episode follows)."""
+
+    player: str
+    success: bool
+    critique: str
+    reasoning: str
+    source: str  # "execution" | "llm" | "scripted" | "human" | "error"
+
+
+@dataclass
 class JudgmentRecord:
     source: str  # "formal" | "llm"
     transfers: dict[str, float]
@@ -110,6 +121,8 @@ class EpisodeRecord:
     events: list[Event] = field(default_factory=list)
     programs: list[ProgramRecord] = field(default_factory=list)
     critiques: list[CritiqueRecord] = field(default_factory=list)
+    verdicts: list[VerdictRecord] = field(default_factory=list)
+    reflections: dict[str, list[str]] = field(default_factory=dict)  # player -> the lessons it wrote
     judgments: list[JudgmentRecord] = field(default_factory=list)
     transfers: dict[str, float] = field(default_factory=dict)
     rewards: dict[str, float] | None = None  # after transfers; None while unfinished
@@ -293,7 +306,16 @@ class _Builder:
                     d["player"], bool(d["success"]), d.get("error"), d.get("error_line"), d.get("stack"),
                     list(d.get("chat", [])), d.get("duration"), bool(d.get("timed_out")), d.get("code"),
                     d.get("source"), d.get("explain") or "", bool(d.get("stopped_by_episode_end")),
-                    (d.get("critic") or {}).get("source")))
+                    (d.get("critic") or {}).get("source")))  # logs written before the verdict event
+            case "verdict":
+                episode = self.episode(e)
+                episode.verdicts.append(VerdictRecord(d["player"], bool(d["success"]), d.get("critique") or "",
+                                                      d.get("reasoning") or "", d.get("source") or ""))
+                for program in episode.programs:
+                    if program.player == d["player"]:
+                        program.critic_source = d.get("source")
+            case "reflection":
+                self.episode(e).reflections[d["player"]] = list(d.get("lessons") or [])
             case "critique":
                 self.episode(e).critiques.append(CritiqueRecord(d["player"], d["source"], d["text"]))
             case "judgment":

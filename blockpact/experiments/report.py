@@ -118,6 +118,8 @@ def _seed_views(run: RunRecord) -> list[dict[str, Any]]:
                 "programs": ep.programs,
                 "errors": [p for p in ep.programs if p.failed],
                 "critiques": ep.critiques,
+                "verdicts": ep.verdicts,
+                "reflections": ep.reflections,
                 "judgments": ep.judgments,
                 "comparison": judge_disagreement(ep),
                 "chat": [e for e in ep.events if e.kind == "chat"],

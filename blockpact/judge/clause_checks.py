@@ -17,7 +17,7 @@ from blockpact.judge.clause_events import Breach, actions, not_applicable, span,
 from blockpact.judge.clause_order import order_breaches
 from blockpact.judge.clauses import (
     Assignment, Clause, Craft, Deposit, Exclusion, ForEach, MineOnly, Quota, RegionLimit, Return, Signal, Steps, TotalQuota,
-    TurnTaking, WaitFor, Window, Withdraw, parts,
+    TurnTaking, WaitFor, Window, Withdraw, gated_waits, parts,
 )
 from blockpact.judge.contract_render import number
 from blockpact.judge.observables import EpisodeObservables
@@ -282,7 +282,10 @@ def clause_reading(n: int, clause: Clause, obs: EpisodeObservables) -> tuple[lis
     episode (every part of it), why (the clause is then "not applicable", neither kept nor broken)."""
     found: list[Breach] = []
     reasons: list[str | None] = []
+    gating = [wait for wait, _ in gated_waits(clause)]  # checked as steps of their sequence (clause_order)
     for part in parts(clause):
+        if any(part is wait for wait in gating):
+            continue
         check = _CHECKS.get(type(part))
         if check is not None:
             reasons.append(check(n, part, obs, lambda player, text: found.append(Breach(n, player, text))))

@@ -72,6 +72,15 @@ def order_breaches(n: int, steps: Steps, obs: EpisodeObservables) -> list[Breach
         if moment is False:
             continue
         if moment is None:
+            if isinstance(step, WaitFor):  # the signal never came: any later step done is done without it
+                index = steps.parts.index(step)
+                done = next((later for later in steps.parts[index + 1:]
+                             if done_at(later, obs, obs.start_time) not in (None, False)), None)
+                if done is not None:
+                    player = getattr(done, "player", "") or steps_player(done)
+                    return [Breach(n, player, f"{player} did '{_plain(done)}' although {step.signaller}'s signal, "
+                                              f"which clause {n} waits for, never came.")]
+                return []
             if before is not None and done_at(step, obs, obs.start_time) not in (None, False):
                 player = getattr(step, "player", "") or steps_player(step)
                 return [Breach(n, player, f"{player} did '{_plain(step)}' only before '{_plain(before)}' was done "

@@ -349,6 +349,24 @@ def parts(clause: Clause) -> tuple[Clause, ...]:
     return (clause,)
 
 
+def gated_waits(clause: Clause) -> list[tuple[WaitFor, tuple[Clause, ...]]]:
+    """The waits said as a step of an ordered sequence, each with the steps after it ("Ben waits for Ada's signal,
+    then takes the iron_pickaxe"): such a wait holds back only those steps, not everything the player does. A
+    wait standing alone ("Ben waits for Ada's signal.") or last in its sequence holds back everything."""
+    found: list[tuple[WaitFor, tuple[Clause, ...]]] = []
+    if isinstance(clause, ForEach):
+        for part in clause.parts:
+            found += gated_waits(part)
+    elif isinstance(clause, Steps):
+        for i, step in enumerate(clause.parts):
+            later = tuple(p for rest in clause.parts[i + 1:] for p in parts(rest))
+            if clause.ordered and isinstance(step, WaitFor) and later:
+                found.append((step, later))
+            elif isinstance(step, (Steps, ForEach)):
+                found += gated_waits(step)
+    return found
+
+
 def parties(clause: Clause) -> frozenset[str]:
     """The players a clause binds or pays (empty for free text)."""
     names: set[str] = set()

@@ -19,6 +19,7 @@ from blockpact.judge.contract import (
     ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, ThresholdTransfer, TotalQuota, TurnTaking,
     WaitFor, Withdraw, parts,
 )
+from blockpact.judge.clauses import Clause, ForEach, Steps, gated_waits
 from blockpact.worlds.spec.schema import Vec
 
 __all__ = ["Limit", "Plan", "Step", "plan_for"]
@@ -52,6 +53,9 @@ class _Compiler(MakingPart):
         self.centres: dict[str | None, list[int]] = {}  # block (None: any) -> the centre of the region it mines in
         self.returns: list[tuple[int, Return]] = []
         self.only: set[str] | None = None  # the blocks a "mines only" clause leaves it (None: no such clause)
+        # waits said as a step ("waits for Ada's signal, then takes ..."): hold back only the later steps of their clause
+        self.gated = {id(wait): later for clause in contract.clauses for wait, later in gated_waits(clause)}
+        self.gates: list[tuple[str, int, tuple[Clause, ...]]] = []  # (wait step, clause number, the steps it holds back)
 
     def note(self, number: int, text: str) -> None:
         self.plan.notes.append(f"clause {number}: {text}")
@@ -81,6 +85,7 @@ class _Compiler(MakingPart):
         self.put_away()
         if self.signals:
             self.signal_when_done()
+        self.order_steps()
         for step in self.plan.steps:
             if step.id not in self.blocking:
                 step.after = [*self.blocking, *(a for a in step.after if a not in self.blocking)]
@@ -133,9 +138,14 @@ class _Compiler(MakingPart):
             else:
                 self.deposits.append((n, part))
         elif isinstance(part, WaitFor) and part.player == me:
-            step = self.plan.add(Step(f"wait:{part.signaller}", "wait_signal", f"wait for {part.signaller}'s signal",
+            later = self.gated.get(id(part))
+            step = self.plan.add(Step(f"wait:{part.signaller}" + (f":{n}" if later else ""), "wait_signal",
+                                      f"wait for {part.signaller}'s signal" + (f" (clause {n}'s later steps)" if later else ""),
                                       args={"from": part.signaller, "blocking": True, "patience": 0}))
-            self.blocking.append(step.id)
+            if later is None:
+                self.blocking.append(step.id)
+            else:
+                self.gates.append((step.id, n, later))
         elif isinstance(part, (WaitFor, Signal)):
             self.signals |= (part.signaller if isinstance(part, WaitFor) else part.player) == me
         elif isinstance(part, Exclusion):
@@ -172,6 +182,54 @@ class _Compiler(MakingPart):
         if getattr(part, "region", None) is not None and not isinstance(part, RegionLimit):
             self.note(n, f"mines the nearest blocks, inside the {part.region} or not")
 
+    def order_steps(self) -> None:
+        """Steps said in order ("A, then B") are done in that order: the plan steps that carry out B come after those
+        that carry out A; a wait said as a step holds back every later step of its clause."""
+        def serving(ids: set[str]) -> list[Step]:
+            return [st for st in self.plan.steps if any(st.id == h or st.id.startswith(h + ":") for h in ids)]
+
+        for n, clause in enumerate(self.contract.clauses, 1):
+            for sequence in ordered_sequences(clause):
+                before = {st.id: list(st.after) for st in self.plan.steps}
+                done: list[Step] = []
+                for part in sequence:
+                    own = serving(self.carrying_out(n, (part,)))
+                    for step in own:
+                        step.after = [*step.after, *(d.id for d in done if d not in own and d.id not in step.after)]
+                    done += [st for st in own if st not in done]
+                if _has_cycle(self.plan.steps):  # the order contradicts what the plan needs first: kept unordered
+                    for st in self.plan.steps:
+                        st.after = before.get(st.id, st.after)
+                    self.note(n, "its steps cannot be done in the order it says with the rest of the plan")
+        for wait, n, later in self.gates:
+            for step in serving(self.carrying_out(n, later)):
+                if step.id != wait and wait not in step.after:
+                    step.after = [*step.after, wait]
+
+    def carrying_out(self, n: int, later: tuple[Clause, ...]) -> set[str]:
+        """The ids (or id prefixes) of this player's plan steps that carry out the parts `later` of clause `n`."""
+        me, held = self.player, set()
+        for part in (leaf for step in later for leaf in parts(step)):
+            if getattr(part, "player", me) != me:
+                continue
+            if isinstance(part, Withdraw):
+                held.add(f"withdraw:{n}")
+            elif isinstance(part, Deposit):
+                held.add(f"deposit:{n}")
+            elif isinstance(part, Return):
+                held |= {f"putback:{n}", f"return:{part.item}"}
+            elif isinstance(part, Craft):
+                held |= {f"make:{n}", f"fetch:{n}"}
+            elif isinstance(part, Signal):
+                held.add("done")
+            elif isinstance(part, WaitFor):
+                held.add(f"wait:{part.signaller}:{n}" if id(part) in self.gated else f"wait:{part.signaller}")
+            elif isinstance(part, (Assignment, Quota)) and part.verb == "take":
+                held.add(f"take:{part.target}")
+            elif isinstance(part, (Assignment, Quota)):
+                held |= {f"mine:{b}" for b in blocks_of(part.verb, part.target, self.facts)}
+        return held
+
     def exclude(self, n: int, part: Exclusion) -> None:
         if part.verb == "take" and part.target is not None:
             self.reserved.add(part.target)
@@ -201,6 +259,8 @@ class _Compiler(MakingPart):
             return
         self.plan.add(Step(f"withdraw:{n}", "take", f"take {part.count} {part.item} from the chest at {list(chest)}",
                            args={"chest": list(chest), "item": part.item, "count": part.count}))
+        if part.item in self.facts.tools():  # a tool it takes is a tool it mines with
+            self.tool_steps.setdefault(part.item, f"withdraw:{n}")
 
     # -- tools -------------------------------------------------------------------------------------
     def take_tool(self, n: int, item: str) -> None:
@@ -362,6 +422,34 @@ class _Compiler(MakingPart):
         after = [s.id for s in self.plan.steps if s.op in ("deposit", "craft", "smelt", "place") and s.id.split(":")[0] != "return"]
         after += [s.id for s in self.plan.steps if s.id.startswith("return:")]
         self.plan.add(Step("done", "signal", "signal that its part is done", after=after, args={"task": "done"}))
+
+
+def _has_cycle(steps: list[Step]) -> bool:
+    after = {s.id: s.after for s in steps}
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+
+    def visit(node: str) -> bool:
+        if state.get(node) == 1:
+            return True
+        if state.get(node) == 2 or node not in after:
+            return False
+        state[node] = 1
+        if any(visit(a) for a in after[node]):
+            return True
+        state[node] = 2
+        return False
+
+    return any(visit(s.id) for s in steps)
+
+
+def ordered_sequences(clause: Clause) -> list[tuple[Clause, ...]]:
+    """The steps of each sequence said in order within `clause` ("A, then B, then C")."""
+    if isinstance(clause, Steps):
+        own = [tuple(clause.parts)] if clause.ordered else []
+        return own + [s for p in clause.parts for s in ordered_sequences(p)]
+    if isinstance(clause, ForEach):
+        return [s for p in clause.parts for s in ordered_sequences(p)]
+    return []
 
 
 def plan_for(contract: Contract, player: str, facts: WorldFacts) -> Plan:

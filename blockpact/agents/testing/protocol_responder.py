@@ -9,6 +9,7 @@ in each role's protocol, deterministically, with the scripted players' logic beh
   cooperative player (the contract in the prompt);
 - critic: JSON verdict (success when the inventory after the program holds something);
 - skill: a one-line description;
+- reflection: two lessons, one naming the reward the episode's outcome gave the player;
 - judge: JSON transfers computed from the case (fixed, proportional and per-unit clauses), after a
   first answer whose transfers do not add up to zero, so the judge's validation and retry run too.
 
@@ -34,6 +35,7 @@ _ACTION = re.compile(r"^You are a player in a Minecraft world\. You act by writi
 _CRITIC = "You assess the progress of a player"
 _SKILL = "You describe JavaScript programs"
 _JUDGE = "You are the judge of a contract"
+_REFLECTION = "You play a Minecraft scenario several times in a row"
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -81,6 +83,8 @@ class ProtocolResponder:
         if system.startswith(_SKILL):
             name = re.search(r"The main function is `(\w+)`", users[-1])
             return f"(stub) Plays the scenario as {name.group(1) if name else 'the program'} does."
+        if system.startswith(_REFLECTION):
+            return self.reflect(users[0])
         if system.startswith(_JUDGE):
             return self.judge(users[0], first_attempt=not answered)
         return echo_last_user_message(request)
@@ -110,6 +114,13 @@ class ProtocolResponder:
             "critique": "" if holds else "(stub) Collect something worth emeralds to you.",
         }
         return json.dumps(verdict)
+
+    def reflect(self, prompt: str) -> str:
+        player = re.search(r"^You are (\w+)\.", prompt, re.MULTILINE)
+        reward = re.search(r"your reward: ([-\d.]+)", prompt, re.IGNORECASE)
+        name = player.group(1) if player else "I"
+        return (f"- (stub) {name} ended the episode with a reward of {reward.group(1) if reward else 'unknown'}.\n"
+                "- (stub) Keep every clause of the contract that names me.")
 
     def judge(self, case: str, *, first_attempt: bool) -> str:
         contract = parse_contract(_section(case, "Contract:", "Tasks:"), self.players, spec=self.spec)
