@@ -115,10 +115,10 @@ def test_per_unit_transfer(text: str) -> None:
     [
         ("At the end of the scenario Bob transfers 11 emeralds to Glitch.", "unknown player 'Bob' (players: Gizmo, Glitch)"),
         ("Gizmo transfers 11 emeralds to Steve.", "unknown player 'Steve'"),
-        ("We will share everything fairly.", "expected 'all', 'earnings'"),
+        ("We will share everything fairly.", "expected 'all', 'combined', 'earnings'"),
         ("Gizmo transfers some emeralds to Glitch.", "expected a number, a player name"),
         ("Gizmo transfers 11 diamonds to Glitch.", "expected '%', 'emerald', 'emeralds' or 'percent' after 'Gizmo transfers 11', found 'diamonds'"),
-        ("Gizmo transfers 11 emeralds Glitch.", "expected 'for', 'per' or 'to' after 'Gizmo transfers 11 emeralds', found 'Glitch'"),
+        ("Gizmo transfers 11 emeralds Glitch.", "after 'Gizmo transfers 11 emeralds', found 'Glitch'"),
         ("Gizmo mines all unobtainium.", "expected an item name"),
         ("Gizmo transfers 50% of the value of Glitch's diamond to Glitch", "the payer's own items, not Glitch's"),
         ("Gizmo transfers 150% of the value of his diamond to Glitch", "more than the whole value"),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.judge.contract import (
-    Assignment, Deposit, Exclusion, ForEach, FreeText, Give, PerUnitTransfer, Pool, Quota, RegionLimit, Return,
+    Assignment, Deposit, Exclusion, ForEach, FreeText, Give, MineOnly, PerUnitTransfer, Pool, Quota, RegionLimit, Return,
     RewardSplit, Signal, Steps, ThresholdTransfer, TotalQuota, WaitFor, Window, Withdraw, parse_contract,
     render_clause,
 )
@@ -246,7 +246,7 @@ REFUSED = [
     ("The total reward is split 60/40.", "say whose share is whose"),
     ("The total reward is split 60/30/10 between Ann and Ben.", "3 shares for 2 players"),
     ("Ann collects only in the north patch.", "only mining can be limited to a region"),
-    ("Ann deposits 2 diamonds into the cache chest after 100 seconds.", "a time window applies to who mines"),
+    ("Ann deposits 2 diamonds into the cache chest after 100 seconds.", "a deposit can have a deadline"),
 ]
 
 
@@ -278,8 +278,16 @@ def test_region_words_from_the_world_file_and_names_that_clash(tmp_path: Path) -
     assert "clash.toml:" in str(raised.value)
 
 
-@pytest.mark.parametrize("text", ["Nobody mines pumpkins while the patch has fewer than 6 pumpkins left.",
-                                  "Stop mining pumpkins once less than 6 remain in the patch."])
+def test_a_condition_with_left_reads_as_the_condition() -> None:
+    commons = load_world("commons")
+    [clause] = parse_contract("Nobody mines pumpkins while the patch has fewer than 6 pumpkins left.",
+                              sorted(commons.players), spec=commons).clauses
+    assert clause == ForEach("each player", tuple(Exclusion(p, "mine", "pumpkin", condition=Condition("pumpkin", "patch", "<", 6))
+                                                  for p in sorted(commons.players)))
+
+
+@pytest.mark.parametrize("text", ["Stop mining pumpkins once less than 6 remain in the patch.",
+                                  "Nobody mines pumpkins once the patch has fewer than 6 pumpkins left."])
 def test_a_condition_outside_the_grammar_is_told_its_controlled_form(text: str) -> None:
     commons = load_world("commons")
     [(_, clause)] = parse_contract(text, sorted(commons.players), spec=commons).free_text()
@@ -292,9 +300,17 @@ def test_a_sentence_without_a_condition_gets_no_condition_hint() -> None:
     assert "world condition" not in clause.reason
 
 
-@pytest.mark.parametrize("text", ["Gizmo mines only iron ore.", "Gizmo mines only iron_ore.", "Glitch only breaks diamond ore."])
-def test_mines_only_an_item_is_not_read_as_mines_all_of_it(text: str) -> None:
-    """'Gizmo mines only iron ore' limits what Gizmo mines; read as 'mines all iron_ore' it meant the opposite (Gizmo
-    free to mine diamonds, Glitch in breach for any iron). It is free text, told the forms that say it."""
+@pytest.mark.parametrize(("text", "blocks"), [("Gizmo mines only iron ore.", ("iron_ore",)),
+                                             ("Gizmo mines only iron_ore.", ("iron_ore",)),
+                                             ("Glitch only breaks diamond ore.", ("diamond_ore",))])
+def test_mines_only_an_item_limits_the_player_to_it_and_is_not_mines_all_of_it(text: str, blocks) -> None:
+    """'Gizmo mines only iron ore' limits what Gizmo mines (no other block); read as 'mines all iron_ore' it would mean
+    the opposite (Gizmo free to mine diamonds, Glitch in breach for any iron)."""
+    [clause] = parse_contract(text, ["Gizmo", "Glitch"], world="double_vein").clauses
+    assert clause == MineOnly(text.split()[0], blocks)
+
+
+@pytest.mark.parametrize("text", ["Gizmo mines only a few iron ore.", "Gizmo mines only 3 iron ore."])
+def test_only_with_an_amount_stays_free_text_with_the_forms_that_say_it(text: str) -> None:
     [(_, clause)] = parse_contract(text, ["Gizmo", "Glitch"], world="double_vein").free_text()
-    assert "say what it does not mine" in clause.reason and "alone mines them" in clause.reason
+    assert "'Gizmo mines only iron_ore'" in clause.reason

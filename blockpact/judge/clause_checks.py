@@ -17,7 +17,7 @@ from typing import Protocol
 from blockpact.judge.clause_events import Breach, Deed, actions, not_applicable, span, window_text, within
 from blockpact.judge.clause_order import order_breaches
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, ForEach, Quota, RegionLimit, Return, Signal, Steps, TotalQuota,
+    Assignment, Clause, Craft, Deposit, Exclusion, ForEach, MineOnly, Quota, RegionLimit, Return, Signal, Steps, TotalQuota,
     TurnTaking, WaitFor, Window, Withdraw, gated_waits, parts,
 )
 from blockpact.judge.contract_render import number
@@ -177,6 +177,28 @@ def _region_limit(n: int, c: RegionLimit, obs: EpisodeObservables, say: Say) -> 
     return None
 
 
+def _mine_only(n: int, c: MineOnly, obs: EpisodeObservables, say: Say) -> str | None:
+    na = not_applicable(obs, c.window, None)
+    if na:
+        return na
+    lo, hi = span(obs, c.window)
+    other = [(t, b) for t, p, b in obs.digs if p == c.player and b not in c.blocks and lo <= t - obs.start_time < hi]
+    if other:
+        t, block = other[0]
+        say(c.player, f"{c.player} mined {len(other)} blocks other than {' and '.join(c.blocks)} (the first, {block}, at "
+                      f"{number(t - obs.start_time)} s){window_text(c.window)}, which clause {n} rules out.")
+    return None
+
+
+def _before(obs: EpisodeObservables, by: float | None):
+    """Whether a chest operation at time t counts for a clause with deadline `by` (seconds from the start)."""
+    return lambda t: by is None or t - obs.start_time <= by + 1e-9
+
+
+def _by(by: float | None) -> str:
+    return "" if by is None else f" by {number(by)} s"
+
+
 def _turn(n: int, c: TurnTaking, obs: EpisodeObservables, say: Say) -> str | None:
     first, item, then = c.first, c.item, c.then
     ops = [op for op in obs.chest_ops if op.item == item]
@@ -206,7 +228,9 @@ def _in_chest(obs: EpisodeObservables, chest: str, op_chest: str) -> bool:
 
 
 def _deposit(n: int, c: Deposit, obs: EpisodeObservables, say: Say) -> str | None:
-    ops = [op for op in obs.chest_ops if op.player == c.player and op.item == c.item and _in_chest(obs, c.chest, op.chest)]
+    counts = _before(obs, c.by)
+    ops = [op for op in obs.chest_ops if op.player == c.player and op.item == c.item and _in_chest(obs, c.chest, op.chest)
+           and counts(op.time)]
     net = sum(op.delta for op in ops)
     where = f"the {c.chest} chest" if c.chest else "a chest"
     if c.count is None:
@@ -216,20 +240,21 @@ def _deposit(n: int, c: Deposit, obs: EpisodeObservables, say: Say) -> str | Non
         elif not ops:
             return f"{c.player} never held any {c.item} to deposit"
     elif net < c.count:
-        say(c.player, f"{c.player} deposited {max(net, 0)} {c.item} into {where}, fewer than the {c.count} of clause {n}.")
+        say(c.player, f"{c.player} deposited {max(net, 0)} {c.item} into {where}{_by(c.by)}, fewer than the {c.count} of clause {n}.")
     return None
 
 
 def _withdraw(n: int, c: Withdraw, obs: EpisodeObservables, say: Say) -> str | None:
+    counts = _before(obs, c.by)
     took = sum(-op.delta for op in obs.chest_ops if op.player == c.player and op.item == c.item and op.delta < 0
-               and _in_chest(obs, c.chest, op.chest))
+               and _in_chest(obs, c.chest, op.chest) and counts(op.time))
     where = f"the {c.chest} chest" if c.chest else "a chest"
     if c.count is None:
         left = sum(items.get(c.item, 0) for pos, items in obs.chests.items() if _in_chest(obs, c.chest, pos))
         if left:
             say(c.player, f"{c.player} left {left} {c.item} in {where} instead of taking all (clause {n}).")
     elif took < c.count:
-        say(c.player, f"{c.player} took {took} {c.item} from {where}, fewer than the {c.count} of clause {n}.",
+        say(c.player, f"{c.player} took {took} {c.item} from {where}{_by(c.by)}, fewer than the {c.count} of clause {n}.",
             lacked=Deed("take", c.item, c.count - took, span(obs, None)[1]))
     return None
 
@@ -239,11 +264,12 @@ def _return(n: int, c: Return, obs: EpisodeObservables, say: Say) -> str | None:
     taken = sum(-op.delta for op in ops if op.delta < 0)
     if not taken:
         return f"{c.player} never took a {c.item}, so there was nothing to return"
-    back = sum(op.delta for op in ops if op.delta > 0 and (_in_chest(obs, c.chest, op.chest) if c.chest
-                                                          else any(o.chest == op.chest and o.delta < 0 for o in ops)))
+    counts = _before(obs, c.by)
+    back = sum(op.delta for op in ops if op.delta > 0 and counts(op.time)
+               and (_in_chest(obs, c.chest, op.chest) if c.chest else any(o.chest == op.chest and o.delta < 0 for o in ops)))
     if back < taken:
         where = f"the {c.chest} chest" if c.chest else "the chest it came from"
-        say(c.player, f"{c.player} took {taken} {c.item} and put {max(back, 0)} back into {where} (clause {n}).")
+        say(c.player, f"{c.player} took {taken} {c.item} and put {max(back, 0)} back into {where}{_by(c.by)} (clause {n}).")
     return None
 
 
@@ -271,7 +297,7 @@ def _signal(n: int, c: Signal, obs: EpisodeObservables, say: Say) -> str | None:
 
 
 _CHECKS: dict[type, Callable[..., str | None]] = {
-    Assignment: _assignment, Exclusion: _exclusion, RegionLimit: _region_limit, TurnTaking: _turn, Quota: _quota,
+    Assignment: _assignment, Exclusion: _exclusion, RegionLimit: _region_limit, MineOnly: _mine_only, TurnTaking: _turn, Quota: _quota,
     TotalQuota: _total, Deposit: _deposit, Withdraw: _withdraw, Return: _return, Craft: _craft, WaitFor: _wait,
     Signal: _signal,
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, Penalty, PerUnitTransfer, Pool,
+    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Penalty, PerUnitTransfer, Pool,
     ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Steps, ThresholdTransfer, TotalQuota,
     TurnTaking, WaitFor, Window, Withdraw,
 )
@@ -40,6 +40,11 @@ def as_item(name: str, lex: Lexicon) -> str:
     """`name` as an item: itself, or the item a crop block's word stands for ("carrots" -> carrot)."""
     if name in lex.items:
         item = name
+    elif name not in lex.blocks and lex.loose_item(name):
+        item = lex.loose_item(name)  # type: ignore[assignment]
+    elif name not in lex.blocks and name not in lex.items and lex.loose_block(name):
+        raise ClauseError(f"'{name}' here names an item, and this world has no single {name} item players can hold: "
+                          f"name it ('raw_{name}', '{name}_ingot')")
     else:
         item = next((f for f in singular_forms(name)[1:] if f in lex.items), None)
         if item is None:
@@ -51,9 +56,27 @@ def as_item(name: str, lex: Lexicon) -> str:
 
 
 def as_block(name: str, lex: Lexicon) -> str:
+    if name not in lex.blocks and lex.loose_block(name):
+        return lex.loose_block(name)  # type: ignore[return-value]
     if lex.world_blocks is not None and name not in lex.world_blocks:
         raise ClauseError(f"this world has no {name} (nor do its rules bring any): {NEVER}")
     return name
+
+
+GENERIC_CHEST_WORDS = frozenset({"shared", "common", "communal", "team", "main", "central", "storage", "supply",
+                                 "group", "joint", "nearby", "our"})
+
+
+def _mine_only_block(name: str, lex: Lexicon) -> str:
+    """A block "mines only" names: a block, the world's one block of a material ("iron"), or the ore of an item ("diamonds")."""
+    if lex.world_blocks is None:
+        if name in lex.blocks:
+            return name
+        raise ClauseError(f"'mines only' names blocks, and {name} is not a block")
+    for candidate in (name, lex.loose_block(name), f"{name}_ore"):
+        if candidate in lex.world_blocks:
+            return candidate  # type: ignore[return-value]
+    raise ClauseError(f"'mines only' names blocks of this world, and it has no {name} block: {NEVER}")
 
 
 def _chest(value: object, lex: Lexicon) -> str | None:
@@ -69,6 +92,10 @@ def _chest(value: object, lex: Lexicon) -> str | None:
         if name and name != at:
             raise ClauseError(f"the chest at {list(value.at)} is {at}, not {name}")
         name = at
+    if name in GENERIC_CHEST_WORDS and lex.world is not None and name not in lex.chest_names():
+        if len(lex.chest_names()) == 1:
+            return lex.chest_names()[0]  # "the shared chest" in a world of one chest
+        raise ClauseError(f"'the {name} chest' could be any of this world's chests ({_chests(lex)}): name one")
     if name and lex.world is not None and name not in lex.chest_names():
         raise ClauseError(f"this world has no chest named '{name}' (chests: {_chests(lex)})")
     return name
@@ -123,6 +150,8 @@ def _target(clause: Clause, lex: Lexicon) -> dict[str, object]:
         raise ClauseError("only mining can be limited to a region (the log says where a block was dug, not where an item was had)")
     if target is None:
         return {}
+    if verb == "mine" and lex.loose_block(target):
+        target = lex.loose_block(target)  # "mines iron": the world's iron_ore
     if verb == "mine" and _an_item_here(target, lex):
         verb = "collect"  # "mines 3 diamonds": the diamonds gained by digging
     if verb == "mine":
@@ -134,6 +163,8 @@ def _target(clause: Clause, lex: Lexicon) -> dict[str, object]:
 
 def _counted(clause: PerUnitTransfer | ThresholdTransfer, lex: Lexicon) -> dict[str, object]:
     verb, item = clause.verb, clause.item
+    if verb == "mine" and lex.loose_block(item):
+        item = lex.loose_block(item)  # type: ignore[assignment]
     if verb == "mine" and _an_item_here(item, lex):
         verb = "collect"
     return {"verb": verb, "item": as_block(item, lex) if verb == "mine" else as_item(item, lex)}
@@ -158,6 +189,8 @@ def _resolve_one(clause: Clause, lex: Lexicon) -> Clause:
             raise ClauseError("only mining can be limited to a region")
     if isinstance(clause, (PerUnitTransfer, ThresholdTransfer)):
         updates.update(_counted(clause, lex))
+    if isinstance(clause, MineOnly):
+        updates["blocks"] = tuple(dict.fromkeys(_mine_only_block(b, lex) for b in clause.blocks))
     if isinstance(clause, (Deposit, Withdraw, Return, Give, TurnTaking, ProportionalTransfer, Craft)):
         updates["item"] = as_item(clause.item, lex)  # type: ignore[union-attr]
     for name in ("chest",):

@@ -80,6 +80,16 @@ class RegionLimit(_Formal):
 
 
 @dataclass(frozen=True)
+class MineOnly(_Formal):
+    """`player` mines no block other than `blocks`: "Gizmo mines only iron_ore" (it need not mine any)."""
+
+    player: str
+    blocks: tuple[str, ...]
+    window: Window | None = None
+    kind = "mining only"
+
+
+@dataclass(frozen=True)
 class Quota(_Formal):
     """`player` does `verb` to at most (or at least) `count` `target`, in every `period` seconds
     from the start of the episode, or over the whole episode when `period` is None."""
@@ -121,6 +131,7 @@ class Deposit(_Formal):
     item: str
     count: int | None
     chest: str
+    by: float | None = None  # a deadline: the items are in the chest by this second of the episode
     kind = "deposit"
 
 
@@ -133,6 +144,7 @@ class Withdraw(_Formal):
     item: str
     count: int
     chest: str
+    by: float | None = None  # a deadline: taken by this second of the episode
     kind = "withdrawal"
 
 
@@ -143,6 +155,7 @@ class Return(_Formal):
     player: str
     item: str
     chest: str
+    by: float | None = None  # a deadline: back by this second of the episode
     kind = "return"
 
 
@@ -240,6 +253,7 @@ class PerUnitTransfer(_Formal):
     item: str
     verb: str = "collect"
     over: int = 0
+    counted: str | None = None  # whose items are counted (None: the payer's): "for each diamond Ben mines"
     kind = "per-unit transfer"
 
 
@@ -318,7 +332,7 @@ class FreeText:
 
 
 Clause = (
-    Assignment | Exclusion | RegionLimit | Quota | TotalQuota | Deposit | Withdraw | Return | Give | Craft
+    Assignment | Exclusion | RegionLimit | MineOnly | Quota | TotalQuota | Deposit | Withdraw | Return | Give | Craft
     | WaitFor | Signal | TurnTaking | Steps | FixedTransfer | ProportionalTransfer | PerUnitTransfer
     | ThresholdTransfer | Pool | RewardSplit | Penalty | ForEach | FreeText
 )

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from blockpact.settings import default_mc_version
 from blockpact.judge.clauses import (
     TRANSFER_TYPES, Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, FreeText, Give, Penalty,
-    PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps,
+    MineOnly, PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps,
     ThresholdTransfer, TotalQuota, Transfer, TurnTaking, WaitFor, Window, Withdraw, parties, parts,
 )
 from blockpact.judge.contract_grammar import parse_clause
@@ -24,7 +24,7 @@ from blockpact.worlds.spec.schema import WorldSpec
 
 __all__ = [
     "TRANSFER_TYPES", "Assignment", "Clause", "Contract", "Craft", "Deposit", "EMPTY_CONTRACT", "Exclusion",
-    "FixedTransfer", "ForEach", "FreeText", "Give", "Penalty", "PerUnitTransfer", "Pool", "ProportionalTransfer",
+    "FixedTransfer", "ForEach", "FreeText", "Give", "MineOnly", "Penalty", "PerUnitTransfer", "Pool", "ProportionalTransfer",
     "Quota", "RegionLimit", "Return", "RewardSplit", "Signal", "Steps", "ThresholdTransfer", "TotalQuota",
     "Transfer", "TurnTaking", "WaitFor", "Window", "Withdraw", "lexicon_for", "number", "parse_contract",
     "parties", "parts", "render_clause", "render_contract",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from blockpact.judge.clauses import (
-    Assignment, Clause, Deposit, Exclusion, FixedTransfer, Give, Penalty, PerUnitTransfer, Pool,
+    Assignment, Clause, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Penalty, PerUnitTransfer, Pool,
     ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps, ThresholdTransfer, TotalQuota,
     TurnTaking, WaitFor, Window, Withdraw,
 )
@@ -33,6 +33,7 @@ class Names:
     tool: str | None
     condition: object | None
     half: float  # half the episode, in seconds
+    players: tuple[str, ...] = ()
 
 
 def _names(spec: WorldSpec, player: str) -> Names:
@@ -56,7 +57,7 @@ def _names(spec: WorldSpec, player: str) -> Names:
     conditions = [c for r in spec.rules for c in r.when]
     return Names(player, others[0], block, drops[0] if drops else "emerald", chests[0].name if chests else None,
                  regions[0].name if regions else None, tools[0] if tools else None,
-                 conditions[0] if conditions else None, spec.episode_seconds / 2)
+                 conditions[0] if conditions else None, spec.episode_seconds / 2, tuple(sorted(spec.players)))
 
 
 def _is_tool(item: str) -> bool:
@@ -69,6 +70,7 @@ Example = Callable[[Names], Clause | None]
 FORMS: list[tuple[str, Example]] = [
     ("who alone mines what", lambda n: Assignment(n.me, "mine", n.block)),
     ("who does not", lambda n: Exclusion(n.other, "mine", n.block)),
+    ("mining no other block", lambda n: MineOnly(n.me, (n.block,))),
     ("mining only in a region", lambda n: RegionLimit(n.me, "mine", None, n.region) if n.region else None),
     ("a quota per period", lambda n: Quota(n.me, "mine", n.block, 5, "at_most", 60.0)),
     ("a quota in a time window", lambda n: Quota(n.me, "mine", n.block, 5, "at_most", window=Window(0.0, n.half))),
@@ -77,8 +79,12 @@ FORMS: list[tuple[str, Example]] = [
      lambda n: Quota(n.me, "mine", n.block, 3, "at_most", 60.0, condition=n.condition) if n.condition else None),
     ("a total for several players", lambda n: TotalQuota((n.me, n.other), "mine", n.block, 10, "at_most")),
     ("putting into a chest", lambda n: Deposit(n.me, n.item, 2, n.chest) if n.chest else None),
+    ("putting into a chest by a deadline", lambda n: Deposit(n.me, n.item, 2, n.chest, by=n.half) if n.chest else None),
     ("taking from a chest", lambda n: Withdraw(n.other, n.tool or n.item, 1, n.chest) if n.chest else None),
     ("returning to a chest", lambda n: Return(n.other, n.tool, n.chest) if n.chest and n.tool else None),
+    ("whoever takes a tool puts it back",
+     lambda n: ForEach(f"whoever takes the {n.tool}", tuple(Return(p, n.tool, n.chest) for p in n.players))  # type: ignore[arg-type]
+     if n.chest and n.tool else None),
     ("taking turns with a tool", lambda n: TurnTaking(n.me, n.tool, n.other, True) if n.tool else None),
     ("steps in order", lambda n: Steps((Deposit(n.me, n.item, 1, n.chest), Signal(n.me, n.other)), True) if n.chest else None),
     ("waiting for a signal", lambda n: WaitFor(n.other, n.me)),
@@ -87,6 +93,7 @@ FORMS: list[tuple[str, Example]] = [
     ("a payment", lambda n: FixedTransfer(n.me, n.other, 11)),
     ("a share of value", lambda n: ProportionalTransfer(n.me, n.other, 0.5, n.item)),
     ("a payment per item", lambda n: PerUnitTransfer(n.me, n.other, 1.5, n.item)),
+    ("a payment per item another player gains", lambda n: PerUnitTransfer(n.me, n.other, 2, n.item, "collect", 0, n.other)),
     ("a payment per item beyond a number", lambda n: PerUnitTransfer(n.other, n.me, 2, n.item, "collect", 3)),
     ("a payment if more than a number", lambda n: ThresholdTransfer(n.other, n.me, 10, "mine", n.block, 4)),
     ("sharing rewards equally", lambda n: Pool((n.me, n.other))),

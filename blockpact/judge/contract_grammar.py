@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.lexer import PatternStr
 
 from blockpact.config import read_toml
-from blockpact.judge.clause_meaning import singular_forms
+from blockpact.judge.clause_meaning import GENERIC_CHEST_WORDS, singular_forms
 from blockpact.judge.clauses import Assignment, Clause, FreeText, Steps
 from blockpact.judge.contract_lexicon import Lexicon
 from blockpact.judge.contract_steps import Normalised, step_splits
@@ -32,6 +32,10 @@ _TOKEN_OR_COMMA = re.compile(_TOKEN.pattern + r"|,(?!\s*\d)")
 _CONTRACTIONS = ((re.compile(r"\b(won)['’]t\b", re.I), "will not"), (re.compile(r"\b(can)['’]t\b", re.I), "can not"),
                  (re.compile(r"\bcannot\b", re.I), "can not"), (re.compile(r"n['’]t\b", re.I), " not"))
 _NUMBER = re.compile(r"\d+(?:\.\d+)?$")
+_UNITS = dict(zip("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+                  "seventeen eighteen nineteen".split(), range(20)))
+_TENS = dict(zip("twenty thirty forty fifty sixty seventy eighty ninety".split(), range(20, 100, 10)))
+_NOT_ONE_AFTER = frozenset({"no", "extra", "additional", "each", "every", "any", "this", "that", "the"})
 _MAX_ITEM_WORDS = 4
 _DESCRIBE = {  # how a message names what was expected (None: not named)
     "PLAYER": "a player name", "ITEM": "an item name", "NUMBER": "a number", "NAME": "a chest name",
@@ -115,7 +119,7 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
               lexicon: Lexicon | None = None) -> Normalised:
     """`text` as the grammar's tokens: PLAYER @Name, ITEM #name, CHEST +name, REGION &name, PHRASE $n,
     keywords, numbers; other words are UNKNOWN ^Word when capitalised (perhaps a misspelt player), else NAME ~word."""
-    tokens = tokenize(text, load_terms().ignored, commas=True)
+    tokens = _numbers(_uses_it_to(_opening(tokenize(text, load_terms().ignored, commas=True))))
     low = [t.lower() for t in tokens]
     by_name = {p.lower(): p for p in players}
     words = keywords()
@@ -124,11 +128,74 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
     originals: list[str] = []
     i = 0
     while i < len(low):
-        symbol, n = _place_at(low, i, places, long=True) or _symbol_at(tokens, low, i, by_name, phrases, vocabulary, words, places)
+        symbol, n = (_place_at(low, i, places, long=True)
+                     or _symbol_at(tokens, low, i, by_name, phrases, vocabulary, words, places, lexicon))
         symbols.append(symbol)
         originals.append(" ".join(tokens[i : i + n]))
         i += n
+    symbols = ["2" if s == "both" and nxt.startswith("#") else s for s, nxt in zip(symbols, [*symbols[1:], ""])]  # "both diamonds"
+    symbols = _pronoun_places(symbols)
+    for k in range(len(symbols) - 2, 0, -1):  # "all three players": the count says nothing when it is everyone
+        if symbols[k - 1] in ("all", "both") and symbols[k + 1] in ("players", "player") and symbols[k] == str(len(players)):
+            del symbols[k], originals[k]
+    last = max((k for k, s in enumerate(symbols) if s != ","), default=-1)
+    if last > 0 and symbols[last] == "only" and symbols[last - 1].startswith("#"):
+        symbols[last] = "exclusively"  # "Ann mines pumpkins only.": not "only in the north patch", which a region follows
     return Normalised(symbols, originals)
+
+
+def _pronoun_places(symbols: list[str]) -> list[str]:
+    """"... in the north patch when it holds fewer than 5 pumpkins": "it" after a condition's word is the region named before."""
+    out = list(symbols)
+    for k in range(1, len(out)):
+        if out[k] == "it" and out[k - 1] in ("while", "when", "whenever", "if"):
+            region = next((s for s in reversed(out[:k]) if s.startswith("&")), None)
+            if region is not None:
+                out[k] = region
+    return out
+
+
+def _numbers(tokens: list[str]) -> list[str]:
+    """Numbers written as words as digits: "two diamonds" -> "2 diamonds", "twenty-five" -> "25", "fifty-fifty" -> "50 50".
+    "one" only where it counts something ("one diamond"), not in "no one" or "each extra one"."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        word = tokens[i].lower()
+        nxt = tokens[i + 1].lower() if i + 1 < len(tokens) else ""
+        if word in _TENS:
+            value = _TENS[word] + (_UNITS[nxt] if 0 < _UNITS.get(nxt, 0) < 10 else 0)
+            out.append(str(value))
+            i += 2 if 0 < _UNITS.get(nxt, 0) < 10 else 1
+            continue
+        if word in _UNITS and (word != "one" or (nxt and nxt not in ("of", "other", "another", "else")
+                                                  and (not out or out[-1].lower() not in _NOT_ONE_AFTER))):
+            out.append(str(_UNITS[word]))
+        else:
+            out.append(tokens[i])
+        i += 1
+    return out
+
+
+def _uses_it_to(tokens: list[str]) -> list[str]:
+    """"takes the iron_pickaxe, uses it to mine all diamond_ore": the step is the mining ("uses it to" dropped)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if [t.lower() for t in tokens[i : i + 3]] in (["uses", "it", "to"], ["use", "it", "to"], ["uses", "them", "to"]):
+            i += 3
+            continue
+        out.append(tokens[i])
+        i += 1
+    return out
+
+
+def _opening(tokens: list[str]) -> list[str]:
+    """A clause opening with "First," before its player ("First Ann mines 2 diamond_ore, then ...") opens with the player."""
+    rest = [t for t in tokens[1:] if t != ","]
+    if tokens and tokens[0].lower() == "first" and rest and rest[0][:1].isupper():
+        return tokens[tokens.index(rest[0]):]
+    return tokens
 
 
 def _places(lexicon: Lexicon | None) -> list[tuple[Words, str]]:
@@ -148,8 +215,11 @@ def _place_at(low: list[str], i: int, places: Sequence[tuple[Words, str]], long:
 
 
 def _symbol_at(tokens: list[str], low: list[str], i: int, by_name: dict[str, str], phrases: Sequence[Phrase],
-               vocabulary: Collection[str], words: Collection[str], places: Sequence[tuple[Words, str]] = ()) -> tuple[str, int]:
+               vocabulary: Collection[str], words: Collection[str], places: Sequence[tuple[Words, str]] = (),
+               lexicon: Lexicon | None = None) -> tuple[str, int]:
     word = low[i]
+    if word in GENERIC_CHEST_WORDS and low[i + 1 : i + 2] == ["chest"]:
+        return f"~{word}", 1  # "the shared chest": a chest's name, whatever else the word means
     for index, phrase in enumerate(phrases):
         for alternative in phrase.alternatives:
             if tuple(low[i : i + len(alternative)]) == alternative:
@@ -168,6 +238,10 @@ def _symbol_at(tokens: list[str], low: list[str], i: int, by_name: dict[str, str
     place = _place_at(low, i, places, long=False)
     if place is not None and word not in words:
         return place
+    if lexicon is not None and word not in words:
+        loose = next((f for f in singular_forms(word) if lexicon.loose_name(f)), None)
+        if loose is not None:  # "iron" in a world whose only iron block is iron_ore: resolved where the clause says
+            return f"#{loose}", 1
     if word in words:
         return word, 1
     return (f"^{tokens[i]}" if tokens[i][0].isupper() else f"~{word}"), 1
@@ -263,15 +337,15 @@ ONLY_ITEM = re.compile(r"\bonly\b(?!\s+(in|within|inside|while|when|if|before|af
 
 def _form_hint(text: str) -> str:
     """What the controlled form looks like, for a sentence outside the grammar that seems to state a world condition
-    or to limit a player to some items ("mines only iron_ore", which the grammar does not have)."""
+    or to limit a player with "only" in a way the grammar does not have ("mines only a few iron_ore")."""
     hints = []
     if CONDITION_WORDS.search(text):
         hints.append("a world condition is written 'while the REGION holds fewer than N BLOCK' (or at most, at least, "
                      "more than N)")
     if ONLY_ITEM.search(text):
-        hints.append("'only' limits a player to a region ('Ben mines pumpkins only in the south patch'); to limit a "
-                     "player to some blocks, say what it does not mine ('Gizmo does not mine diamond_ore'), or that it "
-                     "alone mines them ('Gizmo mines all iron_ore')")
+        hints.append("'only' limits a player to some blocks ('Gizmo mines only iron_ore': no other block) or to a region "
+                     "('Ben mines pumpkins only in the south patch'); an amount is a quota ('Gizmo mines at most 3 "
+                     "iron_ore')")
     return "".join(f"; {h}" for h in hints)
 
 

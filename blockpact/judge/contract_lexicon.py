@@ -32,6 +32,24 @@ class Lexicon:
     def vocabulary(self) -> frozenset[str]:
         return self.items | self.blocks
 
+    def loose_block(self, word: str) -> str | None:
+        """The world's one block a bare material word means where a clause speaks of mining ("iron": iron_ore)."""
+        if self.world_blocks is None or word in self.blocks or word in self.items:
+            return None
+        found = [b for b in (f"{word}_ore", f"{word}_block", f"{word}_log") if b in self.world_blocks]
+        return found[0] if len(found) == 1 else None
+
+    def loose_item(self, word: str) -> str | None:
+        """The one item a bare material word means where a clause speaks of items ("iron": raw_iron, when players
+        can come to hold raw_iron and no iron_ingot)."""
+        if self.obtainable is None or word in self.items:
+            return None
+        found = [i for i in (f"raw_{word}", f"{word}_ingot") if i in self.obtainable]
+        return found[0] if len(found) == 1 else None
+
+    def loose_name(self, word: str) -> bool:
+        return self.loose_block(word) is not None or self.loose_item(word) is not None
+
     def chest_names(self) -> list[str]:
         return sorted({name for _, name in self.chests})
 

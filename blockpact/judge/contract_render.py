@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, FreeText, Give, Penalty, PerUnitTransfer,
+    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, FreeText, Give, MineOnly, Penalty, PerUnitTransfer,
     Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps, ThresholdTransfer,
     TotalQuota, TurnTaking, WaitFor, Window, Withdraw,
 )
@@ -70,6 +70,50 @@ def _around(clause: Clause) -> str:
     return window_words(getattr(clause, "window", None)) + condition_words(getattr(clause, "condition", None))
 
 
+def _by(by: float | None) -> str:
+    return "" if by is None else f" by {number(by)} seconds"
+
+
+def _waits(clause: Clause) -> list[str] | None:
+    """The senders a wait (or several waits of one player) is for, else None."""
+    if isinstance(clause, WaitFor):
+        return [clause.signaller]
+    if isinstance(clause, Steps) and all(isinstance(s, WaitFor) for s in clause.parts):
+        return [s.signaller for s in clause.parts]  # type: ignore[union-attr]
+    return None
+
+
+def _quantified(clause: ForEach, world: str | None) -> str | None:
+    """The quantifiers written as one sentence ("Ann and Ben each ...", "Nobody but Ann ...", "Whoever takes ..."),
+    else None (each player, every other player)."""
+    quantifier, first = clause.quantifier, clause.parts[0]
+    if quantifier.startswith("nobody but ") and isinstance(first, Exclusion):
+        source = "" if first.chest is None else f" from {_chest(first.chest)}"
+        return (f"Nobody but {quantifier[len('nobody but '):]} {_VERBS[first.verb]} {first.target}{source}"
+                f"{_where(first.region)}{_around(first)}.")
+    if quantifier.startswith("whoever takes ") and isinstance(first, Return):
+        into = f" to {_chest(first.chest)}" if first.chest else ""
+        return f"Whoever takes the {first.item} returns it{into}{_by(first.by)}."
+    if " sharing the value of " in quantifier and isinstance(first, ProportionalTransfer):
+        group = list(dict.fromkeys(p.payer for p in clause.parts))  # type: ignore[union-attr]
+        return f"{_names(group)} share the value of their {first.item} equally."
+    if quantifier.startswith("anyone, to ") and isinstance(first, (ThresholdTransfer, PerUnitTransfer)):
+        extra = f" for each extra {first.item}" if isinstance(first, PerUnitTransfer) else ""
+        amount = first.rate if isinstance(first, PerUnitTransfer) else first.amount
+        return (f"Any player who {_VERBS[first.verb]} more than {first.over} {first.item} pays {_emeralds(amount)}{extra} "
+                f"to {quantifier[len('anyone, to '):]}.")
+    if quantifier.startswith("to ") and quantifier.endswith(" each") and isinstance(first, FixedTransfer):
+        return f"{first.payer} pays {quantifier[3:-5]} {_emeralds(first.amount)} each."
+    senders = [_waits(p) for p in clause.parts]
+    if all(senders) and (quantifier == "each player" or quantifier.endswith(" each")):
+        names = senders[0]  # every waiter waits for the same senders
+        who = "Each player" if quantifier == "each player" else quantifier
+        return f"{who} waits for {' and '.join(f'{s}' + chr(39) + 's signal' for s in names)}."
+    if quantifier.endswith(" each"):
+        return _render(first, world, quantifier)
+    return None
+
+
 def _render(clause: Clause, world: str | None, who: str | None = None, to: str | None = None) -> str:
     """One clause; `who` and `to` replace the subject and the receiving player (for quantifiers)."""
     match clause:
@@ -91,12 +135,14 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
         case TotalQuota(players, verb, target, count, bound, period, region):
             every = f" every {number(period)} seconds" if period else ""
             return f"{_names(players)} together {verb} {_BOUNDS[bound]} {count} {target}{_where(region)}{every}{_around(clause)}."
-        case Deposit(player, item, count, chest):
-            return f"{who or player} deposits {_amount(count)} {item} into {_chest(chest)}."
-        case Withdraw(player, item, count, chest):
-            return f"{who or player} takes {_amount(count)} {item} from {_chest(chest)}."
-        case Return(player, item, chest):
-            return f"{who or player} returns the {item} to {_chest(chest)}."
+        case MineOnly(player, blocks):
+            return f"{who or player} mines only {' and '.join(blocks)}{_around(clause)}."
+        case Deposit(player, item, count, chest, by):
+            return f"{who or player} deposits {_amount(count)} {item} into {_chest(chest)}{_by(by)}."
+        case Withdraw(player, item, count, chest, by):
+            return f"{who or player} takes {_amount(count)} {item} from {_chest(chest)}{_by(by)}."
+        case Return(player, item, chest, by):
+            return f"{who or player} returns the {item} to {_chest(chest)}{_by(by)}."
         case Give(giver, receiver, item, count):
             return f"{who or giver} gives {_amount(count)} {item} to {to or receiver}."
         case Craft(player, item, count):
@@ -122,10 +168,11 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
                 f"At the end of the scenario {who or payer} transfers {number(fraction * 100)}% of the value of his "
                 f"{item} to {to or payee}."
             )
-        case PerUnitTransfer(payer, payee, rate, item, verb, over):
+        case PerUnitTransfer(payer, payee, rate, item, verb, over, counted):
             beyond = f" over {over}" if over else ""
+            done = f"{counted} {_VERBS[verb]}" if counted else _DONE[verb]
             return (f"At the end of the scenario {who or payer} transfers {_emeralds(rate)} to {to or payee} "
-                    f"for each {item} {_DONE[verb]}{beyond}.")
+                    f"for each {item} {done}{beyond}.")
         case ThresholdTransfer(payer, payee, amount, verb, item, over):
             return f"If {payer} {_VERBS[verb]} more than {over} {item}, {payer} pays {_emeralds(amount)} to {payee}."
         case Pool(players):
@@ -138,6 +185,8 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
             if breakers:
                 return f"If {breakers[0]} breaks {broken}, {breakers[0]} pays {_emeralds(amount)} to {receiver}."
             return f"Whoever breaks {broken} pays {_emeralds(amount)} to {receiver}."
+        case ForEach(quantifier, (first, *_)) if _quantified(clause, world) is not None:
+            return _quantified(clause, world)  # type: ignore[return-value]
         case ForEach(quantifier, (first, *_)):
             subject = "each player" if "each player" in quantifier else None
             receiver = "every other player" if "every other player" in quantifier else None

@@ -33,9 +33,11 @@ _STEP_STARTS = frozenset({
     "grabs", "grab", "fetches", "fetch", "picks", "pick", "returns", "return", "brings", "bring", "gives", "give",
     "hands", "hand", "crafts", "craft", "makes", "make", "waits", "wait", "signals", "signal", "notifies", "notify",
     "sends", "send", "transfers", "transfer", "pays", "pay", "does", "will", "shall", "must", "never", "may", "can",
-    "should", "only", "always", "agrees", "promises",
+    "should", "only", "always", "agrees", "promises", "drops", "drop", "borrows", "borrow", "signal",
 })
 _RETURNS = frozenset({"returns", "return", "brings", "bring"})
+_PRONOUNS = frozenset({"he", "she", "they"})
+_TAKES = frozenset({"takes", "take", "borrows", "borrow", "grabs", "grab", "fetches", "fetch", "withdraws", "withdraw"})
 _QUANTIFIER_STARTS = ("each", "every", "all", "everyone", "everybody", "nobody", "no")
 
 
@@ -108,11 +110,15 @@ def _completed(pieces: list[Normalised]) -> list[Normalised]:
             it = (last_taken or last_item) if returning else last_item
             if it is not None:
                 symbols = [it if s in ("it", "them") or _names_part_of(s, it) else s for s in symbols]
+            named = {x for x in pieces[0].symbols if x.startswith("@")}
+            if subject and symbols and symbols[0] in _PRONOUNS and named == set(subject):  # "..., then she puts ...":
+                # the first step's player, when it names no other player "she" could be
+                symbols, words = subject + symbols[1:], [pieces[0].words[0]] * len(subject) + words[1:]
             if subject and not _has_subject(symbols):
                 symbols, words = subject + symbols, [pieces[0].words[0]] * len(subject) + words
             out.append(Normalised(symbols, words))
         item = next((s for s in reversed(symbols) if s.startswith("#")), None)
         last_item = item or last_item
-        if item is not None and "from" in symbols:
+        if item is not None and ("from" in symbols or any(s in _TAKES for s in symbols[:3])):
             last_taken = item
     return out

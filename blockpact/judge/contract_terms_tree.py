@@ -10,7 +10,7 @@ from lark.visitors import Discard
 
 from blockpact.judge.contract_values import (
     ALL, ANYONE, EACH, NOBODY, OTHERS, Bound, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
-    Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Unit, Unknown, Verb, WorldPeriod, one,
+    Listed, Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Unit, Unknown, Verb, WorldPeriod, one,
     whole,
 )
 from blockpact.worlds.spec.schema import Condition
@@ -64,8 +64,21 @@ class TermValues(Transformer):
     def others(self, _: list) -> Quantifier:
         return OTHERS
 
+    def the_other(self, _: list) -> Quantifier:
+        if len(self.players) != 2:
+            raise ClauseError(f"'the other player' names one player only when there are two: say who ({', '.join(self.players)})")
+        return OTHERS
+
     def breaker(self, _: list) -> Quantifier:
         return ANYONE
+
+    def listed_each(self, children: list) -> Listed:
+        named = tuple(dict.fromkeys(c for c in children if isinstance(c, str) and not isinstance(c, Token)))
+        return Listed(" and ".join(named) + " each", named)
+
+    def all_but(self, children: list) -> Listed:
+        [kept] = [c for c in children if isinstance(c, str) and not isinstance(c, Token)]
+        return Listed(f"nobody but {kept}", tuple(p for p in self.players if p != kept))
 
     def group(self, children: list) -> tuple[str, ...]:
         return tuple(children) or tuple(self.players)
@@ -190,6 +203,10 @@ class TermValues(Transformer):
                 later = scales[i] = scales[i] if scales[i] is not None else later
             return TimeSpan(kind, tuple(n * (s or 1.0) for n, s in zip(numbers, scales)))
         return build
+
+    def first_unit(self, children: list) -> TimeSpan:
+        """"within the first minute": one of the unit."""
+        return TimeSpan("first", (one(children, Unit).scale,))
 
     first_window = _span("first")
     first_periods = _span("first_periods")

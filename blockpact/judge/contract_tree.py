@@ -9,24 +9,32 @@ clause free text with that reason; what the words mean in the world is settled i
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 
 from lark import Token, Tree
 
 from blockpact.judge.clause_meaning import problem, resolve
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, Penalty, PerUnitTransfer, Pool,
+    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Penalty, PerUnitTransfer, Pool,
     ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps, ThresholdTransfer, TotalQuota,
     TurnTaking, WaitFor, Withdraw,
 )
 from blockpact.judge.contract_lexicon import Lexicon
 from blockpact.judge.contract_terms_tree import TermValues
 from blockpact.judge.contract_values import (
-    ALL, ANYONE, EACH, NOBODY, OTHERS, Bound, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
+    ALL, ANYONE, EACH, NOBODY, OTHERS, Bound, Listed, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
     Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Verb, WorldPeriod, one,
     players_in, whole,
 )
 from blockpact.worlds.spec.schema import Condition
+
+@dataclass(frozen=True)
+class _Back:
+    """The chest a returned item goes back into."""
+
+    chest: Chest
+
 
 class _ToClause(TermValues):
     """Bottom-up: terminals to typed values (TermValues), rules to clauses."""
@@ -34,7 +42,7 @@ class _ToClause(TermValues):
     # -- clauses ----------------------------------------------------------------------------------
     def _expand(self, subject: str | Quantifier, recipient: str | Quantifier | None,
                 build: Callable[[str, str | None], Clause]) -> Clause:
-        payers = self.players if subject is EACH else [subject]
+        payers = self.players if subject is EACH else list(subject.players) if isinstance(subject, Listed) else [subject]
         parts: list[Clause] = []
         for payer in payers:
             assert isinstance(payer, str)
@@ -64,6 +72,29 @@ class _ToClause(TermValues):
         rest = [c for c in children if not (isinstance(c, str) and not isinstance(c, Token))]
         return Steps((self.exclusion([first, *rest]), self.exclusion([second, *rest])), ordered=False)  # type: ignore[list-item]
 
+    def exclusion_all_but(self, children: list) -> Clause:
+        """"Only Ann mines diamond_ore": every other player does not (Ann need not)."""
+        verb, item, place, chest = one(children, Verb).action, one(children, Item), one(children, Place), one(children, Chest)
+        if item is None:
+            raise ClauseError("say what only this player does: an item or block ('Only Ann mines diamond_ore')")
+        return self._expand(children[0], None, lambda p, _: Exclusion(
+            p, verb, item.name, place.region if place else None, chest=chest))  # type: ignore[arg-type]
+
+    def mine_only(self, children: list) -> Clause:
+        blocks = tuple(dict.fromkeys(c.name for c in children if isinstance(c, Item)))
+        return self._expand(children[0], None, lambda p, _: MineOnly(p, blocks))
+
+    def whoever_returns(self, children: list) -> Clause:
+        """"Whoever takes the iron_pickaxe returns it": a return for every player (not applicable to those who never
+        take it), into the chest named after "returns" ("" the one it came from)."""
+        item = one(children, Item).name
+        back = one(children, _Back)
+        chest = back.chest if back is not None else Chest("")
+        return ForEach(f"whoever takes the {item}", tuple(Return(p, item, chest) for p in self.players))  # type: ignore[arg-type]
+
+    def back_chest(self, children: list) -> _Back:
+        return _Back(one(children, Chest))
+
     def region_limit(self, children: list) -> Clause:
         verb, item, place = one(children, Verb).action, one(children, Item), one(children, Place)
         return self._expand(children[0], None, lambda p, _: RegionLimit(p, verb, item.name if item else None, place.region))
@@ -77,6 +108,10 @@ class _ToClause(TermValues):
         bound = one(children, Bound, Bound("at_least")).kind
         count = whole(one(children, Count), "a count of items")
         period, chest, place = self._period(children), one(children, Chest), one(children, Place)
+        if chest is not None and verb not in ("take", "collect"):
+            raise ClauseError("only taking is from a chest")
+        if chest is not None and verb == "collect" and one(children, Bound) is None:
+            verb = "take"  # "collects 2 diamonds from the cache chest": takes them
         if chest is not None and verb != "take":
             raise ClauseError("only taking is from a chest")
         if verb == "take" and one(children, Bound) is None:  # "takes 2 diamonds from the cache chest"
@@ -84,6 +119,21 @@ class _ToClause(TermValues):
         return self._expand(children[0], None, lambda p, _: Quota(
             p, verb, item, count, bound, period, chest,  # type: ignore[arg-type]
             place.region if place else None))
+
+    def quota_limited(self, children: list) -> Clause:
+        """"Each player is limited to 3 pumpkins per minute": mines at most 3."""
+        return self.quota([children[0], Verb("mine"), Bound("at_most"), *children[1:]])
+
+    def quota_each(self, children: list) -> Clause:
+        """"Ann and Ben mine at most 5 pumpkins each": one quota per player of the group."""
+        group = one(children, tuple)
+        subject = EACH if set(group) == set(self.players) else Listed(" and ".join(group) + " each", group)
+        return self.quota([subject, *(c for c in children if c is not group)])
+
+    def quota_none_over(self, children: list) -> Clause:
+        """"No player mines more than 3 pumpkins per minute" / "Ann does not mine more than 3 pumpkins": at most 3."""
+        subject = EACH if children[0] is NOBODY else children[0]
+        return self.quota([subject, Bound("at_most"), *children[1:]])
 
     def total(self, children: list) -> TotalQuota:
         place = one(children, Place)
@@ -123,12 +173,27 @@ class _ToClause(TermValues):
         return players_in(children)[0]  # type: ignore[return-value]
 
     def wait(self, children: list) -> Clause:
-        waiter, *signallers = players_in(children)
-        waits = tuple(WaitFor(waiter, s) for s in dict.fromkeys(signallers))  # type: ignore[arg-type]
-        return waits[0] if len(waits) == 1 else Steps(waits, ordered=False)
+        """One wait per sender; "each player waits for Ann's and Ben's signal" binds every player who is not a
+        sender (Ann waiting for Ben while Ben waits for Ann would leave both waiting for ever)."""
+        subject, *signallers = players_in(children)
+        senders = tuple(dict.fromkeys(signallers))
+
+        def waits(waiter: str) -> Clause:
+            own = tuple(WaitFor(waiter, s) for s in senders)  # type: ignore[arg-type]
+            return own[0] if len(own) == 1 else Steps(own, ordered=False)
+
+        if not isinstance(subject, Quantifier):
+            return waits(subject)  # type: ignore[arg-type]
+        waiters = self.players if subject is EACH else list(subject.players) if isinstance(subject, Listed) else []
+        found = tuple(waits(w) for w in waiters if w not in senders)
+        if not found:
+            raise ClauseError(f"say who waits: '{subject.words}' are the players who signal")
+        return ForEach(subject.words, found)
 
     def signal(self, children: list) -> Clause:
         names = players_in(children)
+        if len(names) > 2:  # "Ivy signals Jun and Kai": one signal reaches every player
+            return Steps(tuple(Signal(names[0], r) for r in dict.fromkeys(names[1:])), ordered=False)  # type: ignore[arg-type]
         receiver = names[1] if len(names) > 1 else ""
         return self._expand(names[0], receiver or None, lambda p, r: Signal(p, r or ""))
 
@@ -146,17 +211,52 @@ class _ToClause(TermValues):
                 raise ClauseError(f"a proportional transfer is a share of the payer's own items, not {owner.player}'s")
             return self._expand(payer, payee, lambda p, r: ProportionalTransfer(p, r, share.fraction, item))
         if unit is not None:
-            if unit.player is not None and unit.player != payer:
-                raise ClauseError(f"a per-item transfer counts the payer's own items, not {unit.player}'s")
-            return self._expand(payer, payee, lambda p, r: PerUnitTransfer(p, r, money.amount, unit.item, unit.verb, unit.over))
+            counted = unit.player if isinstance(unit.player, str) else None
+            return self._expand(payer, payee, lambda p, r: PerUnitTransfer(
+                p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted))
         return self._expand(payer, payee, lambda p, r: FixedTransfer(p, r, money.amount))
+
+    def fine(self, children: list) -> Clause:
+        """"Ann is fined 3 emeralds per diamond_ore mined (paid to Ben)": with two players, paid to the other."""
+        payer, *payees = players_in(children)
+        money, unit = one(children, Money), one(children, PerUnit)
+        if not payees:
+            others = [p for p in self.players if p != payer]
+            if isinstance(payer, Quantifier) or len(others) != 1:
+                raise ClauseError("say who is paid the fine: '..., paid to Ben' (or 'to every other player')")
+            payees = others
+        counted = unit.player if isinstance(unit.player, str) else None
+        return self._expand(payer, payees[-1], lambda p, r: PerUnitTransfer(
+            p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted))
+
+    def threshold_after(self, children: list) -> Clause:
+        """"Ben pays Ann 5 emeralds if he mines any diamond_ore": the payer is the one whose act is counted."""
+        payer, payee, *doer = players_in(children)
+        if doer and doer[0] != payer:
+            raise ClauseError(f"what {doer[0]} does is paid by {doer[0]}, not {payer}")
+        return self.threshold_transfer([payer, *(c for c in children if not (isinstance(c, str) and not isinstance(c, Token)))
+                                        , payee])
+
+    def anyone_threshold(self, children: list) -> Clause:
+        """"Any player who mines more than 5 pumpkins pays 2 emeralds per extra pumpkin to each other player."""
+        *_, payee = players_in(children)
+        rest = [c for c in children if not isinstance(c, (str, Quantifier)) or isinstance(c, Token)]
+        found = []
+        for p in self.players:
+            for r in ([q for q in self.players if q != p] if payee is OTHERS else [payee]):
+                if r != p:
+                    found.append(self.threshold_transfer([p, *rest, r]))
+        if not found:
+            raise ClauseError("nobody but the payee could pay")
+        return ForEach("anyone, to every other player" if payee is OTHERS else f"anyone, to {payee}", tuple(found))
 
     def threshold_transfer(self, children: list) -> Clause:
         names = players_in(children)
         doer, payee = names[0], names[-1]
         if len(names) == 3 and names[1] != doer:
             raise ClauseError(f"what {doer} does is paid by {doer}, not {names[1]}")
-        verb, item, over, money = one(children, Verb).action, one(children, Item).name, one(children, Over), one(children, Money)
+        verb, item, money = one(children, Verb).action, one(children, Item).name, one(children, Money)
+        over = one(children, Over, Over(0))
         count = whole(Count(over.count), "a count of items") or 0
         unit = one(children, PerUnit)
         if unit is not None:
@@ -167,6 +267,16 @@ class _ToClause(TermValues):
 
     def pool(self, children: list) -> Pool:
         return Pool(one(children, tuple))
+
+    def value_pool(self, children: list) -> Clause:
+        """"Ann and Cy share the value of their diamonds equally": each pays every other 1/N of what its own
+        diamonds are worth to it, so each ends with the mean of the group's diamond values."""
+        group, item = one(children, tuple), one(children, Item).name
+        if len(set(group)) < 2:
+            raise ClauseError("sharing a value takes at least two players")
+        share = round(1 / len(group), 10)
+        return ForEach(f"{' and '.join(group)} sharing the value of {item}", tuple(
+            ProportionalTransfer(p, q, share, item) for p in group for q in group if q != p))
 
     def split(self, children: list) -> Clause:
         group, shares = one(children, tuple), one(children, Shares)
@@ -183,6 +293,23 @@ class _ToClause(TermValues):
         if any(p == 100 for p in percents) or len(set(group)) < len(group):
             raise ClauseError("a split divides the total among at least two different players")
         return RewardSplit(tuple(group), tuple(round(p / total, 10) for p in percents))
+
+    def penalty_after(self, children: list) -> Penalty:
+        """"Ann pays Ben 10 emeralds if she breaks clause 1"."""
+        breaker, payee, *named = players_in(children)
+        if named and named[0] != breaker:
+            raise ClauseError(f"the penalty of {named[0]}'s breach is paid by {named[0]}, not {breaker}")
+        ref, money = one(children, ClauseRef), one(children, Money)
+        return Penalty((breaker,), ref.number, money.amount, () if payee is OTHERS else (payee,))  # type: ignore[arg-type]
+
+    def transfer_each(self, children: list) -> Clause:
+        """"Ann pays Ben and Cy 2 emeralds each": one transfer to each."""
+        payer, *payees = players_in(children)
+        money = one(children, Money)
+        receivers = tuple(dict.fromkeys(payees))
+        if isinstance(payer, Quantifier) or payer in receivers:
+            raise ClauseError("say who pays whom: 'Ann pays Ben and Cy 2 emeralds each'")
+        return ForEach(f"to {' and '.join(receivers)} each", tuple(FixedTransfer(payer, r, money.amount) for r in receivers))  # type: ignore[arg-type]
 
     def penalty(self, children: list) -> Penalty:
         names = players_in(children)
@@ -215,6 +342,11 @@ def _with(clause: Clause, span: TimeSpan | None, condition: Condition | None, re
     if isinstance(clause, ForEach):
         return ForEach(clause.quantifier, tuple(_with(p, span, condition, region) for p in clause.parts))
     fields = {f.name for f in dataclasses.fields(clause)}  # type: ignore[arg-type]
+    if span is not None and "by" in fields:
+        return _with(_deadline(clause, span), None, condition, region)
+    if span is not None and isinstance(clause, Give):
+        raise ClauseError("a gift is settled from the final inventories, so it has no deadline: to hand items over by "
+                          "a time, deposit them into a chest ('Ann deposits 2 diamonds into the cache chest by 60 seconds')")
     for what, value, name in (("a time window", span, "window"), ("a condition", condition, "condition"),
                               ("a region", region, "region")):
         if value is None:
@@ -226,6 +358,18 @@ def _with(clause: Clause, span: TimeSpan | None, condition: Condition | None, re
             raise ClauseError(f"a clause holds one {name}, this one names two")
     updates = {k: v for k, v in (("window", span), ("condition", condition), ("region", region)) if v is not None}
     return dataclasses.replace(clause, **updates)  # type: ignore[type-var]
+
+
+def _deadline(clause: Clause, span: TimeSpan) -> Clause:
+    """A deposit, withdrawal or return with "by 60 seconds" / "within the first 2 minutes": done by then."""
+    if span.kind not in ("first", "until"):
+        raise ClauseError(f"a {clause.kind} can have a deadline ('by 60 seconds', 'within the first 2 minutes'), "
+                          "not a window that starts later")
+    if isinstance(clause, Deposit) and clause.count is None:
+        raise ClauseError("a deposit with a deadline says how many items ('deposits 3 pumpkins ... by 60 seconds')")
+    if getattr(clause, "by") is not None:
+        raise ClauseError("a clause holds one deadline, this one names two")
+    return dataclasses.replace(clause, by=span.numbers[0])  # type: ignore[type-var]
 
 
 def to_clause(tree: Tree, players: Sequence[str], phrases: Sequence, lexicon: Lexicon) -> Clause:

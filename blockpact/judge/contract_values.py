@@ -126,6 +126,13 @@ class Quantifier:
     words: str  # "each player" | "every other player" | "anyone"
 
 
+@dataclass(frozen=True)
+class Listed(Quantifier):
+    """Players named with "each" ("Ann and Ben each ...") or all players but one ("only Ann", "nobody but Ann")."""
+
+    players: tuple[str, ...] = ()
+
+
 EACH = Quantifier("each player")
 OTHERS = Quantifier("every other player")
 ANYONE = Quantifier("anyone")

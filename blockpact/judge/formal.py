@@ -57,11 +57,12 @@ def transfer_amount(clause: Clause, obs: EpisodeObservables) -> tuple[str, str, 
             unit = obs.value(payer, item)
             amount = fraction * unit * count
             return payer, payee, amount, f"{number(fraction * 100)}% of {count} {item} x {number(unit)}"
-        case PerUnitTransfer(payer, payee, rate, item, verb, over):
-            count = _done(obs, payer, verb, item)
+        case PerUnitTransfer(payer, payee, rate, item, verb, over, counted):
+            count = _done(obs, counted or payer, verb, item)
             paid = max(count - over, 0)
             beyond = f" ({count} - {over})" if over else ""
-            return payer, payee, rate * paid, f"{number(rate)} x {paid} {item} {_DONE[verb]}{beyond}"
+            by = f" by {counted}" if counted else ""
+            return payer, payee, rate * paid, f"{number(rate)} x {paid} {item} {_DONE[verb]}{by}{beyond}"
         case ThresholdTransfer(payer, payee, amount, verb, item, over):
             count = _done(obs, payer, verb, item)
             due = amount if count > over else 0.0

@@ -15,7 +15,7 @@ from blockpact.agents.scripted.plan_making import MakingPart
 from blockpact.agents.scripted.plan_steps import Limit, Plan, Step, blocks_of, quota_share
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.judge.contract import (
-    Assignment, Contract, Craft, Deposit, Exclusion, FixedTransfer, FreeText, Give, Penalty, PerUnitTransfer, Pool,
+    Assignment, Contract, Craft, Deposit, Exclusion, FixedTransfer, FreeText, Give, MineOnly, Penalty, PerUnitTransfer, Pool,
     ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, ThresholdTransfer, TotalQuota, TurnTaking,
     WaitFor, Withdraw, parts,
 )
@@ -25,8 +25,9 @@ from blockpact.worlds.spec.schema import Vec
 __all__ = ["Limit", "Plan", "Step", "plan_for"]
 
 SETTLED = (Give, Pool, RewardSplit, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer)
-KNOWN = (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, *SETTLED)
+KNOWN = (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, MineOnly, *SETTLED)
 FILLER_PATIENCE = 0.2  # of the episode: how long a player waits for deposits or a tool before mining for itself
+DEADLINE_MARGIN = 15.0  # seconds before a deadline the player stops mining to put a tool back, or deposits what it has
 
 
 class _Compiler(MakingPart):
@@ -51,6 +52,7 @@ class _Compiler(MakingPart):
         self.guards: dict[str, list[dict[str, object]]] = {}  # block -> conditions under which it must not mine it
         self.centres: dict[str | None, list[int]] = {}  # block (None: any) -> the centre of the region it mines in
         self.returns: list[tuple[int, Return]] = []
+        self.only: set[str] | None = None  # the blocks a "mines only" clause leaves it (None: no such clause)
         # waits said as a step ("waits for Ada's signal, then takes ..."): hold back only the later steps of their clause
         self.gated = {id(wait): later for clause in contract.clauses for wait, later in gated_waits(clause)}
         self.gates: list[tuple[str, int, tuple[Clause, ...]]] = []  # (wait step, clause number, the steps it holds back)
@@ -63,6 +65,10 @@ class _Compiler(MakingPart):
         for n, clause in enumerate(self.contract.clauses, 1):
             for part in parts(clause):
                 self.read(n, part, me)
+        if self.only is not None:  # every other block of the world is ruled out; the blocks left are its work
+            self.excluded.update(b for b in set(self.spec.blocks.values()) if b not in self.only)
+            for block in sorted(self.only - self.assigned_to_others - self.excluded):
+                self.targets.setdefault(block, [])
         self.filler = not self.targets
         if self.filler:  # no blocks the contract names: what is worth something to it and nobody else's
             values = self.facts.block_values(me)
@@ -145,6 +151,11 @@ class _Compiler(MakingPart):
         elif isinstance(part, Exclusion):
             if part.player == me:
                 self.exclude(n, part)
+        elif isinstance(part, MineOnly):
+            if part.player == me:
+                self.only = set(part.blocks) if self.only is None else self.only & set(part.blocks)
+                if part.window is not None:
+                    self.note(n, "mines only these blocks for the whole episode (its window only narrows it)")
         elif isinstance(part, Withdraw):
             if part.player == me:
                 self.withdraw(n, part)
@@ -371,18 +382,30 @@ class _Compiler(MakingPart):
             from_mining = [mines[b] for b in facts.blocks_dropping(dep.item) if b in mines] + (
                 [mines[dep.item]] if dep.item in mines else [])
             after = from_mining or (makes[-1:] if dep.item in {s.args.get("item") for s in self.plan.steps if s.op == "craft"} else [])
+            by = None if dep.by is None else max(dep.by - DEADLINE_MARGIN, 0.0)
+            if by is not None:  # a deadline: deposit as soon as it holds the items (or what it has, near the deadline)
+                after = makes[-1:] if not from_mining and after else []
             self.plan.add(Step(f"deposit:{n}", "deposit",
-                               f"deposit {'all' if dep.count is None else dep.count} {dep.item} into the chest at {list(chest)}",
+                               f"deposit {'all' if dep.count is None else dep.count} {dep.item} into the chest at {list(chest)}"
+                               + (f" by {dep.by:g} s" if dep.by is not None else ""),
                                after=after, args={"chest": list(chest), "item": dep.item, "count": dep.count,
-                                                  "again": bool(from_mining) and dep.count is None}))
+                                                  "again": bool(from_mining) and dep.count is None and by is None,
+                                                  "by": by}))
         for n, back in self.returns:  # "puts every item it takes back": after its withdrawals and its first round
             chest = facts.chest_named(back.chest) if back.chest else facts.chest_with(back.item)
             if chest is None:
                 self.note(n, f"no chest to put the {back.item} back into")
                 continue
             after = [s.id for s in self.plan.steps if s.op == "mine" or (s.op == "take" and s.args.get("item") == back.item)]
+            if back.by is not None:  # stop mining with the tool in time to put it back by the deadline
+                stop = max(back.by - DEADLINE_MARGIN, 0.0)
+                for step in self.plan.steps:
+                    if step.op == "mine" and back.item in step.args.get("harvest_with", []):
+                        step.args["limits"].append({"count": 0, "period": None, "from": stop, "until": None})
+                self.note(n, f"stops mining with the {back.item} at {stop:g} s to put it back by {back.by:g} s")
             self.plan.add(Step(f"putback:{n}", "deposit", f"put every {back.item} back into the chest at {list(chest)}",
-                               after=after, args={"chest": list(chest), "item": back.item, "count": None, "again": False}))
+                               after=after, args={"chest": list(chest), "item": back.item, "count": None, "again": False,
+                                                  "by": None}))
         for part in self.firsts:
             users = [s.id for s in self.plan.steps if s.op == "mine" and self.tool_steps.get(part.item) in s.after]
             take = self.tool_steps.get(part.item)

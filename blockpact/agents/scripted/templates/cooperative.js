@@ -178,7 +178,13 @@ async function playByContract(bot) {
         return;
       case 'deposit': {
         const held = heldCount(bot, step.item);
-        const amount = step.count === null ? held : Math.min(step.count - (step.put || 0), held);
+        const wanted = step.count === null ? held : step.count - (step.put || 0);
+        const early = step.by !== null && step.by !== undefined && now() < start + step.by;
+        if (early && held < wanted) {
+          step.due = now() + __RETRY_SECONDS__; // a deadline ahead: wait until it holds them all, or the deadline nears
+          return;
+        }
+        const amount = step.count === null ? held : Math.min(wanted, held);
         if (amount > 0) {
           const put = await depositItemIntoChest(bot, vec(step.chest), { [step.item]: amount });
           step.put = (step.put || 0) + ((put && put[step.item]) || 0);
