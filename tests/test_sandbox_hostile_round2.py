@@ -43,7 +43,6 @@ EXPECTED = {
 }
 NOT_HELD = "issue 35: not held yet"
 MARKS = {
-    "caught_refusals.js": pytest.mark.xfail(reason=f"{NOT_HELD}: a caught refusal leaves the run a success", strict=True),
     "getter_on_return.js": pytest.mark.xfail(reason=f"{NOT_HELD}: a getter on the returned value acts after return", strict=True),
     "feedback_flood.js": pytest.mark.skip(reason=f"{NOT_HELD}: primitive feedback is kept without a cap (takes the host to ~2 GB)"),
     "indexof_huge_arraylike.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),

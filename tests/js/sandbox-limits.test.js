@@ -199,3 +199,11 @@ test('more: a huge error message is cut, a huge program is refused', async () =>
   assert.match(big.error, /^program too large: its source and skills are \d+ bytes \(limit maxSourceBytes = 4194304\)$/);
   assert.equal((await sim.run('async function main(bot) { return 3; }', { budgetMs: 5000 })).returnValue, 3);
 });
+
+test('more: a refusal the program catches still ends it reported with the limit', async () => {
+  await assertLimited('async function main(bot) {\n  const s = "x".repeat(2e6);\n  for (let i = 0; i < 5; i++) {\n'
+    + '    try { await moveTo(bot, s); } catch (e) {}\n    try { bot.findBlock({ matching: s }); } catch (e) {}\n  }\n  return "fine";\n}',
+  { error: /^RangeError: moveTo: arguments too large: over 1048576 bytes as JSON \(limit maxMessageBytes\)/, limit: 'maxMessageBytes' });
+  await assertLimited('async function main(bot) {\n  let v = [];\n  for (let i = 0; i < 100; i++) v = [v];\n'
+    + '  try { bot.blockAt(v); } catch (e) {}\n  return 1;\n}', { error: /^RangeError: bot.blockAt: arguments too deep: over 24 levels of nesting \(limit maxDepth\)/, limit: 'maxDepth' });
+});
