@@ -43,7 +43,6 @@ EXPECTED = {
 }
 NOT_HELD = "issue 35: not held yet"
 MARKS = {
-    "getter_on_return.js": pytest.mark.xfail(reason=f"{NOT_HELD}: a getter on the returned value acts after return", strict=True),
     "feedback_flood.js": pytest.mark.skip(reason=f"{NOT_HELD}: primitive feedback is kept without a cap (takes the host to ~2 GB)"),
     "indexof_huge_arraylike.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),
     "normalize_combining.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),

@@ -207,3 +207,13 @@ test('more: a refusal the program catches still ends it reported with the limit'
   await assertLimited('async function main(bot) {\n  let v = [];\n  for (let i = 0; i < 100; i++) v = [v];\n'
     + '  try { bot.blockAt(v); } catch (e) {}\n  return 1;\n}', { error: /^RangeError: bot.blockAt: arguments too deep: over 24 levels of nesting \(limit maxDepth\)/, limit: 'maxDepth' });
 });
+
+test('more: nothing the program left acts after it returned', async () => {
+  const getter = await sim.run('async function main(bot) {\n  return { get items() { getItemFromChest(bot, 1); return 1; } };\n}', { budgetMs: 3000 });
+  assert.equal(getter.success, false);
+  assert.match(getter.error, /^TypeError: the return value has a getter \(accessor property "items"\): return plain data/);
+  simHost.calls.length = 0;
+  const trap = await sim.run('async function main(bot) {\n  return new Proxy({}, { ownKeys() { mineBlock(bot, "stone", 1); return []; } });\n}', { budgetMs: 3000 });
+  assert.equal(trap.success, true, trap.error); // the refused call rejects; the program did not await it
+  assert.deepEqual(simHost.calls.filter(([n]) => n === 'mineBlock'), []);
+});

@@ -41,7 +41,7 @@ function checkPrelude(prelude) {
 function toJson(value, config) {
   if (value === undefined) return null;
   const encoded = encode(value, () => undefined, {
-    what: 'the return value', maxBytes: config.maxMessageBytes, maxDepth: config.maxReturnDepth, deep: 'throw',
+    what: 'the return value', accessors: 'throw', maxBytes: config.maxMessageBytes, maxDepth: config.maxReturnDepth, deep: 'throw',
   });
   return JSON.stringify(encoded) ?? null;
 }
@@ -56,7 +56,7 @@ function limitOf(err) {
 }
 
 // request: { source, skills: [source], entry? }
-// env: { globals(): endowments, install(globalThis), host, prelude, log(line), getStackString }
+// env: { globals(): endowments, install(globalThis), host, prelude, log(line), returned(), getStackString }
 async function execute(request, env, config) {
   try {
     const programFunctions = topLevelFunctions(request.source, 'program');
@@ -86,6 +86,9 @@ async function execute(request, env, config) {
     const main = compartment.evaluate(`${request.source}\n;${entry}\n//# sourceURL=program`);
     if (typeof main !== 'function') throw new TypeError(`${entry} is not a function`);
     const value = await main(scope.bot);
+    // Returned: from here no call of the program reaches the host (a getter or a Proxy trap on the
+    // returned value, a promise it left pending), and its value is read without running its code.
+    env.returned();
     return { success: true, error: null, stack: null, errorLine: null, returnJson: toJson(value, config) };
   } catch (err) {
     const described = err instanceof SourceSyntaxError

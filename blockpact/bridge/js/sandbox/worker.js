@@ -87,7 +87,7 @@ function withRefusal(run, result) {
 }
 
 function callHost(run, name, args) {
-  if (run.finished) return Promise.reject(new Error(`${name}: the program has already finished`));
+  if (run.finished || run.returned) return Promise.reject(new Error(`${name}: the program has already returned`));
   if (name !== 'chat' && run.pending >= config.maxPendingCalls) { // chat has its own count, and cannot be awaited
     // Thrown, not rejected: a loop starting calls without await stops here.
     throw breakLimit(run, 'maxPendingCalls', `too many primitive calls in flight: ${run.pending} started and not finished `
@@ -129,7 +129,7 @@ function chatLimit(run) {
 }
 
 function queryHost(run, path, args) {
-  if (run.finished) throw new Error(`bot.${path}: the program has already finished`);
+  if (run.finished || run.returned) throw new Error(`bot.${path}: the program has already returned`);
   let payload;
   try {
     payload = encodeArgs(`bot.${path}`, args);
@@ -178,13 +178,14 @@ function environment(run) {
     }),
     prelude: config.prelude,
     log: (line) => emitLog(run, line),
+    returned: () => { run.returned = true; },
     getStackString,
   };
 }
 
 async function runProgram(message) {
   const run = {
-    id: message.run, finished: false, logCount: 0, pending: 0, chats: 0, limitBroken: false, ran: true, refused: null,
+    id: message.run, finished: false, logCount: 0, pending: 0, chats: 0, limitBroken: false, ran: true, refused: null, returned: false,
     chatTokens: config.chatBurst, chatAt: performance.now(),
   };
   current = run;
