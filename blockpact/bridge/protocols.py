@@ -39,6 +39,9 @@ class ProgramResult:
     stack: str | None
     chat: list[str] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
+    # per line of `chat`: "program" (its own bot.chat) or "primitive" (a primitive's feedback); empty where the
+    # backend cannot tell (see `shown_chat`)
+    chat_sources: list[str] = field(default_factory=list)
     observation: dict[str, Any] = field(default_factory=dict)
     duration: float = 0.0
     timed_out: bool = False
@@ -47,6 +50,21 @@ class ProgramResult:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def shown_chat(result: ProgramResult, speaker: str | None = None) -> list[str]:
+    """`result.chat` as agents are shown it: a primitive's feedback marked apart from what the program said, so
+    that a program's own line ("I did the recipe for stick") cannot pass for feedback. With `speaker`, in the chat
+    log's form ("Gizmo: hello", "Gizmo (feedback): No item named x"), else "said: ..." and "feedback: ..."."""
+    known = len(result.chat_sources) == len(result.chat)
+    lines = []
+    for i, line in enumerate(result.chat):
+        feedback = known and result.chat_sources[i] == "primitive"
+        if speaker is not None:
+            lines.append(f"{speaker}{' (feedback)' if feedback else ''}: {line}")
+        else:
+            lines.append(f"{'feedback' if feedback else 'said'}: {line}" if known else line)
+    return lines
 
 
 # A program lost to Node, the bridge or the sandbox says nothing about its agent: whoever scores it must fail instead.

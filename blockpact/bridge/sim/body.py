@@ -22,9 +22,9 @@ from blockpact.bridge.sim.common import ProgramFailed, decode, encode
 from blockpact.bridge.sim.observe import observe
 from blockpact.bridge.sim.queries import answer
 from blockpact.bridge.sim.world_view import WorldView
-from blockpact.skills.reference import primitives, runner_bot_calls, runner_queries, sandbox_limits
+from blockpact.skills.reference import host_limit, primitives, runner_bot_calls, runner_queries, sandbox_limits
 from blockpact.worlds.sim.clock import EpisodeOver
-from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
+from blockpact.worlds.sim.primitives import AgentAPI, FeedbackCap, FeedbackCapped, PrimitiveError
 
 SIM_JS_DIR = JS_DIR / "sim"  # the sim body's Node side
 SIM_HOST_JS = SIM_JS_DIR / "sim_host.js"
@@ -72,6 +72,7 @@ class SimBody:
         self.world = world
         self.player = player
         self.api = world.sim.api(player)
+        self.api.feedback = FeedbackCap(host_limit("maxFeedbackLines"), host_limit("maxEpisodeFeedbackLines"))
         self._host: Any = None
         self._node: NodeRuntime | None = None  # the runtime self._host lives in
         self._methods: dict[str, Any] = {}  # self._host's methods, as bridge proxies
@@ -119,6 +120,8 @@ class SimBody:
         )
         self._run = run
         self.last_result = None
+        if self.api.feedback is not None:
+            self.api.feedback.start_program()
         run.alarm = sim.clock.alarm(self.player, sim.now + budget)
         run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
         try:
@@ -214,9 +217,12 @@ class SimBody:
             limit = "compute_budget_seconds"
         elif error and line is not None and not error.startswith("SyntaxError"):
             error = f"{error} (program line {line})"
-        chat = [e.data["message"] for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
+        said = [e.data for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
+        chat = [d["message"] for d in said]
+        sources = [str(d.get("source", "program")) for d in said]
         if len(chat) > MAX_RESULT_CHAT:  # the event log keeps every line
             chat = [*chat[:MAX_RESULT_CHAT], f"[{len(chat) - MAX_RESULT_CHAT} more chat lines in the event log]"]
+            sources = [*sources[:MAX_RESULT_CHAT], "primitive"]
         return ProgramResult(
             player=self.player,
             success=bool(raw.get("success")) and run.cancel_reason is None,
@@ -224,6 +230,7 @@ class SimBody:
             error_line=line,
             stack=raw.get("stack"),
             chat=chat,
+            chat_sources=sources,
             logs=list(raw.get("logs") or []),
             observation=self.observe(),
             duration=round(sim.now - run.started, 6),
@@ -302,6 +309,10 @@ class SimBody:
             await self.world.sim.clock.sleep(self.player, 0)
             self._count_call(request)
             value = await self._dispatch(request)
+        except FeedbackCapped as exc:  # the program may catch the failed call: the run ends all the same
+            if self._run is not None:
+                self._cancel(self._run, str(exc), "limit", exc.limit)
+            self._settle(request.call_id, False, str(exc))
         except PrimitiveError as exc:
             self._settle(request.call_id, False, str(exc))
         except EpisodeOver:  # the run is cancelled first, so the program never gets this answer (see _cancel)
