@@ -49,8 +49,6 @@ MARKS = {
     "indexof_huge_arraylike.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),
     "normalize_combining.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedged builtin wedges the runtime (~60 s, then bridge)"),
     "builtin_after_return.js": pytest.mark.skip(reason=f"{NOT_HELD}: a wedge after return is charged to the next program"),
-    "host_find_blocks.js": pytest.mark.skip(reason=f"{NOT_HELD}: the host's time answering queries is not charged"),
-    "host_sort_comparator.js": pytest.mark.skip(reason=f"{NOT_HELD}: the host's time answering queries is not charged"),
 }
 
 

@@ -217,3 +217,16 @@ test('more: nothing the program left acts after it returned', async () => {
   assert.equal(trap.success, true, trap.error); // the refused call rejects; the program did not await it
   assert.deepEqual(simHost.calls.filter(([n]) => n === 'mineBlock'), []);
 });
+
+test('more: the host\'s work for a program counts against its compute budget', async () => {
+  let runner;
+  const host = recordingHost({ blockAt: () => { runner.charge(40); return 'stone'; } });
+  runner = makeRunner(host, { budgetClock: 'compute', stallCheck: true });
+  const started = performance.now();
+  const result = await runner.run('async function main(bot) {\n  for (;;) bot.blockAt(1);\n}', { budgetMs: 1000 });
+  assert.equal(result.kind, 'budget');
+  assert.match(result.error, /^timed out after 1000 ms of computing time$/);
+  assert.ok(result.computeMs >= 1000, `${result.computeMs} ms`);
+  assert.ok(performance.now() - started < scaled(5000), 'the charge did not end it');
+  assert.equal(runner.charge(10), false); // no run: nothing to charge
+});

@@ -8,8 +8,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
+import types
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Coroutine, Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,33 @@ NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a
 HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
 MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback) kept in a ProgramResult
 MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
+
+
+def timed(coro: Coroutine[Any, Any, Any], spent: list[float]) -> Coroutine[Any, Any, Any]:
+    """`coro`, adding to spent[0] the CPU seconds of this thread each of its steps takes (the time between its
+    awaits, not the waits): the host's own work for one call, whatever other tasks run meanwhile."""
+
+    @types.coroutine
+    def steps() -> Generator[Any, Any, Any]:
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            started = time.thread_time()
+            try:
+                step = coro.send(value) if error is None else coro.throw(error)
+            except StopIteration as stop:
+                spent[0] += time.thread_time() - started
+                return stop.value
+            except BaseException:
+                spent[0] += time.thread_time() - started
+                raise
+            spent[0] += time.thread_time() - started
+            try:
+                value, error = (yield step), None
+            except BaseException as exc:  # cancellation and interrupts go on into the call
+                value, error = None, exc
+
+    return steps()
 
 
 @dataclass
@@ -305,16 +334,17 @@ class SimBody:
             self._current = None
 
     async def _execute(self, request: _Request) -> None:
+        spent = [0.0]  # this thread's CPU seconds in the call's own steps: the host's work, charged to the program
         try:
             await self.world.sim.clock.sleep(self.player, 0)
             self._count_call(request)
-            value = await self._dispatch(request)
+            value = await timed(self._dispatch(request), spent)
         except FeedbackCapped as exc:  # the program may catch the failed call: the run ends all the same
             if self._run is not None:
                 self._cancel(self._run, str(exc), "limit", exc.limit)
-            self._settle(request.call_id, False, str(exc))
+            self._settle(request.call_id, False, str(exc), spent[0])
         except PrimitiveError as exc:
-            self._settle(request.call_id, False, str(exc))
+            self._settle(request.call_id, False, str(exc), spent[0])
         except EpisodeOver:  # the run is cancelled first, so the program never gets this answer (see _cancel)
             if self._run is not None:
                 self._cancel(self._run, f"stopped: the episode ended at {self.world.sim.now:g} s of simulated time")
@@ -325,7 +355,7 @@ class SimBody:
         except Exception as exc:  # a bug on our side must reach the program, not kill the loop
             self._settle(request.call_id, False, f"internal error in {request.name}: {type(exc).__name__}: {exc}")
         else:
-            self._settle(request.call_id, True, json.dumps(encode(value)))
+            self._settle(request.call_id, True, json.dumps(encode(value)), spent[0])
 
     def _count_call(self, request: _Request) -> None:
         """A program repeating calls that take no simulated time is stopped (bounds.InstantCounter)."""
@@ -366,23 +396,29 @@ class SimBody:
         if server is not None and not server.done():
             await asyncio.gather(server, return_exceptions=True)
 
-    def _settle(self, call_id: int, ok: bool, payload: str) -> None:
-        """Answers a call without waiting for Node's receipt (NodeRuntime.post): the run's watch finds a wedged one."""
+    def _settle(self, call_id: int, ok: bool, payload: str, cost: float = 0.0) -> None:
+        """Answers a call without waiting for Node's receipt (NodeRuntime.post): the run's watch finds a wedged one.
+        `cost`: CPU seconds this side spent on the call, charged to the program's compute budget in Node."""
         self._exchanged()
         if self._host is not None and self._node is not None:
             try:
-                self._node.post("answering a primitive", self._methods["settle"], call_id, ok, payload)
+                self._node.post("answering a primitive", self._methods["settle"], call_id, ok, payload, round(cost * 1000, 3))
             except BridgeBroken as exc:
                 self._host = None
                 self._broken = str(exc)  # the run's watch (_reported) reports it
 
     async def _answer_query(self, name: str, args_json: str) -> str:
+        """The answer to a query, with the CPU milliseconds it took here (`costMs`, charged to the program in Node)."""
         self._exchanged()
+        started = time.thread_time()
         try:
             value = answer(self.api, name, decode(json.loads(args_json)))
+            reply = {"ok": True, "value": encode(value)}
         except (PrimitiveError, TypeError, ValueError, KeyError) as exc:
-            return json.dumps({"ok": False, "error": str(exc)})
-        return json.dumps({"ok": True, "value": encode(value)})
+            reply = {"ok": False, "error": str(exc)}
+        reply["costMs"] = round((time.thread_time() - started) * 1000, 3)
+        return json.dumps(reply)
+
 
     def _ensure_host(self) -> Any:
         if self._node is not None and not self._node.alive:

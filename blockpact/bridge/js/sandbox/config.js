@@ -34,6 +34,9 @@ const DEFAULTS = Object.freeze({
   maxChatMessages: 200, // bot.chat lines per program
   maxChatLength: 256, // characters per chat line (Minecraft's limit); longer lines are cut
   defaultBudgetMs: 60_000,
+  // "compute" clock: each synchronous query is charged this much besides the work the host reports (runner.charge):
+  // a round trip to the simulator costs 0.4-0.55 ms of CPU, Python and Node together (bench/sandbox_host_charge.py)
+  queryChargeMs: 0.5,
   budgetCheckMs: 20, // "compute" budget clock: the shortest wait between two checks of the worker's active time
   startTimeoutMs: 15_000, // worker boot (SES lockdown) must finish within this
   pingTimeoutMs: 500, // an idle worker that cannot answer is wedged by a leftover loop

@@ -80,6 +80,7 @@ class Runner {
       id: options.runId ?? null, // the caller's name for it (cancel, activeRunId)
       wire: `run-${++runsStarted}`, // the worker's: unique in the process, a worker may have served other runners
       chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, computeMs: () => 0, stopBudget: null, done: false,
+      chargedMs: 0,
     };
     run.id ??= run.wire;
     run.result = new Promise((resolve) => { run.resolve = resolve; });
@@ -97,7 +98,8 @@ class Runner {
     if (run.done) return run.result;
     run.worker = worker;
     run.startedAt = performance.now();
-    run.computeMs = computeTimer(worker);
+    const workerMs = computeTimer(worker);
+    run.computeMs = () => workerMs() + run.chargedMs; // the host's work for it counts too (charge())
     const clock = this.#config.budgetClock;
     const reason = clock === 'compute' ? `timed out after ${budgetMs} ms of computing time` : `timed out after ${budgetMs} ms`;
     run.stopBudget = startBudget(clock, {
@@ -120,6 +122,16 @@ class Runner {
     const keep = kind === 'cancelled';
     this.#finish(run, failure(String(reason), kind, kind === 'budget' ? 'budget' : null),
       { stopBody: true, killWorker: !keep, abandonRun: keep });
+    return true;
+  }
+
+  // The host spent `ms` of its own computing answering the active run's calls or queries (e.g. a search of the
+  // whole world): on the "compute" clock it counts against the run's budget like the program's own computing, so
+  // a program cannot make the host do unbounded work for it. Returns whether a run was charged.
+  charge(ms) {
+    const run = this.#active;
+    if (!run || run.done || !(ms > 0)) return false;
+    run.chargedMs += ms;
     return true;
   }
 
@@ -241,6 +253,7 @@ class Runner {
     if (!this.#liveRun(worker, request.run)) throw new Error('the program has already finished');
     if (!this.#queryPaths.has(request.name)) throw new Error(`unknown query: ${request.name}`);
     const value = await this.#host.query(request.name, decode(request.args, makeVec3));
+    this.charge(this.#config.queryChargeMs); // the round trip's own cost, which no clock of the program sees
     return encode(value, dropFunction, this.#answerLimits(`bot.${request.name}`));
   }
 

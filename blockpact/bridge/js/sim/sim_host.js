@@ -47,15 +47,18 @@ class SimHost {
 
   async #query(name, args) {
     const reply = JSON.parse(await this.#python.request(0, 'query', name, toJson(args)));
+    this.#runner.charge(reply.costMs); // Python's computing for the answer (a search of the whole world)
     if (!reply.ok) throw new Error(reply.error);
     return decode(reply.value, makeVec3);
   }
 
-  // Python's answer to a call: ok -> JSON value, else an error message.
-  settle(callId, ok, payload) {
+  // Python's answer to a call: ok -> JSON value, else an error message; costMs: Python's computing for it
+  // (e.g. searching for a path that does not exist), charged to the running program's budget.
+  settle(callId, ok, payload, costMs = 0) {
     const call = this.#pending.get(callId);
     if (!call) return false;
     this.#pending.delete(callId);
+    this.#runner.charge(costMs);
     if (ok) call.resolve(decode(JSON.parse(payload), makeVec3));
     else call.reject(new Error(payload));
     return true;
