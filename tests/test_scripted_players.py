@@ -159,7 +159,7 @@ def test_players_sharing_a_world_run_their_loops_together(tmp_path: Path) -> Non
             library = SkillLibrary(tmp_path / "skills")
             loops = [VoyagerLoop(ScriptedCooperativeAgent(p, s, contract), ScriptedCritic(), library=library) for p in ("Gizmo", "Glitch")]
             contexts = [ActionContext(player=p, world=s, task="Keep the contract.", contract=SPLIT) for p in ("Gizmo", "Glitch")]
-            outcomes = await run_together(loops, contexts, lambda programs, skills: world.run_programs(programs, skills=skills))
+            outcomes = await run_together(loops, contexts, lambda programs, skills, trusted: world.run_programs(programs, skills=skills, trusted=trusted))
             world.finish()
             return outcomes, {p: world.state.reward(p) for p in s.players}
         finally:

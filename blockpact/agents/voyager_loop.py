@@ -200,7 +200,8 @@ class VoyagerLoop:
         return skill
 
 
-RunPrograms = Callable[[dict[str, str], dict[str, tuple[str, ...]]], Awaitable[Mapping[str, "ProgramResult"]]]
+# (programs, skills, trusted: the players whose programs are scripted) -> results
+RunPrograms = Callable[[dict[str, str], dict[str, tuple[str, ...]], frozenset[str]], Awaitable[Mapping[str, "ProgramResult"]]]
 
 
 @dataclass
@@ -231,6 +232,7 @@ async def run_together(loops: Sequence[VoyagerLoop], contexts: Sequence[ActionCo
         results = await run_programs(
             {p.ctx.player: proposal.code for p, proposal in running},
             {p.ctx.player: proposal.skills for p, proposal in running},
+            frozenset(p.ctx.player for p, proposal in running if proposal.scripted),
         ) if running else {}
         for player, proposal in running:
             attempt, player.ctx = await player.loop.review(player.ctx, proposal, results[player.ctx.player], number)

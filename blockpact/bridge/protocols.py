@@ -6,7 +6,7 @@ docs/backends.md). Two backends keep them: the grid simulator (`bridge/sim/`) an
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -132,9 +132,12 @@ class World(Protocol):
     def body(self, player: str) -> Body: ...
 
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
-                           until: float | None = None, budget: float | None = None) -> dict[str, ProgramResult]:
+                           until: float | None = None, budget: float | None = None,
+                           trusted: Collection[str] = ()) -> dict[str, ProgramResult]:
         """Every player's program starts together; returns a result per player when all have finished or the
-        episode end / `until` is reached (unfinished ones are stopped: `timed_out`)."""
+        episode end / `until` is reached (unfinished ones are stopped: `timed_out`). `trusted`: players whose
+        programs the project wrote (scripted players), which a backend may run packed together; any other
+        program is untrusted and runs where it can be stopped on its own (docs/limits.md)."""
         ...
 
     def finish(self) -> Event:

@@ -180,8 +180,9 @@ class WorldEpisodeEngine:
                              attempts=1, on_event=runs.note) for p in players]
         budget = spec.episode_seconds + self.budget_margin
 
-        async def run_programs(programs: dict[str, str], skills: dict[str, tuple[str, ...]]) -> dict[str, ProgramResult]:
-            results = await world.run_programs(programs, skills=skills, budget=budget)
+        async def run_programs(programs: dict[str, str], skills: dict[str, tuple[str, ...]],
+                               trusted: frozenset[str]) -> dict[str, ProgramResult]:
+            results = await world.run_programs(programs, skills=skills, budget=budget, trusted=trusted)
             recorded = runs.record(results, list(world.events))
             _fail_on_broken_infrastructure(results)
             return recorded

@@ -16,7 +16,7 @@ replays.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from blockpact.bridge.protocols import ProgramResult
@@ -87,7 +87,8 @@ class ReplayableSimWorld(SimWorld):
                 tuple(sorted(self.sim.timing.items())))
 
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
-                           until: float | None = None, budget: float | None = None) -> dict[str, ProgramResult]:
+                           until: float | None = None, budget: float | None = None,
+                           trusted: Collection[str] = ()) -> dict[str, ProgramResult]:
         if self.replayed is not None:  # its world stands at the recorded episode's end, finish() applied
             raise RuntimeError("this world replayed a recorded episode: it runs no further programs")
         inputs = self._untouched_inputs(programs, skills, until, budget)
@@ -100,7 +101,7 @@ class ReplayableSimWorld(SimWorld):
             self._bodies.clear()
             return self._replay(recorded)
         start = len(self.events)
-        results = await super().run_programs(programs, skills=skills, until=until, budget=budget)
+        results = await super().run_programs(programs, skills=skills, until=until, budget=budget, trusted=trusted)
         # Only an episode that is one run of programs from the untouched start is kept (a second run,
         # e.g. an agent's next attempt, makes the episode depend on more than these inputs).
         self._inputs, self._recording = inputs, None

@@ -230,3 +230,19 @@ test('more: the host\'s work for a program counts against its compute budget', a
   assert.ok(performance.now() - started < scaled(5000), 'the charge did not end it');
   assert.equal(runner.charge(10), false); // no run: nothing to charge
 });
+
+test('more: in a sandbox process, a builtin no worker termination interrupts ends at the budget; others go on', async () => {
+  const host = recordingHost({ waitSignal: () => new Promise((r) => setTimeout(r, 20, 'Glitch')) });
+  const runner = makeRunner(host, { budgetClock: 'compute', stallCheck: true, isolation: 'process' });
+  const beside = makeRunner(recordingHost({ waitSignal: () => new Promise((r) => setTimeout(r, 20, 'x')) }),
+    { budgetClock: 'compute', stallCheck: true });
+  const besideRun = beside.run('async function main(bot) {\n  for (let i = 0; i < 50; i++) await waitSignal(bot);\n  return "beside";\n}', { budgetMs: 3000 });
+  for (const wedge of ['Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)', '"\\u0301".repeat(4e5).normalize("NFD")']) {
+    await assertLimited(`async function main(bot) {\n  await waitSignal(bot);\n  for (;;) ${wedge};\n}`,
+      { error: /^timed out after 500 ms of computing time$/, kind: 'budget', limit: 'budget', budgetMs: 500, runner, host });
+  }
+  assert.equal((await besideRun).returnValue, 'beside');
+  // A thread run of the same runner (trusted) and a process run again, each in a worker of its kind.
+  assert.equal((await runner.run('async function main(bot) { return 1; }', { budgetMs: 3000, isolation: 'thread' })).returnValue, 1);
+  assert.equal((await runner.run('async function main(bot) { return 2; }', { budgetMs: 3000 })).returnValue, 2);
+});

@@ -98,7 +98,7 @@ async def play(spec: WorldSpec, contract: Contract | None, seed: int, world_fact
         agents = {p: ScriptedGreedyAgent(p, spec, facts) if contract is None else ScriptedCooperativeAgent(p, spec, contract, facts)
                   for p in players}
         results = await world.run_programs({p: a.proposal().code for p, a in agents.items()},
-                                           budget=spec.episode_seconds if budget is None else budget)
+                                           budget=spec.episode_seconds if budget is None else budget, trusted=agents)
         lost = lost_programs(results)
         if lost is not None:  # a candidate scored on a lost episode would steer the search without anybody knowing
             raise BridgeBroken(f"the contract search's episode of {label!r} was lost: {lost}")

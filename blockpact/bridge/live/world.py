@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
@@ -172,7 +172,8 @@ class LiveWorld:
 
     # -- playing ----------------------------------------------------------------------------------------------
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
-                           until: float | None = None, budget: float | None = None) -> dict[str, ProgramResult]:
+                           until: float | None = None, budget: float | None = None,
+                           trusted: Collection[str] = ()) -> dict[str, ProgramResult]:
         """All players' programs start together; returns when all finish or the episode end / `until` (episode
         seconds) is reached, then unfinished ones are stopped (timed_out=True). `budget`: wall seconds each
         program may take. With dynamics rules and live.toml's play_out, the world runs on to the episode end."""

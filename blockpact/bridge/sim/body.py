@@ -114,9 +114,11 @@ class SimBody:
         self._run_ids = itertools.count(1)
         self.last_result: ProgramResult | None = None
 
-    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None,
+                  trusted: bool = False) -> ProgramResult:
         """Run one program alone (the other players stand still); see SimWorld.run_programs."""
-        results = await self.world.run_programs({self.player: source}, skills={self.player: skills}, budget=budget)
+        results = await self.world.run_programs({self.player: source}, skills={self.player: skills}, budget=budget,
+                                                trusted=(self.player,) if trusted else ())
         return results[self.player]
 
     def observe(self) -> dict[str, Any]:
@@ -133,7 +135,8 @@ class SimBody:
                     pass  # nothing left to close
 
     # -- the program as the simulator sees it ----------------------------------------------------
-    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float) -> ProgramResult:
+    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float,
+                       isolation: str = "process") -> ProgramResult:
         loop = asyncio.get_running_loop()
         self._loop = loop
         host = self._ensure_host()
@@ -154,7 +157,7 @@ class SimBody:
         run.alarm = sim.clock.alarm(self.player, sim.now + budget)
         run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
         try:
-            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms})
+            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms, "isolation": isolation})
             self._node_call("starting the program", "start", run.id, source, options)
             raw = await self._reported(run)
         except BridgeBroken as exc:

@@ -3,7 +3,7 @@ per player, and `run_agents` sessions for organizations (see bridge/sim/__init__
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from blockpact.bridge.inbox import Inbox, next_message
@@ -72,10 +72,13 @@ class SimWorld:
         skills: Mapping[str, Sequence[str]] | None = None,
         until: float | None = None,
         budget: float | None = None,
+        trusted: Collection[str] = (),
     ) -> dict[str, ProgramResult]:
         """All players' programs start together at the current simulated time; returns when all finish
         or the episode end / `until` is reached (then unfinished ones are cancelled, timed_out=True).
-        `budget`: simulated seconds each program may take (default from defaults.toml)."""
+        `budget`: simulated seconds each program may take (default from defaults.toml). `trusted`: players whose
+        programs are trusted (scripted): they run in worker threads of the shared runtime; every other program runs
+        in a sandbox process of its own, which is killed at its budget whatever it runs (see bridge/sim/body.py)."""
         if self._busy:
             raise RuntimeError("programs are already running in this world: run players together with one run_programs call")
         self._busy = True
@@ -83,7 +86,8 @@ class SimWorld:
             limit = self.sim_budget if budget is None else float(budget)
             bodies = {p: self.body(p) for p in programs}
             fns = {
-                p: (lambda api, p=p: bodies[p]._program(api, programs[p], tuple((skills or {}).get(p, ())), limit))
+                p: (lambda api, p=p: bodies[p]._program(api, programs[p], tuple((skills or {}).get(p, ())), limit,
+                                                        isolation="thread" if p in trusted else "process"))
                 for p in programs
             }
             outcomes = await self.sim.run(fns, until=until)

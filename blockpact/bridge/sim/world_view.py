@@ -3,7 +3,7 @@ world.py, which creates the bodies."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 from blockpact.bridge.protocols import ProgramResult
@@ -27,4 +27,5 @@ class WorldView(Protocol):
         skills: Mapping[str, Sequence[str]] | None = None,
         until: float | None = None,
         budget: float | None = None,
+        trusted: Collection[str] = (),
     ) -> dict[str, ProgramResult]: ...

@@ -19,6 +19,7 @@ const DEFAULT_QUERIES = Object.freeze([
 // Globals the runner itself provides; primitives may not shadow them.
 const RESERVED = new Set(['bot', 'log', 'console', 'Vec3', 'mcData', 'host', 'chat',
   'globalThis', 'eval', 'Function', 'Compartment', 'harden']);
+const ISOLATIONS = Object.freeze(['thread', 'process']);
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -102,6 +103,13 @@ function normalizeConfig(config = {}) {
   if (!BUDGET_CLOCKS.includes(budgetClock)) {
     throw new TypeError(`config.budgetClock must be one of ${BUDGET_CLOCKS.join(', ')}, got ${JSON.stringify(budgetClock)}`);
   }
+  // "thread": the program's worker thread lives in this process (trusted programs: cheap to start, many per
+  // process); "process": in a child process of its own, killed at the budget (untrusted programs: a builtin
+  // that a worker's termination cannot interrupt ends with its process, not with everyone's).
+  const isolation = config.isolation ?? 'thread';
+  if (!ISOLATIONS.includes(isolation)) {
+    throw new TypeError(`config.isolation must be one of ${ISOLATIONS.join(', ')}, got ${JSON.stringify(isolation)}`);
+  }
   const chatPerSecond = config.chatPerSecond ?? 0;
   if (!Number.isFinite(chatPerSecond) || chatPerSecond < 0) throw new TypeError('config.chatPerSecond must be a number >= 0 (0: no rate limit)');
   const out = {
@@ -114,6 +122,7 @@ function normalizeConfig(config = {}) {
     prelude: config.prelude ?? null,
     mcVersion: config.mcVersion,
     budgetClock,
+    isolation,
   };
   for (const [key, fallback] of Object.entries(DEFAULTS)) {
     const value = config[key] ?? fallback;
@@ -123,4 +132,4 @@ function normalizeConfig(config = {}) {
   return out;
 }
 
-module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES, DEFAULTS };
+module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES, DEFAULTS, ISOLATIONS };

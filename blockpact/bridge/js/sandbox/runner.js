@@ -5,8 +5,9 @@
 // starts a fresh one). A clean worker outlives its runner in worker-pool.js.
 
 const { Vec3 } = require('vec3');
-const { normalizeConfig, isIdentifier } = require('./config');
+const { normalizeConfig, isIdentifier, ISOLATIONS } = require('./config');
 const { SandboxWorker } = require('./sandbox-worker');
+const { SandboxProcess } = require('./sandbox-process');
 const pool = require('./worker-pool');
 const { startBudget, computeTimer } = require('./budget');
 const { encode, decode, utf8Bytes } = require('./codec');
@@ -53,7 +54,8 @@ class Runner {
     return this.#active?.id ?? null;
   }
 
-  // options: { budgetMs, entry, skills: [source], runId, ready: async () => void, awaited with the worker ready }
+  // options: { budgetMs, entry, skills: [source], runId, isolation ("thread" or "process"; default config.isolation),
+  //   ready: async () => void, awaited with the worker ready }
   async run(source, options = {}) {
     // A run already ended (cancelled) may still be stopping its body: wait for that, not fail.
     while (this.#active?.done) await this.#active.result;
@@ -67,6 +69,8 @@ class Runner {
     if (options.entry !== undefined && !isIdentifier(options.entry)) {
       throw new TypeError(`invalid entry function name: ${JSON.stringify(options.entry)}`);
     }
+    const isolation = options.isolation ?? this.#config.isolation;
+    if (!ISOLATIONS.includes(isolation)) throw new TypeError(`isolation must be one of ${ISOLATIONS.join(', ')}`);
     const budgetMs = options.budgetMs ?? this.#config.defaultBudgetMs;
     if (!(budgetMs > 0)) throw new TypeError('budgetMs must be a positive number');
     const sourceBytes = [source, ...skills].reduce((sum, text) => sum + utf8Bytes(text), 0);
@@ -87,7 +91,7 @@ class Runner {
     this.#active = run;
     let worker;
     try {
-      worker = await this.#readyWorker();
+      worker = await this.#readyWorker(isolation);
     } catch (err) {
       if (run.done) return run.result; // cancelled (or closed) while the worker was starting
       this.#active = null;
@@ -145,28 +149,42 @@ class Runner {
     const starting = this.#starting;
     const worker = this.#worker;
     this.#worker = null;
-    if (worker) await pool.park(this.#configKey, worker, this.#config.poolIdleMs); // ended there unless clean
+    if (worker) await pool.park(this.#poolKey(worker.isolation), worker, this.#config.poolIdleMs); // ended there unless clean
     if (starting) await (await starting.catch(() => null))?.terminate();
   }
 
-  async #readyWorker() {
-    const current = this.#worker;
+  // A worker of the pool is kept per configuration and isolation.
+  #poolKey(isolation) {
+    return `${isolation}:${this.#configKey}`;
+  }
+
+  // A clean worker of this isolation: the current one, a parked one, or a new one. A current worker of the
+  // other isolation is parked for whoever asks for that next.
+  async #readyWorker(isolation) {
+    let current = this.#worker;
+    if (current && current.isolation !== isolation) {
+      this.#worker = null;
+      await pool.park(this.#poolKey(current.isolation), current, this.#config.poolIdleMs);
+      current = null;
+    }
     if (current && !current.dirty && await current.ping(this.#config.pingTimeoutMs)) return current;
     if (current) {
       this.#worker = null;
       await current.terminate();
     }
     if (this.#closed) throw new Error('runner is closed');
-    const adopted = await this.#parkedWorker();
+    const adopted = await this.#parkedWorker(isolation);
     if (adopted) {
       this.#worker = adopted;
       return adopted;
     }
     const box = { worker: null };
-    this.#starting = SandboxWorker.start(this.#config, this.#handlersOf(box));
+    const Sandbox = isolation === 'process' ? SandboxProcess : SandboxWorker;
+    this.#starting = Sandbox.start(this.#config, this.#handlersOf(box));
     let handle;
     try {
       handle = box.worker = await this.#starting;
+      handle.isolation = isolation;
     } finally {
       this.#starting = null;
     }
@@ -179,10 +197,10 @@ class Runner {
   }
 
   // A worker another runner with this configuration left, if one answers its ping.
-  async #parkedWorker() {
+  async #parkedWorker(isolation) {
     for (;;) {
       const box = { worker: null };
-      const worker = box.worker = pool.take(this.#configKey, this.#handlersOf(box));
+      const worker = box.worker = pool.take(this.#poolKey(isolation), this.#handlersOf(box));
       if (worker === null) return null;
       if (await worker.ping(this.#config.pingTimeoutMs) && !worker.dirty && !this.#closed) return worker;
       await worker.terminate();
@@ -219,8 +237,22 @@ class Runner {
     if (!run) return;
     if (msg.t === 'call') this.#onCall(worker, run, msg);
     else if (msg.t === 'log') this.#record(run.logs, msg.line);
-    else if (msg.t === 'done') this.#finish(run, msg.result, { stopBody: run.pendingCalls > 0 });
+    else if (msg.t === 'done') this.#onDone(worker, run, msg.result);
     else if (msg.t === 'limit') this.#onLimit(worker, msg);
+  }
+
+  // The program returned; it is reported once its worker is idle. Code it left running (a promise chain that
+  // reaches a loop or a wedging builtin after the return) is charged to it, not to the next program.
+  async #onDone(worker, run, result) {
+    const idle = await worker.ping(this.#config.pingTimeoutMs);
+    if (run.done) return; // its budget ran out meanwhile
+    if (idle && !worker.dirty) {
+      this.#finish(run, result, { stopBody: run.pendingCalls > 0 });
+      return;
+    }
+    const error = `the program left code running after it returned: its sandbox did not answer within `
+      + `${this.#config.pingTimeoutMs} ms (limit pingTimeoutMs)`;
+    this.#finish(run, failure(error, 'limit', 'pingTimeoutMs'), { stopBody: true, killWorker: true });
   }
 
   // The program broke a limit (worker.js, memory-watch.js): it ends now, its worker with it.
