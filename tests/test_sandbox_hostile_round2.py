@@ -39,7 +39,7 @@ EXPECTED = {
     "feedback_flood.js": r"limit maxFeedback",
     "indexof_huge_arraylike.js": r"timed out after 2 s",
     "normalize_combining.js": r"timed out after 2 s",
-    "builtin_after_return.js": r"(timed out after 2 s|left code running after it returned.*limit pingTimeoutMs)",
+    "builtin_after_return.js": r"(timed out after 2 s|left code running after it returned.*limit idleTimeoutMs)",
     "host_find_blocks.js": r"timed out after 2 s",
     "host_sort_comparator.js": r"timed out after 2 s",
 }

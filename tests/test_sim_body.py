@@ -295,7 +295,7 @@ def test_no_node_process_outlives_python(tmp_path: Path) -> None:
 
 
 def test_a_call_is_charged_the_cpu_of_its_own_steps_not_its_waits() -> None:
-    from blockpact.bridge.sim.body import timed
+    from blockpact.bridge.sim.run_state import timed
 
     async def call() -> str:
         await asyncio.sleep(0.3)  # a wait: not the host's work
@@ -315,7 +315,7 @@ def test_a_call_is_charged_the_cpu_of_its_own_steps_not_its_waits() -> None:
 
 
 def test_a_timed_call_passes_errors_and_cancellation_through() -> None:
-    from blockpact.bridge.sim.body import timed
+    from blockpact.bridge.sim.run_state import timed
 
     async def failing() -> None:
         await asyncio.sleep(0)

@@ -358,14 +358,12 @@ class MineflayerBody:
     async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None,
                   batch: StartBatch | None = None, trusted: bool = False) -> ProgramResult:
         """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot. With
-        `batch`, it starts when every program of the batch is ready to (js/mineflayer/start_line.js). An untrusted
-        program (not `trusted`: anything but a scripted player's) runs in a sandbox process of its own."""
+        `batch`, it starts when every program of the batch is ready to. Unless `trusted`, in a sandbox process."""
         seconds = live_settings().bots.program_budget if budget is None else float(budget)
         if seconds <= 0:
             raise UserError(f"budget must be a positive number of seconds, got {budget}")
-        together = {} if batch is None else {"batch": {"id": batch.id, "size": batch.size}}
-        options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills), **together,
-                              "isolation": "thread" if trusted else "process"})
+        together = {"isolation": "thread" if trusted else "process"} | ({} if batch is None else {"batch": {"id": batch.id, "size": batch.size}})
+        options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills), **together})
         try:
             margin = stretched(CALLBACK_MARGIN_SECONDS) + self.world._watchdog.bound()  # 64 workers starting, a late loop
             result = await self.world._call("run", self.player, source, options, timeout=seconds + margin)

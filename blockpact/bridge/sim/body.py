@@ -9,10 +9,8 @@ import asyncio
 import itertools
 import json
 import time
-import types
 from collections import deque
-from collections.abc import Coroutine, Generator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 from blockpact.bridge.machine_load import node_held, stretched
@@ -25,8 +23,10 @@ from blockpact.bridge.sim.observe import observe
 from blockpact.bridge.sim.queries import answer
 from blockpact.bridge.sim.world_view import WorldView
 from blockpact.skills.reference import host_limit, primitives, runner_bot_calls, runner_queries, sandbox_limits
+from blockpact.bridge.sim.run_state import Request, Run, timed
 from blockpact.worlds.sim.clock import EpisodeOver
-from blockpact.worlds.sim.primitives import AgentAPI, FeedbackCap, FeedbackCapped, PrimitiveError
+from blockpact.worlds.sim.feedback import FeedbackCap, FeedbackCapped
+from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
 SIM_JS_DIR = JS_DIR / "sim"  # the sim body's Node side
 SIM_HOST_JS = SIM_JS_DIR / "sim_host.js"
@@ -42,58 +42,6 @@ MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback
 MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
 
 
-def timed(coro: Coroutine[Any, Any, Any], spent: list[float]) -> Coroutine[Any, Any, Any]:
-    """`coro`, adding to spent[0] the CPU seconds of this thread each of its steps takes (the time between its
-    awaits, not the waits): the host's own work for one call, whatever other tasks run meanwhile."""
-
-    @types.coroutine
-    def steps() -> Generator[Any, Any, Any]:
-        value: Any = None
-        error: BaseException | None = None
-        while True:
-            started = time.thread_time()
-            try:
-                step = coro.send(value) if error is None else coro.throw(error)
-            except StopIteration as stop:
-                spent[0] += time.thread_time() - started
-                return stop.value
-            except BaseException:
-                spent[0] += time.thread_time() - started
-                raise
-            spent[0] += time.thread_time() - started
-            try:
-                value, error = (yield step), None
-            except BaseException as exc:  # cancellation and interrupts go on into the call
-                value, error = None, exc
-
-    return steps()
-
-
-@dataclass
-class _Run:
-    """One program run, as Python follows it."""
-
-    id: str
-    done: asyncio.Future
-    started: float
-    first_event: int
-    cancel_reason: str | None = None
-    alarm: asyncio.Future | None = None
-    compute_budget_ms: int = 0
-    cancel_kind: str = "cancelled"  # ProgramResult.failure of a run Python cancelled
-    cancel_limit: str | None = None
-    finished: bool = False
-    last_exchange: float = 0.0  # loop time of the last request from Node or answer to it
-    calls: InstantCounter | None = None  # primitive calls per instant of simulated time
-
-
-@dataclass
-class _Request:
-    call_id: int
-    name: str
-    args: list[Any] = field(default_factory=list)
-
-
 class SimBody:
     """One player of a SimWorld; programs run through its own sandbox runner."""
 
@@ -107,10 +55,10 @@ class SimBody:
         self._methods: dict[str, Any] = {}  # self._host's methods, as bridge proxies
         self._broken: str | None = None  # why the bridge failed while answering, for the run's watch
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._run: _Run | None = None
-        self._queue: deque[_Request] = deque()
+        self._run: Run | None = None
+        self._queue: deque[Request] = deque()
         self._server: asyncio.Task | None = None
-        self._current: tuple[_Request, asyncio.Future] | None = None
+        self._current: tuple[Request, asyncio.Future] | None = None
         self._run_ids = itertools.count(1)
         self.last_result: ProgramResult | None = None
 
@@ -141,7 +89,7 @@ class SimBody:
         self._loop = loop
         host = self._ensure_host()
         sim = self.world.sim
-        run = _Run(
+        run = Run(
             id=f"{self.player}-{next(self._run_ids)}",
             done=loop.create_future(),
             started=sim.now,
@@ -176,7 +124,7 @@ class SimBody:
             raise ProgramFailed(result.error or "failed")
         return result
 
-    async def _reported(self, run: _Run) -> dict[str, Any]:
+    async def _reported(self, run: Run) -> dict[str, Any]:
         """Node's report of the run's end. A program may await a primitive for as long as the simulation needs;
         when Python owes it no answer and it has been silent NODE_PING_SECONDS, Node's main thread must answer a ping
         (the program may compute, in its worker), and report within HARD_WINDOW_FACTOR windows of the compute budget
@@ -224,7 +172,7 @@ class SimBody:
         timeout = stretched(NODE_CALL_SECONDS)
         return node.call(what, lambda: fn(*args, timeout=timeout))
 
-    def _cancel_in_node(self, run: _Run, reason: str) -> None:
+    def _cancel_in_node(self, run: Run, reason: str) -> None:
         if self._host is None:
             return
         try:
@@ -236,7 +184,7 @@ class SimBody:
         if self._run is not None and self._loop is not None:
             self._run.last_exchange = self._loop.time()
 
-    def _result(self, run: _Run, raw: dict[str, Any]) -> ProgramResult:
+    def _result(self, run: Run, raw: dict[str, Any]) -> ProgramResult:
         sim = self.world.sim
         error, timed_out = raw.get("error"), False
         line = raw.get("errorLine")
@@ -271,12 +219,12 @@ class SimBody:
             limit=limit,
         )
 
-    def _on_alarm(self, run: _Run, alarm: asyncio.Future, budget: float) -> None:
+    def _on_alarm(self, run: Run, alarm: asyncio.Future, budget: float) -> None:
         if alarm.cancelled() or alarm.exception() is not None or run.finished:
             return
         self._cancel(run, f"timed out after {budget:g} s of simulated time", "budget", "sim_budget_seconds")
 
-    def _cancel(self, run: _Run, reason: str, kind: str = "cancelled", limit: str | None = None) -> None:
+    def _cancel(self, run: Run, reason: str, kind: str = "cancelled", limit: str | None = None) -> None:
         if run.cancel_reason is None and not run.finished:
             run.cancel_reason, run.cancel_kind, run.cancel_limit = reason, kind, limit
             # Node first: the run ends there before any failed primitive's answer is sent, so the program
@@ -324,7 +272,7 @@ class SimBody:
         except (ValueError, RecursionError) as exc:
             self._settle(call_id, False, f"{name}: arguments could not be read: {exc}")
             return
-        self._queue.append(_Request(call_id, name, args))
+        self._queue.append(Request(call_id, name, args))
         if self._server is None or self._server.done():
             self._server = asyncio.ensure_future(self._serve())
 
@@ -336,7 +284,7 @@ class SimBody:
             await asyncio.wait([self._current[1]])
             self._current = None
 
-    async def _execute(self, request: _Request) -> None:
+    async def _execute(self, request: Request) -> None:
         spent = [0.0]  # this thread's CPU seconds in the call's own steps: the host's work, charged to the program
         try:
             await self.world.sim.clock.sleep(self.player, 0)
@@ -360,7 +308,7 @@ class SimBody:
         else:
             self._settle(request.call_id, True, json.dumps(encode(value)), spent[0])
 
-    def _count_call(self, request: _Request) -> None:
+    def _count_call(self, request: Request) -> None:
         """A program repeating calls that take no simulated time is stopped (bounds.InstantCounter)."""
         run = self._run
         if run is None or run.calls is None or request.name == "chat":  # chat has its own cap in the sandbox
@@ -370,7 +318,7 @@ class SimBody:
             self._cancel(run, reason, "stalled", "max_calls_per_instant")
             raise PrimitiveError(reason)
 
-    async def _dispatch(self, request: _Request) -> Any:
+    async def _dispatch(self, request: Request) -> Any:
         if request.name == "chat":
             self.api.say((str(request.args[0]) if request.args else "")[:MAX_CHAT_LENGTH])
             return None
@@ -387,7 +335,7 @@ class SimBody:
         if self._current is not None and self._current[0].name != "chat":
             self.world.sim.clock.interrupt(self.player, self._current[1])
 
-    async def _finish_calls(self, run: _Run) -> None:
+    async def _finish_calls(self, run: Run) -> None:
         """After a run: let its last chat lines through, unless it was cancelled (then drop everything)."""
         self._stop_actions("the program has finished")
         if run.cancel_reason is not None:

@@ -43,44 +43,16 @@ class PrimitiveError(Exception):
     """A primitive used wrongly; ends the program like a thrown Error in Voyager."""
 
 
-class FeedbackCapped(PrimitiveError):
-    """A program made the primitives say more feedback than the host keeps for it (FeedbackCap)."""
+class FeedbackCounter(Protocol):
+    """Counts the feedback lines a player's primitives say (worlds/sim/feedback.FeedbackCap)."""
 
-    def __init__(self, message: str, limit: str) -> None:
-        super().__init__(message)
-        self.limit = limit
-
-
-class FeedbackCap:
-    """Feedback lines a player's primitives may say, per program and per episode. Each line is kept in the event
-    log and shown to agents, and one call may say a line per name it is given (30,000 bogus chest items took the
-    host past 1.7 GB): past a cap no line is kept and the program ends, naming the cap."""
-
-    def __init__(self, per_program: int, per_episode: int) -> None:
-        self.per_program = per_program
-        self.per_episode = per_episode
-        self.program_lines = 0
-        self.episode_lines = 0
-
-    def start_program(self) -> None:
-        self.program_lines = 0
-
-    def count(self) -> None:
-        """Count one line about to be said; FeedbackCapped when it is one too many."""
-        if self.program_lines >= self.per_program:
-            raise FeedbackCapped(f"too much primitive feedback: over {self.per_program} lines in one program "
-                                 "(limit maxFeedbackLines)", "maxFeedbackLines")
-        if self.episode_lines >= self.per_episode:
-            raise FeedbackCapped(f"too much primitive feedback: over {self.per_episode} lines from this player's "
-                                 "programs in one episode (limit maxEpisodeFeedbackLines)", "maxEpisodeFeedbackLines")
-        self.program_lines += 1
-        self.episode_lines += 1
+    def count(self) -> None: ...
 
 
 class AgentAPI:
     """What one agent's program may call. Read-only queries are instant; actions take simulated time."""
 
-    def __init__(self, sim: SimulationView, name: str, feedback: FeedbackCap | None = None) -> None:
+    def __init__(self, sim: SimulationView, name: str, feedback: FeedbackCounter | None = None) -> None:
         self.sim = sim
         self.name = name
         self.state = sim.state

@@ -41,6 +41,9 @@ const DEFAULTS = Object.freeze({
   budgetCheckMs: 20, // "compute" budget clock: the shortest wait between two checks of the worker's active time
   startTimeoutMs: 15_000, // worker boot (SES lockdown) must finish within this
   pingTimeoutMs: 500, // an idle worker that cannot answer is wedged by a leftover loop
+  // a program that returned is reported once its sandbox answers within this; else it left code running. Longer than
+  // pingTimeoutMs: a sandbox process on a loaded machine (load 20) took over 500 ms to answer for a clean program
+  idleTimeoutMs: 5_000,
   stopTimeoutMs: 5_000, // host.stop() may hang (e.g. a wedged JSPyBridge call)
   poolIdleMs: 10_000, // a closed runner's clean worker waits this long for a new owner (worker-pool.js)
   maxLogLines: 1_000,

@@ -244,15 +244,15 @@ class Runner {
   // The program returned; it is reported once its worker is idle. Code it left running (a promise chain that
   // reaches a loop or a wedging builtin after the return) is charged to it, not to the next program.
   async #onDone(worker, run, result) {
-    const idle = await worker.ping(this.#config.pingTimeoutMs);
+    const idle = await worker.ping(this.#config.idleTimeoutMs);
     if (run.done) return; // its budget ran out meanwhile
     if (idle && !worker.dirty) {
       this.#finish(run, result, { stopBody: run.pendingCalls > 0 });
       return;
     }
     const error = `the program left code running after it returned: its sandbox did not answer within `
-      + `${this.#config.pingTimeoutMs} ms (limit pingTimeoutMs)`;
-    this.#finish(run, failure(error, 'limit', 'pingTimeoutMs'), { stopBody: true, killWorker: true });
+      + `${this.#config.idleTimeoutMs} ms (limit idleTimeoutMs)`;
+    this.#finish(run, failure(error, 'limit', 'idleTimeoutMs'), { stopBody: true, killWorker: true });
   }
 
   // The program broke a limit (worker.js, memory-watch.js): it ends now, its worker with it.

@@ -1,4 +1,4 @@
-// expect: budget compute_budget_seconds, or limit pingTimeoutMs
+// expect: budget compute_budget_seconds, or limit idleTimeoutMs
 // Returns at once, leaving wedging builtins queued on a pending primitive and on promise chains that run out
 // after the return: they must be charged here, not to the next program.
 async function main(bot) {
