@@ -34,7 +34,7 @@ async def _bench(directory: Path, compute_budget: float) -> dict[str, object]:
     body = world.body("Gizmo")
     rows = []
     try:
-        for path in sorted(directory.glob("*.js"), key=lambda p: int(p.name.split("_")[0])):
+        for path in sorted(directory.glob("*.js"), key=lambda p: (int(p.name.split("_")[0]) if p.name.split("_")[0].isdigit() else 1_000_000, p.name)):
             started = time.monotonic()
             result = await body.run(path.read_text())
             seconds = time.monotonic() - started

@@ -292,3 +292,42 @@ def test_no_node_process_outlives_python(tmp_path: Path) -> None:
     pid, success = done.stdout.split()
     assert success == "True"
     assert _gone(int(pid)), f"Node process {pid} survived Python"
+
+
+def test_a_call_is_charged_the_cpu_of_its_own_steps_not_its_waits() -> None:
+    from blockpact.bridge.sim.run_state import timed
+
+    async def call() -> str:
+        await asyncio.sleep(0.3)  # a wait: not the host's work
+        started = time.thread_time()
+        while time.thread_time() - started < 0.1:  # work: e.g. a path search
+            pass
+        await asyncio.sleep(0)
+        return "done"
+
+    async def scenario() -> tuple[str, float]:
+        spent = [0.0]
+        return await timed(call(), spent), spent[0]
+
+    value, spent = asyncio.run(scenario())
+    assert value == "done"
+    assert 0.1 <= spent < 0.25, spent
+
+
+def test_a_timed_call_passes_errors_and_cancellation_through() -> None:
+    from blockpact.bridge.sim.run_state import timed
+
+    async def failing() -> None:
+        await asyncio.sleep(0)
+        raise ValueError("no path")
+
+    async def scenario() -> None:
+        with pytest.raises(ValueError, match="no path"):
+            await timed(failing(), [0.0])
+        task = asyncio.ensure_future(timed(asyncio.sleep(10), [0.0]))
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())

@@ -67,8 +67,8 @@ def slow_bridge(monkeypatch) -> Iterator[None]:
     Python sends next, and Gizmo's end reaches Python 0.3 s after it happened in Node."""
     settle, on_done = SimBody._settle, SimBody._on_done
 
-    def slow_settle(self, call_id, ok, payload):
-        settle(self, call_id, ok, payload)
+    def slow_settle(self, call_id, ok, payload, cost=0.0):
+        settle(self, call_id, ok, payload, cost)
         time.sleep(0.05)
 
     def late_done(self, run_id, result_json):

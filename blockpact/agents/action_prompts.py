@@ -14,6 +14,7 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.observation import render_observation
+from blockpact.bridge.protocols import shown_chat
 
 if TYPE_CHECKING:
     from blockpact.agents.action_context import ActionContext
@@ -100,7 +101,7 @@ def critic_messages(task: str, result: ProgramResult, contract: str | None = Non
         player=result.player,
         contract=contract.strip() if contract and contract.strip() else "none (no contract was adopted)",
         task=task,
-        chat="\n".join(result.chat) if result.chat else "(nothing said)",
+        chat="\n".join(shown_chat(result)) if result.chat else "(nothing said)",
         position=obs.get("position", "unknown"),
         held=obs.get("held") or "nothing",
         inventory=items_text(obs.get("inventory", {})),

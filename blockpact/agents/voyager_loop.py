@@ -19,6 +19,7 @@ from blockpact.agents.action_context import ActionContext
 from blockpact.agents.action_prompts import skill_messages
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.critic import Critique, CriticError, CriticProtocol
+from blockpact.bridge.protocols import shown_chat
 from blockpact.llm.errors import LLMBadReply, LLMError
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ class VoyagerLoop:
             ctx,
             inventory=dict(inventory),
             observation=dict(result.observation) or ctx.observation,
-            chat_log=[*ctx.chat_log, *(f"{ctx.player}: {line}" for line in result.chat)],
+            chat_log=[*ctx.chat_log, *shown_chat(result, ctx.player)],
             last_code=proposal.code,
             last_error=None if result.success else result.error,
             critic_critique=critique.critique or None,

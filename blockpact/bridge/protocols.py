@@ -39,6 +39,9 @@ class ProgramResult:
     stack: str | None
     chat: list[str] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
+    # per line of `chat`: "program" (its own bot.chat) or "primitive" (a primitive's feedback); empty where the
+    # backend cannot tell (see `shown_chat`)
+    chat_sources: list[str] = field(default_factory=list)
     observation: dict[str, Any] = field(default_factory=dict)
     duration: float = 0.0
     timed_out: bool = False
@@ -60,6 +63,21 @@ def _copied(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_copied(v) for v in value)
     return value
+
+
+def shown_chat(result: ProgramResult, speaker: str | None = None) -> list[str]:
+    """`result.chat` as agents are shown it: a primitive's feedback marked apart from what the program said, so
+    that a program's own line ("I did the recipe for stick") cannot pass for feedback. With `speaker`, in the chat
+    log's form ("Gizmo: hello", "Gizmo (feedback): No item named x"), else "said: ..." and "feedback: ..."."""
+    known = len(result.chat_sources) == len(result.chat)
+    lines = []
+    for i, line in enumerate(result.chat):
+        feedback = known and result.chat_sources[i] == "primitive"
+        if speaker is not None:
+            lines.append(f"{speaker}{' (feedback)' if feedback else ''}: {line}")
+        else:
+            lines.append(f"{'feedback' if feedback else 'said'}: {line}" if known else line)
+    return lines
 
 
 # A program lost to Node, the bridge or the sandbox says nothing about its agent: whoever scores it must fail instead.
@@ -131,8 +149,9 @@ class World(Protocol):
                            trusted: Collection[str] = ()) -> dict[str, ProgramResult]:
         """Every player's program starts together; returns a result per player when all have finished or the
         episode end / `until` is reached (unfinished ones are stopped: `timed_out`). `trusted`: players whose
-        program is the project's own (scripted players'), which a backend may run with less isolation between
-        them (the simulator packs them into shared sandbox workers); the outcome does not depend on it."""
+        programs the project wrote (scripted players), which a backend may run packed together (the simulator packs
+        them into shared sandbox workers); any other program is untrusted and runs where it can be stopped on its own
+        (docs/limits.md). The outcome does not depend on it."""
         ...
 
     def finish(self) -> Event:

@@ -29,6 +29,7 @@ from blockpact.experiments.judging import Judges, Settlement, settle
 from blockpact.experiments.recap import recap
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Handover
 from blockpact.experiments.settings import prompt, run_settings
+from blockpact.plain_text import plain_line
 from blockpact.worlds.events import Event
 from blockpact.worlds.spec.schema import WorldSpec
 
@@ -58,7 +59,12 @@ def task_for(episode: EpisodeInput) -> str:
 
 
 def chat_lines(events: list[Event]) -> tuple[str, ...]:
-    return tuple(f"[{e.time:.1f} s] {e.agent}: {e.data.get('message', '')}" for e in events if e.kind == "chat" and e.agent)
+    """The chat log agents read: one line per message (a newline in one cannot forge another's attribution), a
+    primitive's feedback marked apart from what the player said."""
+    return tuple(
+        f"[{e.time:.1f} s] {e.agent}{' (feedback)' if e.data.get('source') == 'primitive' else ''}: {plain_line(str(e.data.get('message', '')))}"
+        for e in events if e.kind == "chat" and e.agent
+    )
 
 
 def _context(episode: EpisodeInput, player: str, task: str, observation: Mapping[str, Any]) -> ActionContext:

@@ -18,8 +18,13 @@ from pathlib import Path
 
 from blockpact.errors import UserError
 from blockpact.settings import settings
+from blockpact.skills.reference import primitives
 
 NAME = re.compile(r"^[A-Za-z_$][\w$]{0,63}$")
+# What every program is given besides the primitives (the sandbox runner's globals and the simulator's prelude): a
+# skill of one of these names would replace it in every program the skill is loaded into (the sandbox refuses it too).
+ENDOWMENTS = frozenset({"bot", "log", "console", "Vec3", "mcData", "exploreUntil", "globalThis", "eval", "Function",
+                        "Compartment", "harden"})
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
 WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 # Words every program has; they say nothing about what a skill does.
@@ -54,6 +59,9 @@ class SkillLibrary:
     def add(self, name: str, description: str, code: str) -> Skill:
         if not isinstance(name, str) or not NAME.match(name):
             raise SkillError(f"invalid skill name {name!r}: use a JavaScript function name (letters, digits, _ or $, at most 64 characters)")
+        if name in ENDOWMENTS or name in primitives():
+            raise SkillError(f"invalid skill name {name!r}: it is a primitive or a global every program is given, "
+                             "which a skill may not replace")
         if not re.search(rf"^\s*async\s+function\s+{re.escape(name)}\s*\(", code, re.MULTILINE):
             raise SkillError(f"the code of skill {name!r} must declare `async function {name}(bot, ...)` at top level")
         previous = self._read(self._path(name)) if self._path(name).exists() else None

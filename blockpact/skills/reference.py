@@ -98,11 +98,19 @@ def bot_members() -> dict[str, BotMember]:
     return {path: BotMember(path, e.kind, e.signature, " ".join(e.doc.split())) for path, e in _file().bot.items()}
 
 
+HOST_LIMITS = frozenset({"maxFeedbackLines", "maxEpisodeFeedbackLines"})  # kept by the simulated body, not the sandbox
+
+
 @cache
 def sandbox_limits() -> dict[str, int]:
     """primitives.toml [limits]: the sandbox runner's configuration keys and values."""
-    limits = _file().limits
+    limits = {name: entry for name, entry in _file().limits.items() if name not in HOST_LIMITS}
     return {name: entry.value for name, entry in limits.items() if name != "maxDepth"} | {"maxReturnDepth": limits["maxDepth"].value}
+
+
+def host_limit(name: str) -> int:
+    """primitives.toml [limits.NAME] of a limit the simulated body keeps itself (HOST_LIMITS)."""
+    return _file().limits[name].value
 
 
 def runner_queries() -> list[str]:

@@ -199,3 +199,50 @@ test('more: a huge error message is cut, a huge program is refused', async () =>
   assert.match(big.error, /^program too large: its source and skills are \d+ bytes \(limit maxSourceBytes = 4194304\)$/);
   assert.equal((await sim.run('async function main(bot) { return 3; }', { budgetMs: 5000 })).returnValue, 3);
 });
+
+test('more: a refusal the program catches still ends it reported with the limit', async () => {
+  await assertLimited('async function main(bot) {\n  const s = "x".repeat(2e6);\n  for (let i = 0; i < 5; i++) {\n'
+    + '    try { await moveTo(bot, s); } catch (e) {}\n    try { bot.findBlock({ matching: s }); } catch (e) {}\n  }\n  return "fine";\n}',
+  { error: /^RangeError: moveTo: arguments too large: over 1048576 bytes as JSON \(limit maxMessageBytes\)/, limit: 'maxMessageBytes' });
+  await assertLimited('async function main(bot) {\n  let v = [];\n  for (let i = 0; i < 100; i++) v = [v];\n'
+    + '  try { bot.blockAt(v); } catch (e) {}\n  return 1;\n}', { error: /^RangeError: bot.blockAt: arguments too deep: over 24 levels of nesting \(limit maxDepth\)/, limit: 'maxDepth' });
+});
+
+test('more: nothing the program left acts after it returned', async () => {
+  const getter = await sim.run('async function main(bot) {\n  return { get items() { getItemFromChest(bot, 1); return 1; } };\n}', { budgetMs: 3000 });
+  assert.equal(getter.success, false);
+  assert.match(getter.error, /^TypeError: the return value has a getter \(accessor property "items"\): return plain data/);
+  simHost.calls.length = 0;
+  const trap = await sim.run('async function main(bot) {\n  return new Proxy({}, { ownKeys() { mineBlock(bot, "stone", 1); return []; } });\n}', { budgetMs: 3000 });
+  assert.equal(trap.success, true, trap.error); // the refused call rejects; the program did not await it
+  assert.deepEqual(simHost.calls.filter(([n]) => n === 'mineBlock'), []);
+});
+
+test('more: the host\'s work for a program counts against its compute budget', async () => {
+  let runner;
+  const host = recordingHost({ blockAt: () => { runner.charge(40); return 'stone'; } });
+  runner = makeRunner(host, { budgetClock: 'compute', stallCheck: true });
+  const started = performance.now();
+  const result = await runner.run('async function main(bot) {\n  for (;;) bot.blockAt(1);\n}', { budgetMs: 1000 });
+  assert.equal(result.kind, 'budget');
+  assert.match(result.error, /^timed out after 1000 ms of computing time$/);
+  assert.ok(result.computeMs >= 1000, `${result.computeMs} ms`);
+  assert.ok(performance.now() - started < scaled(5000), 'the charge did not end it');
+  assert.equal(runner.charge(10), false); // no run: nothing to charge
+});
+
+test('more: in a sandbox process, a builtin no worker termination interrupts ends at the budget; others go on', async () => {
+  const host = recordingHost({ waitSignal: () => new Promise((r) => setTimeout(r, 20, 'Glitch')) });
+  const runner = makeRunner(host, { budgetClock: 'compute', stallCheck: true, isolation: 'process' });
+  const beside = makeRunner(recordingHost({ waitSignal: () => new Promise((r) => setTimeout(r, 20, 'x')) }),
+    { budgetClock: 'compute', stallCheck: true });
+  const besideRun = beside.run('async function main(bot) {\n  for (let i = 0; i < 50; i++) await waitSignal(bot);\n  return "beside";\n}', { budgetMs: 3000 });
+  for (const wedge of ['Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)', '"\\u0301".repeat(4e5).normalize("NFD")']) {
+    await assertLimited(`async function main(bot) {\n  await waitSignal(bot);\n  for (;;) ${wedge};\n}`,
+      { error: /^timed out after 500 ms of computing time$/, kind: 'budget', limit: 'budget', budgetMs: 500, runner, host });
+  }
+  assert.equal((await besideRun).returnValue, 'beside');
+  // A thread run of the same runner (trusted) and a process run again, each in a worker of its kind.
+  assert.equal((await runner.run('async function main(bot) { return 1; }', { budgetMs: 3000, isolation: 'thread' })).returnValue, 1);
+  assert.equal((await runner.run('async function main(bot) { return 2; }', { budgetMs: 3000 })).returnValue, 2);
+});

@@ -88,11 +88,11 @@ test("a program of one owner cannot see what a program of the previous owner lef
 });
 
 test('a worker a finished program left busy is not reused', async () => {
-  const first = createRunner({ mcVersion: MC_VERSION, pingTimeoutMs: 200 }, host('alice'));
+  const first = createRunner({ mcVersion: MC_VERSION, pingTimeoutMs: 200, idleTimeoutMs: 300 }, host('alice'));
   const left = await first.run('async function f() { (async () => { for (;;) await null; })(); return 1; }', BUDGET);
-  assert.equal(left.success, true, left.error);
+  assert.equal(left.limit, 'idleTimeoutMs', left.error); // charged to the program that left it
   await first.close();
-  const second = createRunner({ mcVersion: MC_VERSION, pingTimeoutMs: 200 }, host('bob'));
+  const second = createRunner({ mcVersion: MC_VERSION, pingTimeoutMs: 200, idleTimeoutMs: 300 }, host('bob'));
   const result = await second.run('async function f(bot) { return bot.username; }', BUDGET);
   assert.equal(result.success, true, result.error);
   assert.equal(result.returnValue, 'bob');

@@ -345,11 +345,13 @@ test('a primitive left running when the program returns is stopped and its resul
   assert.deepEqual(result.logs, []);
 });
 
-test('a loop left behind by a finished program does not break the next run', async () => {
-  const runner = makeRunner(recordingHost(), { pingTimeoutMs: 200 });
+test('a loop left behind by a finished program is charged to it and does not break the next run', async () => {
+  const runner = makeRunner(recordingHost(), { pingTimeoutMs: 200, idleTimeoutMs: 300 });
   const result = await runner.run(
     'async function main(bot) {\n  (async () => { for (;;) await null; })();\n  return "left a loop";\n}', { budgetMs: 5000 });
-  assert.equal(result.returnValue, 'left a loop');
+  assert.equal(result.success, false);
+  assert.equal(result.limit, 'idleTimeoutMs');
+  assert.match(result.error, /^the program left code running after it returned: its sandbox did not answer within 300 ms \(limit idleTimeoutMs\)$/);
   await assertStillWorks(runner);
 });
 
@@ -383,4 +385,25 @@ test('close() ends an active run and leaves nothing running', async () => {
   assert.equal((await pending).error, 'runner closed');
   assert.equal(host.stops, 1);
   await assert.rejects(runner.run(OK_PROGRAM), /closed/);
+});
+
+test('a skill cannot replace a primitive or an endowment, and its top-level code does not run', async () => {
+  const host = recordingHost({ mineBlock: (name, n) => `mined ${n} ${name}` });
+  const runner = makeRunner(host);
+  const skills = [
+    'async function mineBlock(bot, name, n) {\n  return "forged";\n}\nbot.chat("top level ran");\nlog("top level ran");',
+    'function log(...args) {}\nasync function helper(bot) {\n  return mineBlock(bot, "stone", 2);\n}',
+    'globalThis.mineBlock = () => "replaced";\nasync function mcData() {}',
+  ];
+  const result = await runner.run('async function main(bot) {\n  log("mine");\n  return [await mineBlock(bot, "dirt", 1), await helper(bot)];\n}',
+    { budgetMs: 5000, skills });
+  assert.equal(result.success, true, result.error);
+  assert.deepEqual(result.returnValue, ['mined 1 dirt', 'mined 2 stone']);
+  assert.deepEqual(result.chat, []);
+  assert.deepEqual(result.logs, [
+    "[skill mineBlock not loaded: it would replace the program's own mineBlock]",
+    "[skill log not loaded: it would replace the program's own log]",
+    "[skill mcData not loaded: it would replace the program's own mcData]",
+    'mine',
+  ]);
 });

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -231,7 +231,7 @@ class MineflayerWorld:
             await asyncio.sleep(SETTLE_POLL_SECONDS)
 
     async def run_programs(self, programs: Mapping[str, str], *, skills: Mapping[str, Sequence[str]] | None = None,
-                           budget: float | None = None) -> dict[str, ProgramResult]:
+                           budget: float | None = None, trusted: Collection[str] = ()) -> dict[str, ProgramResult]:
         """Start every player's program together; returns when all have finished or run out of time. A Node runtime
         that dies or stops answering meanwhile (one filling its heap, issue 18) fails every program with cause
         `bridge` within node_call_seconds(), as an episode's watchdog does, not after the budget."""
@@ -240,7 +240,7 @@ class MineflayerWorld:
         watchdog = asyncio.ensure_future(self.watch())
         try:
             results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget,
-                                                              batch=batch) for p in names))
+                                                              batch=batch, trusted=p in trusted) for p in names))
             if any(r.failure == "bridge" for r in results):  # the watchdog may be the one that killed it: its reason
                 await asyncio.wait([watchdog], timeout=LIVENESS_POLL_SECONDS)
         finally:
@@ -356,13 +356,13 @@ class MineflayerBody:
         self.player = player
 
     async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None,
-                  batch: StartBatch | None = None) -> ProgramResult:
+                  batch: StartBatch | None = None, trusted: bool = False) -> ProgramResult:
         """Run a program with a wall-clock budget in seconds; a program past it is stopped with the bot. With
-        `batch`, it starts when every program of the batch is ready to (js/mineflayer/start_line.js)."""
+        `batch`, it starts when every program of the batch is ready to. Unless `trusted`, in a sandbox process."""
         seconds = live_settings().bots.program_budget if budget is None else float(budget)
         if seconds <= 0:
             raise UserError(f"budget must be a positive number of seconds, got {budget}")
-        together = {} if batch is None else {"batch": {"id": batch.id, "size": batch.size}}
+        together = {"isolation": "thread" if trusted else "process"} | ({} if batch is None else {"batch": {"id": batch.id, "size": batch.size}})
         options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills), **together})
         try:
             margin = stretched(CALLBACK_MARGIN_SECONDS) + self.world._watchdog.bound()  # 64 workers starting, a late loop

@@ -61,6 +61,7 @@ class LiveWorld:
         settings = live_settings()
         self.spec = spec
         self.seed = seed
+        self._trusted: frozenset[str] = frozenset()  # players whose programs are scripted (run_programs)
         self.on_disconnect = on_disconnect or settings.episode.on_disconnect
         if self.on_disconnect not in DISCONNECT_POLICIES:
             raise UserError(f"on_disconnect must be one of {', '.join(DISCONNECT_POLICIES)}, got {self.on_disconnect!r}")
@@ -177,7 +178,8 @@ class LiveWorld:
         """All players' programs start together; returns when all finish or the episode end / `until` (episode
         seconds) is reached, then unfinished ones are stopped (timed_out=True). `budget`: wall seconds each
         program may take. With dynamics rules and live.toml's play_out, the world runs on to the episode end.
-        `trusted` is taken for the World protocol: a live bot runs every program in a sandbox worker of its own."""
+        `trusted`: players whose programs run in sandbox threads; every other program runs in a process of its own."""
+        self._trusted = frozenset(trusted)  # their programs run in threads, every other one in a process
         while True:
             try:
                 return await self._play(programs, skills or {}, until, budget)
@@ -298,7 +300,8 @@ class LiveWorld:
         while True:
             remaining = max(1.0, end - self.now + 1.0)  # the episode end stops it first
             seconds = remaining if budget is None else min(float(budget), remaining)
-            result = await self.body(player).run(source, skills=skills, budget=seconds, batch=batch)
+            result = await self.body(player).run(source, skills=skills, budget=seconds, batch=batch,
+                                                 trusted=player in self._trusted)
             batch = None  # a program restarted after a reconnect starts alone
             lost = self._connection_lost(player)
             if lost is None:

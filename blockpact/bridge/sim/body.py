@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from blockpact.bridge.machine_load import node_held, stretched
@@ -23,7 +23,10 @@ from blockpact.bridge.sim.node_host import host_functions, runner_config
 from blockpact.bridge.sim.observe import observe
 from blockpact.bridge.sim.queries import answer
 from blockpact.bridge.sim.world_view import WorldView
+from blockpact.bridge.sim.run_state import Request, Run, timed
+from blockpact.skills.reference import host_limit
 from blockpact.worlds.sim.clock import EpisodeOver
+from blockpact.worlds.sim.feedback import FeedbackCap, FeedbackCapped
 from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
 QUERY_TIMEOUT_SECONDS = 30.0
@@ -37,31 +40,6 @@ MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback
 MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
 
 
-@dataclass
-class _Run:
-    """One program run, as Python follows it."""
-
-    id: str
-    done: asyncio.Future
-    started: float
-    first_event: int
-    cancel_reason: str | None = None
-    alarm: asyncio.Future | None = None
-    compute_budget_ms: int = 0
-    cancel_kind: str = "cancelled"  # ProgramResult.failure of a run Python cancelled
-    cancel_limit: str | None = None
-    finished: bool = False
-    last_exchange: float = 0.0  # loop time of the last request from Node or answer to it
-    calls: InstantCounter | None = None  # primitive calls per instant of simulated time
-
-
-@dataclass
-class _Request:
-    call_id: int
-    name: str
-    args: list[Any] = field(default_factory=list)
-
-
 class SimBody:
     """One player of a SimWorld; programs run through its own sandbox runner."""
 
@@ -69,21 +47,24 @@ class SimBody:
         self.world = world
         self.player = player
         self.api = world.sim.api(player)
+        self.api.feedback = FeedbackCap(host_limit("maxFeedbackLines"), host_limit("maxEpisodeFeedbackLines"))
         self._host: int | None = None  # the number of this body's SimHost in Node (node_host.py)
         self._node: NodeRuntime | None = None  # the runtime self._host lives in
         self._methods: dict[str, Any] = {}  # sim_host.js's functions in that runtime, as bridge proxies
         self._broken: str | None = None  # why the bridge failed while answering, for the run's watch
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._run: _Run | None = None
-        self._queue: deque[_Request] = deque()
+        self._run: Run | None = None
+        self._queue: deque[Request] = deque()
         self._server: asyncio.Task | None = None
-        self._current: tuple[_Request, asyncio.Future] | None = None
+        self._current: tuple[Request, asyncio.Future] | None = None
         self._run_ids = itertools.count(1)
         self.last_result: ProgramResult | None = None
 
-    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None) -> ProgramResult:
+    async def run(self, source: str, *, skills: Sequence[str] = (), budget: float | None = None,
+                  trusted: bool = False) -> ProgramResult:
         """Run one program alone (the other players stand still); see SimWorld.run_programs."""
-        results = await self.world.run_programs({self.player: source}, skills={self.player: skills}, budget=budget)
+        results = await self.world.run_programs({self.player: source}, skills={self.player: skills}, budget=budget,
+                                                trusted=(self.player,) if trusted else ())
         return results[self.player]
 
     def observe(self) -> dict[str, Any]:
@@ -101,12 +82,14 @@ class SimBody:
                     pass  # nothing left to close
 
     # -- the program as the simulator sees it ----------------------------------------------------
-    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float, trusted: bool = False) -> ProgramResult:
+    async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float,
+                       trusted: bool = False) -> ProgramResult:
+        """`trusted` (a scripted player's program): run in a shared worker thread; else in a sandbox process of its own."""
         loop = asyncio.get_running_loop()
         self._loop = loop
         host = self._ensure_host()
         sim = self.world.sim
-        run = _Run(
+        run = Run(
             id=f"{self.player}-{next(self._run_ids)}",
             done=loop.create_future(),
             started=sim.now,
@@ -117,10 +100,13 @@ class SimBody:
         )
         self._run = run
         self.last_result = None
+        if self.api.feedback is not None:
+            self.api.feedback.start_program()
         run.alarm = sim.clock.alarm(self.player, sim.now + budget)
         run.alarm.add_done_callback(lambda f: self._on_alarm(run, f, budget))
         try:
-            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms, "trusted": trusted})
+            options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms, "trusted": trusted,
+                                  "isolation": "thread" if trusted else "process"})
             self._node_call("starting the program", "start", run.id, source, options)
             raw = await self._reported(run)
         except BridgeBroken as exc:
@@ -139,7 +125,7 @@ class SimBody:
             raise ProgramFailed(result.error or "failed")
         return result
 
-    async def _reported(self, run: _Run) -> dict[str, Any]:
+    async def _reported(self, run: Run) -> dict[str, Any]:
         """Node's report of the run's end. A program may await a primitive for as long as the simulation needs;
         when Python owes it no answer and it has been silent NODE_PING_SECONDS, Node's main thread must answer a ping
         (the program may compute, in its worker), and report within HARD_WINDOW_FACTOR windows of the compute budget
@@ -187,7 +173,7 @@ class SimBody:
         timeout = stretched(NODE_CALL_SECONDS)
         return node.call(what, lambda: fn(host, *args, timeout=timeout))
 
-    def _cancel_in_node(self, run: _Run, reason: str) -> None:
+    def _cancel_in_node(self, run: Run, reason: str) -> None:
         if self._host is None:
             return
         try:
@@ -199,7 +185,7 @@ class SimBody:
         if self._run is not None and self._loop is not None:
             self._run.last_exchange = self._loop.time()
 
-    def _result(self, run: _Run, raw: dict[str, Any]) -> ProgramResult:
+    def _result(self, run: Run, raw: dict[str, Any]) -> ProgramResult:
         sim = self.world.sim
         error, timed_out = raw.get("error"), False
         line = raw.get("errorLine")
@@ -212,9 +198,12 @@ class SimBody:
             limit = "compute_budget_seconds"
         elif error and line is not None and not error.startswith("SyntaxError"):
             error = f"{error} (program line {line})"
-        chat = [e.data["message"] for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
+        said = [e.data for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
+        chat = [d["message"] for d in said]
+        sources = [str(d.get("source", "program")) for d in said]
         if len(chat) > MAX_RESULT_CHAT:  # the event log keeps every line
             chat = [*chat[:MAX_RESULT_CHAT], f"[{len(chat) - MAX_RESULT_CHAT} more chat lines in the event log]"]
+            sources = [*sources[:MAX_RESULT_CHAT], "primitive"]
         return ProgramResult(
             player=self.player,
             success=bool(raw.get("success")) and run.cancel_reason is None,
@@ -222,6 +211,7 @@ class SimBody:
             error_line=line,
             stack=raw.get("stack"),
             chat=chat,
+            chat_sources=sources,
             logs=list(raw.get("logs") or []),
             observation=self.observe(),
             duration=round(sim.now - run.started, 6),
@@ -230,12 +220,12 @@ class SimBody:
             limit=limit,
         )
 
-    def _on_alarm(self, run: _Run, alarm: asyncio.Future, budget: float) -> None:
+    def _on_alarm(self, run: Run, alarm: asyncio.Future, budget: float) -> None:
         if alarm.cancelled() or alarm.exception() is not None or run.finished:
             return
         self._cancel(run, f"timed out after {budget:g} s of simulated time", "budget", "sim_budget_seconds")
 
-    def _cancel(self, run: _Run, reason: str, kind: str = "cancelled", limit: str | None = None) -> None:
+    def _cancel(self, run: Run, reason: str, kind: str = "cancelled", limit: str | None = None) -> None:
         if run.cancel_reason is None and not run.finished:
             run.cancel_reason, run.cancel_kind, run.cancel_limit = reason, kind, limit
             # Node first: the run ends there before any failed primitive's answer is sent, so the program
@@ -283,7 +273,7 @@ class SimBody:
         except (ValueError, RecursionError) as exc:
             self._settle(call_id, False, f"{name}: arguments could not be read: {exc}")
             return
-        self._queue.append(_Request(call_id, name, args))
+        self._queue.append(Request(call_id, name, args))
         if self._server is None or self._server.done():
             self._server = asyncio.ensure_future(self._serve())
 
@@ -295,13 +285,18 @@ class SimBody:
             await asyncio.wait([self._current[1]])
             self._current = None
 
-    async def _execute(self, request: _Request) -> None:
+    async def _execute(self, request: Request) -> None:
+        spent = [0.0]  # this thread's CPU seconds in the call's own steps: the host's work, charged to the program
         try:
             await self.world.sim.clock.sleep(self.player, 0)
             self._count_call(request)
-            value = await self._dispatch(request)
+            value = await timed(self._dispatch(request), spent)
+        except FeedbackCapped as exc:  # the program may catch the failed call: the run ends all the same
+            if self._run is not None:
+                self._cancel(self._run, str(exc), "limit", exc.limit)
+            self._settle(request.call_id, False, str(exc), spent[0])
         except PrimitiveError as exc:
-            self._settle(request.call_id, False, str(exc))
+            self._settle(request.call_id, False, str(exc), spent[0])
         except EpisodeOver:  # the run is cancelled first, so the program never gets this answer (see _cancel)
             if self._run is not None:
                 self._cancel(self._run, f"stopped: the episode ended at {self.world.sim.now:g} s of simulated time")
@@ -312,9 +307,9 @@ class SimBody:
         except Exception as exc:  # a bug on our side must reach the program, not kill the loop
             self._settle(request.call_id, False, f"internal error in {request.name}: {type(exc).__name__}: {exc}")
         else:
-            self._settle(request.call_id, True, json.dumps(encode(value)))
+            self._settle(request.call_id, True, json.dumps(encode(value)), spent[0])
 
-    def _count_call(self, request: _Request) -> None:
+    def _count_call(self, request: Request) -> None:
         """A program repeating calls that take no simulated time is stopped (bounds.InstantCounter)."""
         run = self._run
         if run is None or run.calls is None or request.name == "chat":  # chat has its own cap in the sandbox
@@ -324,7 +319,7 @@ class SimBody:
             self._cancel(run, reason, "stalled", "max_calls_per_instant")
             raise PrimitiveError(reason)
 
-    async def _dispatch(self, request: _Request) -> Any:
+    async def _dispatch(self, request: Request) -> Any:
         if request.name == "chat":
             self.api.say((str(request.args[0]) if request.args else "")[:MAX_CHAT_LENGTH])
             return None
@@ -341,7 +336,7 @@ class SimBody:
         if self._current is not None and self._current[0].name != "chat":
             self.world.sim.clock.interrupt(self.player, self._current[1])
 
-    async def _finish_calls(self, run: _Run) -> None:
+    async def _finish_calls(self, run: Run) -> None:
         """After a run: let its last chat lines through, unless it was cancelled (then drop everything)."""
         self._stop_actions("the program has finished")
         if run.cancel_reason is not None:
@@ -353,23 +348,30 @@ class SimBody:
         if server is not None and not server.done():
             await asyncio.gather(server, return_exceptions=True)
 
-    def _settle(self, call_id: int, ok: bool, payload: str) -> None:
-        """Answers a call without waiting for Node's receipt (NodeRuntime.post): the run's watch finds a wedged one."""
+    def _settle(self, call_id: int, ok: bool, payload: str, cost: float = 0.0) -> None:
+        """Answers a call without waiting for Node's receipt (NodeRuntime.post): the run's watch finds a wedged one.
+        `cost`: CPU seconds this side spent on the call, charged to the program's compute budget in Node."""
         self._exchanged()
         if self._host is not None and self._node is not None:
             try:
-                self._node.post("answering a primitive", self._methods["settle"], self._host, call_id, ok, payload)
+                self._node.post("answering a primitive", self._methods["settle"], self._host, call_id, ok, payload,
+                                round(cost * 1000, 3))
             except BridgeBroken as exc:
                 self._host = None
                 self._broken = str(exc)  # the run's watch (_reported) reports it
 
     async def _answer_query(self, name: str, args_json: str) -> str:
+        """The answer to a query, with the CPU milliseconds it took here (`costMs`, charged to the program in Node)."""
         self._exchanged()
+        started = time.thread_time()
         try:
             value = answer(self.api, name, decode(json.loads(args_json)))
+            reply = {"ok": True, "value": encode(value)}
         except (PrimitiveError, TypeError, ValueError, KeyError) as exc:
-            return json.dumps({"ok": False, "error": str(exc)})
-        return json.dumps({"ok": True, "value": encode(value)})
+            reply = {"ok": False, "error": str(exc)}
+        reply["costMs"] = round((time.thread_time() - started) * 1000, 3)
+        return json.dumps(reply)
+
 
     def _ensure_host(self) -> int:
         if self._node is not None and not self._node.alive:

@@ -77,8 +77,9 @@ class SimWorld:
         """All players' programs start together at the current simulated time; returns when all finish
         or the episode end / `until` is reached (then unfinished ones are cancelled, timed_out=True).
         `budget`: simulated seconds each program may take (default from defaults.toml). `trusted`: players whose
-        program is the project's own (scripted), which may share sandbox workers (sandbox/worker-pack.js); any other
-        program gets a worker of its own."""
+        programs are trusted (scripted): they share sandbox worker threads of the runtime (sandbox/worker-pack.js);
+        every other program runs in a sandbox process of its own, which is killed at its budget whatever it runs (see
+        bridge/sim/body.py)."""
         if self._busy:
             raise RuntimeError("programs are already running in this world: run players together with one run_programs call")
         self._busy = True

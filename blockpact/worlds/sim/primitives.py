@@ -43,14 +43,21 @@ class PrimitiveError(Exception):
     """A primitive used wrongly; ends the program like a thrown Error in Voyager."""
 
 
+class FeedbackCounter(Protocol):
+    """Counts the feedback lines a player's primitives say (worlds/sim/feedback.FeedbackCap)."""
+
+    def count(self) -> None: ...
+
+
 class AgentAPI:
     """What one agent's program may call. Read-only queries are instant; actions take simulated time."""
 
-    def __init__(self, sim: SimulationView, name: str) -> None:
+    def __init__(self, sim: SimulationView, name: str, feedback: FeedbackCounter | None = None) -> None:
         self.sim = sim
         self.name = name
         self.state = sim.state
         self.timing = sim.timing
+        self.feedback = feedback  # None: uncapped (scripted callers of the API)
 
     # -- observation (instant) -------------------------------------------------------------------
     @property
@@ -92,6 +99,8 @@ class AgentAPI:
                                       "stand": None if stand is None else list(stand), "draws": draws})
 
     async def _say(self, message: str, source: str = "primitive") -> None:
+        if source == "primitive" and self.feedback is not None:
+            self.feedback.count()
         self.state.emit(self.name, "chat", message=message, source=source)
 
     def _route(self, goal: Callable[[Vec], bool]) -> list[Vec] | None:

@@ -234,9 +234,10 @@ class LiveWorld {
     return body
   }
 
-  // options: {budgetMs, skills: [source], batch?: {id, size}: start with the batch's other programs}; done(ProgramResult as JSON)
+  // options: {budgetMs, skills: [source], batch?: {id, size}: start with the batch's other programs,
+  //   isolation?: "process" (default: untrusted programs, each in a sandbox process) or "thread" (trusted)}; done(ProgramResult as JSON)
   run (name, source, optionsJson, done) {
-    const { budgetMs, skills = [], batch = null } = JSON.parse(optionsJson)
+    const { budgetMs, skills = [], batch = null, isolation = 'process' } = JSON.parse(optionsJson)
     let body
     try {
       body = this.#body(name)
@@ -251,7 +252,7 @@ class LiveWorld {
     // The runner's budget covers the program, not the sandbox worker's start.
     const timeoutText = `timed out after ${budgetMs} ms`
     const ready = () => this.startLine.ready(batch?.id, batch?.size, name)
-    body.runner.run(source, { budgetMs, skills, runId: run.id, ready }).then(result => {
+    body.runner.run(source, { budgetMs, skills, runId: run.id, ready, isolation }).then(result => {
       const timedOut = !result.success && result.error === timeoutText
       return {
         player: name,

@@ -42,6 +42,7 @@ function primitiveBytes(value) {
 //     cannot run), the main thread drops it (undefined).
 //   what: names the value in errors ("mineBlock: arguments", "the return value").
 //   maxBytes: the JSON form may not exceed this (ValueLimitError naming maxMessageBytes).
+//   accessors: "throw": an accessor property is refused (TypeError) instead of read; default: read.
 //   maxDepth, deep: "null" (default: deeper values become null, as for mineflayer objects) or
 //     "throw" (ValueLimitError naming maxDepth).
 // Cycles become null; repeated (non-cyclic) references are copied, and counted, each time.
@@ -50,6 +51,7 @@ function encode(root, onFunction, options = {}) {
   const maxBytes = options.maxBytes ?? DEFAULT_BYTES;
   const maxDepth = options.maxDepth ?? DEFAULT_DEPTH;
   const throwDeep = options.deep === 'throw';
+  const noAccessors = options.accessors === 'throw'; // a getter would run program code while it is encoded
   let bytes = 0;
   const add = (n) => {
     bytes += n;
@@ -103,6 +105,9 @@ function encode(root, onFunction, options = {}) {
     } else {
       out = {};
       for (const key of Object.keys(value)) {
+        if (noAccessors && 'get' in (Object.getOwnPropertyDescriptor(value, key) ?? {})) {
+          throw new TypeError(`${what} has a getter (accessor property ${JSON.stringify(key.slice(0, 40))}): return plain data`);
+        }
         const item = walk(value[key], depth + 1);
         if (item !== undefined) {
           add(utf8Bytes(key) + 4);

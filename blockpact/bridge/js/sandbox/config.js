@@ -19,6 +19,7 @@ const DEFAULT_QUERIES = Object.freeze([
 // Globals the runner itself provides; primitives may not shadow them.
 const RESERVED = new Set(['bot', 'log', 'console', 'Vec3', 'mcData', 'host', 'chat',
   'globalThis', 'eval', 'Function', 'Compartment', 'harden']);
+const ISOLATIONS = Object.freeze(['thread', 'process']);
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -34,9 +35,15 @@ const DEFAULTS = Object.freeze({
   maxChatMessages: 200, // bot.chat lines per program
   maxChatLength: 256, // characters per chat line (Minecraft's limit); longer lines are cut
   defaultBudgetMs: 60_000,
+  // "compute" clock: each synchronous query is charged this much besides the work the host reports (runner.charge):
+  // a round trip to the simulator costs 0.4-0.55 ms of CPU, Python and Node together (bench/sandbox_host_charge.py)
+  queryChargeMs: 0.5,
   budgetCheckMs: 20, // "compute" budget clock: the shortest wait between two checks of the worker's active time
   startTimeoutMs: 15_000, // worker boot (SES lockdown) must finish within this
   pingTimeoutMs: 500, // an idle worker that cannot answer is wedged by a leftover loop
+  // a program that returned is reported once its sandbox answers within this; else it left code running. Longer than
+  // pingTimeoutMs: a sandbox process on a loaded machine (load 20) took over 500 ms to answer for a clean program
+  idleTimeoutMs: 5_000,
   stopTimeoutMs: 5_000, // host.stop() may hang (e.g. a wedged JSPyBridge call)
   poolIdleMs: 10_000, // a closed runner's clean worker waits this long for a new owner (worker-pool.js)
   programsPerWorker: 64, // programs of packed runners sharing one worker (worker-pack.js)
@@ -100,6 +107,13 @@ function normalizeConfig(config = {}) {
   if (!BUDGET_CLOCKS.includes(budgetClock)) {
     throw new TypeError(`config.budgetClock must be one of ${BUDGET_CLOCKS.join(', ')}, got ${JSON.stringify(budgetClock)}`);
   }
+  // "thread": the program's worker thread lives in this process (trusted programs: cheap to start, many per
+  // process); "process": in a child process of its own, killed at the budget (untrusted programs: a builtin
+  // that a worker's termination cannot interrupt ends with its process, not with everyone's).
+  const isolation = config.isolation ?? 'thread';
+  if (!ISOLATIONS.includes(isolation)) {
+    throw new TypeError(`config.isolation must be one of ${ISOLATIONS.join(', ')}, got ${JSON.stringify(isolation)}`);
+  }
   const chatPerSecond = config.chatPerSecond ?? 0;
   if (!Number.isFinite(chatPerSecond) || chatPerSecond < 0) throw new TypeError('config.chatPerSecond must be a number >= 0 (0: no rate limit)');
   const out = {
@@ -113,6 +127,7 @@ function normalizeConfig(config = {}) {
     prelude: config.prelude ?? null,
     mcVersion: config.mcVersion,
     budgetClock,
+    isolation,
   };
   for (const [key, fallback] of Object.entries(DEFAULTS)) {
     const value = config[key] ?? fallback;
@@ -122,4 +137,4 @@ function normalizeConfig(config = {}) {
   return out;
 }
 
-module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES, DEFAULTS };
+module.exports = { normalizeConfig, isIdentifier, VOYAGER_PRIMITIVES, DEFAULT_QUERIES, DEFAULTS, ISOLATIONS };

@@ -16,15 +16,32 @@ class SourceSyntaxError extends Error {
   }
 }
 
-// Names of the top-level function declarations; throws SourceSyntaxError.
-function topLevelFunctions(source, file) {
-  let ast;
+function parse(source, file) {
   try {
-    ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script' });
+    return acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script' });
   } catch (err) {
     throw new SourceSyntaxError(err, file);
   }
-  return ast.body.filter((node) => node.type === 'FunctionDeclaration').map((node) => node.id.name);
+}
+
+// Names of the top-level function declarations; throws SourceSyntaxError.
+function topLevelFunctions(source, file) {
+  return parse(source, file).body.filter((node) => node.type === 'FunctionDeclaration').map((node) => node.id.name);
+}
+
+// A skill as it is loaded into a program: its top-level function declarations only. Anything else at its top
+// level (a statement, a variable) would run in every program given the skill; it is blanked out, keeping the
+// line breaks so that the skill's frames keep their line numbers. Throws SourceSyntaxError.
+function skillFunctions(source, file) {
+  const functions = parse(source, file).body.filter((node) => node.type === 'FunctionDeclaration');
+  let kept = '';
+  let at = 0;
+  for (const node of functions) {
+    kept += source.slice(at, node.start).replace(/[^\n]/g, ' ') + source.slice(node.start, node.end);
+    at = node.end;
+  }
+  kept += source.slice(at).replace(/[^\n]/g, ' ');
+  return { source: kept, names: functions.map((node) => node.id.name) };
 }
 
 function preludeWrapper(prelude) {
@@ -41,7 +58,7 @@ function checkPrelude(prelude) {
 function toJson(value, config) {
   if (value === undefined) return null;
   const encoded = encode(value, () => undefined, {
-    what: 'the return value', maxBytes: config.maxMessageBytes, maxDepth: config.maxReturnDepth, deep: 'throw',
+    what: 'the return value', accessors: 'throw', maxBytes: config.maxMessageBytes, maxDepth: config.maxReturnDepth, deep: 'throw',
   });
   return JSON.stringify(encoded) ?? null;
 }
@@ -56,7 +73,7 @@ function limitOf(err) {
 }
 
 // request: { source, skills: [source], entry? }
-// env: { globals(): endowments, install(globalThis), host, prelude, log(line), getStackString }
+// env: { globals(): endowments, install(globalThis), host, prelude, log(line), returned(), getStackString }
 async function execute(request, env, config) {
   try {
     const programFunctions = topLevelFunctions(request.source, 'program');
@@ -65,8 +82,8 @@ async function execute(request, env, config) {
     if (entry === undefined) {
       throw new TypeError('the program must declare its entry function, e.g. async function main(bot) { ... }');
     }
-    const skills = request.skills.map((source, i) => {
-      const names = topLevelFunctions(source, `skill:#${i + 1}`);
+    const skills = request.skills.map((text, i) => {
+      const { source, names } = skillFunctions(text, `skill:#${i + 1}`);
       return { source, names, file: `skill:${names[0] ?? `#${i + 1}`}` };
     });
 
@@ -78,14 +95,23 @@ async function execute(request, env, config) {
       const extras = factory(env.host);
       if (extras != null) Object.assign(scope, extras);
     }
+    // A skill may not replace what the program is given (a primitive, bot, log, mcData, the prelude's globals,
+    // an intrinsic): a stored skill named mineBlock would otherwise change mineBlock in every later program.
+    const given = new Set(Reflect.ownKeys(scope));
     for (const skill of skills) {
       const exported = compartment.evaluate(
         `${skill.source}\n;({ ${skill.names.join(', ')} })\n//# sourceURL=${skill.file}`);
-      Object.assign(scope, exported);
+      for (const name of skill.names) {
+        if (given.has(name)) env.log(`[skill ${name} not loaded: it would replace the program's own ${name}]`);
+        else Object.defineProperty(scope, name, { value: exported[name], writable: true, enumerable: true, configurable: true });
+      }
     }
     const main = compartment.evaluate(`${request.source}\n;${entry}\n//# sourceURL=program`);
     if (typeof main !== 'function') throw new TypeError(`${entry} is not a function`);
     const value = await main(scope.bot);
+    // Returned: from here no call of the program reaches the host (a getter or a Proxy trap on the
+    // returned value, a promise it left pending), and its value is read without running its code.
+    env.returned();
     return { success: true, error: null, stack: null, errorLine: null, returnJson: toJson(value, config) };
   } catch (err) {
     const described = err instanceof SourceSyntaxError

@@ -5,8 +5,9 @@
 // starts a fresh one). A clean worker outlives its runner in worker-pool.js.
 
 const { Vec3 } = require('vec3');
-const { normalizeConfig, isIdentifier } = require('./config');
+const { normalizeConfig, isIdentifier, ISOLATIONS } = require('./config');
 const { SandboxWorker } = require('./sandbox-worker');
+const { SandboxProcess } = require('./sandbox-process');
 const pool = require('./worker-pool');
 const packs = require('./worker-pack');
 const { startBudget, computeTimer } = require('./budget');
@@ -54,7 +55,8 @@ class Runner {
     return this.#active?.id ?? null;
   }
 
-  // options: { budgetMs, entry, skills: [source], runId, ready: async () => void, awaited with the worker ready }
+  // options: { budgetMs, entry, skills: [source], runId, isolation ("thread" or "process"; default config.isolation),
+  //   ready: async () => void, awaited with the worker ready }
   async run(source, options = {}) {
     // A run already ended (cancelled) may still be stopping its body: wait for that, not fail.
     while (this.#active?.done) await this.#active.result;
@@ -68,6 +70,8 @@ class Runner {
     if (options.entry !== undefined && !isIdentifier(options.entry)) {
       throw new TypeError(`invalid entry function name: ${JSON.stringify(options.entry)}`);
     }
+    const isolation = options.isolation ?? this.#config.isolation;
+    if (!ISOLATIONS.includes(isolation)) throw new TypeError(`isolation must be one of ${ISOLATIONS.join(', ')}`);
     const budgetMs = options.budgetMs ?? this.#config.defaultBudgetMs;
     if (!(budgetMs > 0)) throw new TypeError('budgetMs must be a positive number');
     const sourceBytes = [source, ...skills].reduce((sum, text) => sum + utf8Bytes(text), 0);
@@ -81,13 +85,14 @@ class Runner {
       id: options.runId ?? null, // the caller's name for it (cancel, activeRunId)
       wire: `run-${++runsStarted}`, // the worker's: unique in the process, a worker may have served other runners
       chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, computeMs: () => 0, stopBudget: null, done: false,
+      chargedMs: 0,
     };
     run.id ??= run.wire;
     run.result = new Promise((resolve) => { run.resolve = resolve; });
     this.#active = run;
     let worker;
     try {
-      worker = await this.#readyWorker();
+      worker = await this.#readyWorker(isolation);
     } catch (err) {
       if (run.done) return run.result; // cancelled (or closed) while the worker was starting
       this.#active = null;
@@ -98,7 +103,8 @@ class Runner {
     if (run.done) return run.result;
     run.worker = worker;
     run.startedAt = performance.now();
-    run.computeMs = computeTimer(worker);
+    const workerMs = computeTimer(worker);
+    run.computeMs = () => workerMs() + run.chargedMs; // the host's work for it counts too (charge())
     const clock = this.#config.budgetClock;
     const reason = clock === 'compute' ? `timed out after ${budgetMs} ms of computing time` : `timed out after ${budgetMs} ms`;
     run.stopBudget = startBudget(clock, {
@@ -124,6 +130,16 @@ class Runner {
     return true;
   }
 
+  // The host spent `ms` of its own computing answering the active run's calls or queries (e.g. a search of the
+  // whole world): on the "compute" clock it counts against the run's budget like the program's own computing, so
+  // a program cannot make the host do unbounded work for it. Returns whether a run was charged.
+  charge(ms) {
+    const run = this.#active;
+    if (!run || run.done || !(ms > 0)) return false;
+    run.chargedMs += ms;
+    return true;
+  }
+
   async close() {
     this.#closed = true;
     const run = this.#active;
@@ -134,31 +150,45 @@ class Runner {
     const starting = this.#starting;
     const worker = this.#worker;
     this.#worker = null;
-    if (worker && this.#config.packed) worker.release(); // a slot of a shared worker (worker-pack.js)
-    else if (worker) await pool.park(this.#configKey, worker, this.#config.poolIdleMs); // ended there unless clean
+    if (worker && this.#config.packed && worker.isolation !== 'process') worker.release(); // a slot of a shared worker (worker-pack.js)
+    else if (worker) await pool.park(this.#poolKey(worker.isolation), worker, this.#config.poolIdleMs); // ended there unless clean
     if (starting) await (await starting.catch(() => null))?.terminate();
   }
 
-  async #readyWorker() {
-    const current = this.#worker;
+  // A worker of the pool is kept per configuration and isolation.
+  #poolKey(isolation) {
+    return `${isolation}:${this.#configKey}`;
+  }
+
+  // A clean worker of this isolation: the current one, a parked one, or a new one. A current worker of the
+  // other isolation is parked for whoever asks for that next.
+  async #readyWorker(isolation) {
+    let current = this.#worker;
+    if (current && current.isolation !== isolation) {
+      this.#worker = null;
+      await pool.park(this.#poolKey(current.isolation), current, this.#config.poolIdleMs);
+      current = null;
+    }
     if (current && !current.dirty && await current.ping(this.#config.pingTimeoutMs)) return current;
     if (current) {
       this.#worker = null;
       await current.terminate();
     }
     if (this.#closed) throw new Error('runner is closed');
-    const adopted = await this.#parkedWorker();
+    const adopted = await this.#parkedWorker(isolation);
     if (adopted) {
       this.#worker = adopted;
       return adopted;
     }
     const box = { worker: null };
-    this.#starting = this.#config.packed
+    const Sandbox = isolation === 'process' ? SandboxProcess : SandboxWorker;
+    this.#starting = this.#config.packed && isolation !== 'process'
       ? packs.lease(this.#configKey, this.#config, this.#handlersOf(box))
-      : SandboxWorker.start(this.#config, this.#handlersOf(box));
+      : Sandbox.start(this.#config, this.#handlersOf(box));
     let handle;
     try {
       handle = box.worker = await this.#starting;
+      handle.isolation = isolation;
     } finally {
       this.#starting = null;
     }
@@ -171,11 +201,11 @@ class Runner {
   }
 
   // A worker another runner with this configuration left, if one answers its ping.
-  async #parkedWorker() {
-    if (this.#config.packed) return null; // packed workers are shared while in use, never parked
+  async #parkedWorker(isolation) {
+    if (this.#config.packed && isolation !== 'process') return null; // packed workers are shared while in use, never parked
     for (;;) {
       const box = { worker: null };
-      const worker = box.worker = pool.take(this.#configKey, this.#handlersOf(box));
+      const worker = box.worker = pool.take(this.#poolKey(isolation), this.#handlersOf(box));
       if (worker === null) return null;
       if (await worker.ping(this.#config.pingTimeoutMs) && !worker.dirty && !this.#closed) return worker;
       await worker.terminate();
@@ -212,8 +242,22 @@ class Runner {
     if (!run) return;
     if (msg.t === 'call') this.#onCall(worker, run, msg);
     else if (msg.t === 'log') this.#record(run.logs, msg.line);
-    else if (msg.t === 'done') this.#finish(run, msg.result, { stopBody: run.pendingCalls > 0 });
+    else if (msg.t === 'done') this.#onDone(worker, run, msg.result);
     else if (msg.t === 'limit') this.#onLimit(worker, msg);
+  }
+
+  // The program returned; it is reported once its worker is idle. Code it left running (a promise chain that
+  // reaches a loop or a wedging builtin after the return) is charged to it, not to the next program.
+  async #onDone(worker, run, result) {
+    const idle = await worker.ping(this.#config.idleTimeoutMs);
+    if (run.done) return; // its budget ran out meanwhile
+    if (idle && !worker.dirty) {
+      this.#finish(run, result, { stopBody: run.pendingCalls > 0 });
+      return;
+    }
+    const error = `the program left code running after it returned: its sandbox did not answer within `
+      + `${this.#config.idleTimeoutMs} ms (limit idleTimeoutMs)`;
+    this.#finish(run, failure(error, 'limit', 'idleTimeoutMs'), { stopBody: true, killWorker: true });
   }
 
   // The program broke a limit (worker.js, memory-watch.js): it ends now, its worker with it.
@@ -246,6 +290,7 @@ class Runner {
     if (!this.#liveRun(worker, request.run)) throw new Error('the program has already finished');
     if (!this.#queryPaths.has(request.name)) throw new Error(`unknown query: ${request.name}`);
     const value = await this.#host.query(request.name, decode(request.args, makeVec3));
+    this.charge(this.#config.queryChargeMs); // the round trip's own cost, which no clock of the program sees
     return encode(value, dropFunction, this.#answerLimits(`bot.${request.name}`));
   }
 

@@ -46,6 +46,7 @@ class SandboxWorker {
         worker.off('exit', onExit);
         if (msg.t === 'failed') return fail(new Error(`sandbox worker failed to start: ${msg.error}`));
         clearTimeout(timer);
+        handle.threadId = msg.threadId ?? null;
         if (msg.threadId != null) handle.#cpuMs = threadCpuMs(msg.threadId);
         handle.#listen();
         resolve(handle);
@@ -63,6 +64,7 @@ class SandboxWorker {
   #watch;
   #unwatch = () => {};
   dirty = false; // set when the worker showed activity from a finished run
+  threadId = null; // the worker thread's id in /proc/self/task (Linux), for its CPU time
 
   constructor(worker, sync, config, route) {
     this.#worker = worker;

@@ -19,9 +19,10 @@ function threadId() {
   }
 }
 
-// () -> milliseconds of CPU (user + system) thread `id` has used, or null once it has exited.
-function threadCpuMs(id) {
-  const path = `/proc/self/task/${id}/stat`;
+// () -> milliseconds of CPU (user + system) thread `id` (of process `pid`, default this one) has used, or null
+// once it has exited.
+function threadCpuMs(id, pid = 'self') {
+  const path = `/proc/${pid}/task/${id}/stat`;
   return () => {
     let stat;
     try {

@@ -18,7 +18,7 @@ for (const [proto, name] of [[ArrayBuffer.prototype, 'resize'], [globalThis.Shar
 }
 require('ses');
 const { Vec3 } = require('vec3');
-const { encode, decode } = require('./codec');
+const { encode, decode, ValueLimitError } = require('./codec');
 const { syncRequester } = require('./sync-channel');
 const { buildFacade } = require('./facade');
 const { makeLogger } = require('./logger');
@@ -80,8 +80,24 @@ function breakLimit(run, limit, message) {
   return new RangeError(message);
 }
 
+// A value refused for its size or depth (codec.js) is thrown to the program, which may catch it; the run is
+// still reported with the limit it broke (the first refusal), so catching refusals cannot hide them.
+function noteRefusal(run, err) {
+  if (err instanceof ValueLimitError && run.refused == null) {
+    run.refused = { limit: err.limit, ...describeError(err, getStackString) };
+  }
+  return err;
+}
+
+// The run's result, with the first refusal it caught if it did not end on a limit of its own.
+function withRefusal(run, result) {
+  if (run.refused == null || result.kind === 'limit') return result;
+  const { limit, error, stack, errorLine } = run.refused;
+  return { success: false, error, stack, errorLine, returnJson: null, kind: 'limit', limit };
+}
+
 function callHost(run, name, args) {
-  if (run.finished) return Promise.reject(new Error(`${name}: the program has already finished`));
+  if (run.finished || run.returned) return Promise.reject(new Error(`${name}: the program has already returned`));
   if (name !== 'chat' && run.pending >= config.maxPendingCalls) { // chat has its own count, and cannot be awaited
     // Thrown, not rejected: a loop starting calls without await stops here.
     throw breakLimit(run, 'maxPendingCalls', `too many primitive calls in flight: ${run.pending} started and not finished `
@@ -92,7 +108,7 @@ function callHost(run, name, args) {
   try {
     payload = encodeArgs(name, args);
   } catch (err) {
-    return Promise.reject(err);
+    return Promise.reject(noteRefusal(run, err));
   }
   run.pending += 1;
   return new Promise((resolve, reject) => {
@@ -123,8 +139,14 @@ function chatLimit(run) {
 }
 
 function queryHost(run, path, args) {
-  if (run.finished) throw new Error(`bot.${path}: the program has already finished`);
-  const reply = request({ run: run.id, name: path, args: encodeArgs(`bot.${path}`, args) });
+  if (run.finished || run.returned) throw new Error(`bot.${path}: the program has already returned`);
+  let payload;
+  try {
+    payload = encodeArgs(`bot.${path}`, args);
+  } catch (err) {
+    throw noteRefusal(run, err);
+  }
+  const reply = request({ run: run.id, name: path, args: payload });
   if (!reply.ok) throw new Error(`bot.${path}: ${reply.error}`);
   return decode(reply.value, makeVec3);
 }
@@ -166,6 +188,7 @@ function environment(run) {
     }),
     prelude: config.prelude,
     log: (line) => emitLog(run, line),
+    returned: () => { run.returned = true; },
     getStackString,
   };
 }
@@ -173,12 +196,12 @@ function environment(run) {
 async function runProgram(message) {
   const run = {
     id: message.run, slot: message.slot ?? -1, finished: false, logCount: 0, pending: 0, chats: 0, limitBroken: false,
-    ran: true, chatTokens: config.chatBurst, chatAt: performance.now(),
+    ran: true, refused: null, returned: false, chatTokens: config.chatBurst, chatAt: performance.now(),
   };
   runs.set(run.id, run);
   enter(run);
   checkStallSoon();
-  const result = await execute(message, environment(run), config);
+  const result = withRefusal(run, await execute(message, environment(run), config));
   run.finished = true;
   forget(run);
   parentPort.postMessage({ t: 'done', run: run.id, result });

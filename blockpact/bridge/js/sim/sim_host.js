@@ -59,15 +59,18 @@ class SimHost {
 
   async #query(name, args) {
     const reply = JSON.parse(await this.#python.request(0, 'query', name, toJson(args)));
+    this.#runner.charge(reply.costMs); // Python's computing for the answer (a search of the whole world)
     if (!reply.ok) throw new Error(reply.error);
     return decode(reply.value, makeVec3);
   }
 
-  // Python's answer to a call: ok -> JSON value, else an error message.
-  settle(callId, ok, payload) {
+  // Python's answer to a call: ok -> JSON value, else an error message; costMs: Python's computing for it
+  // (e.g. searching for a path that does not exist), charged to the running program's budget.
+  settle(callId, ok, payload, costMs = 0) {
     const call = this.#pending.get(callId);
     if (!call) return false;
     this.#pending.delete(callId);
+    this.#runner.charge(costMs);
     if (ok) call.resolve(decode(JSON.parse(payload), makeVec3));
     else call.reject(new Error(payload));
     return true;
@@ -132,7 +135,7 @@ function host(id) {
 module.exports = {
   createSimHost,
   start: (id, runId, source, optionsJson) => host(id).start(runId, source, optionsJson),
-  settle: (id, callId, ok, payload) => hosts.get(id)?.settle(callId, ok, payload) ?? false, // a late answer to a closed host
+  settle: (id, callId, ok, payload, costMs) => hosts.get(id)?.settle(callId, ok, payload, costMs) ?? false, // a late answer to a closed host
   cancel: (id, runId, reason) => host(id).cancel(runId, reason),
   ping: (id) => host(id).ping(),
   close: async (id) => {
