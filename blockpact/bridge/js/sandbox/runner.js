@@ -248,7 +248,13 @@ class Runner {
 
   // The program returned; it is reported once its worker is idle. Code it left running (a promise chain that
   // reaches a loop or a wedging builtin after the return) is charged to it, not to the next program.
+  // A slot of a packed worker (trusted programs only) is not asked: the shared worker's ping and traffic belong
+  // to the other programs in it as much as to this one.
   async #onDone(worker, run, result) {
+    if (this.#config.packed && worker.isolation !== 'process') {
+      this.#finish(run, result, { stopBody: run.pendingCalls > 0 });
+      return;
+    }
     const idle = await worker.ping(this.#config.idleTimeoutMs);
     if (run.done) return; // its budget ran out meanwhile
     if (idle && !worker.dirty) {
