@@ -76,8 +76,8 @@ async def round_trips(crowd: int, seconds: float, workdir: Path, calls: int) -> 
     trips: list[float] = []
     settle, on_request = SimBody._settle, SimBody._on_request
 
-    def timed_settle(self: SimBody, call_id: int, ok: bool, payload: str) -> None:
-        settle(self, call_id, ok, payload)
+    def timed_settle(self: SimBody, call_id: int, ok: bool, payload: str, *cost: float) -> None:
+        settle(self, call_id, ok, payload, *cost)
         answered[self.player] = time.perf_counter()
 
     def timed_request(self: SimBody, call_id: int, kind: str, name: str, args_json: str) -> None:
