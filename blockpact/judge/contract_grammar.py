@@ -30,7 +30,12 @@ TERMS_FILE = Path(__file__).parent / "data" / "contract_terms.toml"
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z_][A-Za-z0-9_]*|['’]s\b|%")
 _TOKEN_OR_COMMA = re.compile(_TOKEN.pattern + r"|,(?!\s*\d)")
 _CONTRACTIONS = ((re.compile(r"\b(won)['’]t\b", re.I), "will not"), (re.compile(r"\b(can)['’]t\b", re.I), "can not"),
-                 (re.compile(r"\bcannot\b", re.I), "can not"), (re.compile(r"n['’]t\b", re.I), " not"))
+                 (re.compile(r"\bcannot\b", re.I), "can not"), (re.compile(r"n['’]t\b", re.I), " not"),
+                 # casual verbs: "Ann's gonna mine", "Ben's going to pay", "Cy'll", "Ann's gotta", "Ben's allowed to"
+                 (re.compile(r"(?:['’]s|\b(?:is|are))\s+(not\s+)?(?:gonna|going\s+to)\b", re.I), r" will \1"),
+                 (re.compile(r"(?:['’]s|\b(?:has|have))\s+(?:gotta|got\s+to)\b|\bgotta\b", re.I), " must"),
+                 (re.compile(r"['’]s\s+(not\s+)?(allowed|permitted)\s+to\b", re.I), r" is \1\2 to"),
+                 (re.compile(r"['’]ll\b", re.I), " will"))
 _NUMBER = re.compile(r"\d+(?:\.\d+)?$")
 _UNITS = dict(zip("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
                   "seventeen eighteen nineteen".split(), range(20)))
