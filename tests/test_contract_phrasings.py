@@ -1,7 +1,8 @@
 """A set of natural phrasings of common clauses, in the style of an LLM negotiator, and what each reads as: the
 controlled-form sentence it means (the clause rendered back), or None where it must stay free text (a reading that
 meant something else would be worse than none). World: tests/worlds/contract_language.toml (Ann, Ben, Cy; the
-cache and tools chests, the north and south patches); clauses naming Gizmo or Glitch are read in double_vein."""
+cache and tools chests, the north and south patches); clauses naming Gizmo or Glitch are read in double_vein, those
+naming Leader or W1 in forest (oak logs its only wood)."""
 
 from __future__ import annotations
 
@@ -488,15 +489,35 @@ PHRASINGS: list[tuple[str, str | None]] = [
      'Ann mines at most 3 pumpkin every 60 seconds.'),
     ('Ann mines 3 pumpkins, but no more.',
      None),
+    # material words for the world's one block or item of that material
+    ('Leader mines at most 8 logs.',
+     'Leader mines at most 8 oak_log.'),
+    ('W1 will not chop any wood.',
+     'W1 does not mine oak_log.'),
+    ('W1 does not mine wood.',
+     'W1 does not mine oak_log.'),
+    ('W1 mines only logs.',
+     'W1 mines only oak_log.'),
+    ('Leader gives 4 logs to W1.',
+     'Leader gives 4 oak_log to W1.'),
+    ('W1 hands Leader 6 planks.',
+     'W1 gives 6 oak_planks to Leader.'),
+    ('Leader crafts 4 planks for W1.',
+     None),
+    ('W1 gives 4 wood to Leader.',
+     None),
 ]
 
 
 @pytest.fixture(scope="module")
 def worlds():
-    return {"contract_language": load_world(LANGUAGE), "double_vein": load_world("double_vein")}
+    return {"contract_language": load_world(LANGUAGE), "double_vein": load_world("double_vein"),
+            "forest": load_world("forest")}
 
 
 def _spec(worlds, text: str):
+    if "Leader" in text or "W1" in text:
+        return worlds["forest"]
     return worlds["double_vein" if "Gizmo" in text or "Glitch" in text else "contract_language"]
 
 
