@@ -506,6 +506,19 @@ PHRASINGS: list[tuple[str, str | None]] = [
      None),
     ('W1 gives 4 wood to Leader.',
      None),
+    # leading adverbials before the player
+    ('Under no circumstances will Ann mine diamond ore.',
+     'Ann does not mine diamond_ore.'),
+    ('Under no circumstances is Ben to take the iron pickaxe from the tools chest.',
+     'Ben does not take iron_pickaxe from the tools chest.'),
+    ('At no time shall Cy mine more than 3 pumpkins.',
+     'Cy mines at most 3 pumpkin.'),
+    ('Should Ben mine any diamond ore, he must pay 10 emeralds to Ann.',
+     'If Ben mines more than 0 diamond_ore, Ben pays 10 emeralds to Ann.'),
+    ('Should Ann mine pumpkins, Ben mines iron ore.',
+     None),
+    ('Under no circumstances will Ann mine at least 3 pumpkins.',
+     None),
 ]
 
 
