@@ -519,6 +519,21 @@ PHRASINGS: list[tuple[str, str | None]] = [
      None),
     ('Under no circumstances will Ann mine at least 3 pumpkins.',
      None),
+    # articles and fixed wordings as values
+    ('Cy gives Ben an emerald.',
+     'At the end of the scenario Cy transfers 1 emerald to Ben.'),
+    ('Ben pays Ann and Cy one emerald apiece.',
+     'Ben pays Ann and Cy 1 emerald each.'),
+    ('Cy owes Ben a flat fee of 3 emeralds.',
+     'At the end of the scenario Cy transfers 3 emeralds to Ben.'),
+    ('If Ben breaks this agreement, he pays Cy 6 emeralds.',
+     'If Ben breaks a clause, Ben pays 6 emeralds to Cy.'),
+    ('Cy stores 3 pumpkins in the cache chest no later than 90 seconds into the game.',
+     'Cy deposits 3 pumpkin into the cache chest by 90 seconds.'),
+    ('Ben pays Ann an emerald for every pumpkin Ann harvests.',
+     'At the end of the scenario Ben transfers 1 emerald to Ann for each pumpkin Ann mines.'),
+    ('Ann pays Ben a fee.',
+     None),
 ]
 
 

@@ -35,7 +35,9 @@ _CONTRACTIONS = ((re.compile(r"\b(won)['’]t\b", re.I), "will not"), (re.compil
                  (re.compile(r"(?:['’]s|\b(?:is|are))\s+(not\s+)?(?:gonna|going\s+to)\b", re.I), r" will \1"),
                  (re.compile(r"(?:['’]s|\b(?:has|have))\s+(?:gotta|got\s+to)\b|\bgotta\b", re.I), " must"),
                  (re.compile(r"['’]s\s+(not\s+)?(allowed|permitted)\s+to\b", re.I), r" is \1\2 to"),
-                 (re.compile(r"['’]ll\b", re.I), " will"))
+                 (re.compile(r"['’]ll\b", re.I), " will"),
+                 # "pays Ben an emerald", "one emerald apiece"
+                 (re.compile(r"\ban?\s+(emerald)\b", re.I), r"1 \1"), (re.compile(r"\bapiece\b", re.I), "each"))
 _NUMBER = re.compile(r"\d+(?:\.\d+)?$")
 _UNITS = dict(zip("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
                   "seventeen eighteen nineteen".split(), range(20)))
