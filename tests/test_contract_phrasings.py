@@ -534,6 +534,17 @@ PHRASINGS: list[tuple[str, str | None]] = [
      'At the end of the scenario Ben transfers 1 emerald to Ann for each pumpkin Ann mines.'),
     ('Ann pays Ben a fee.',
      None),
+    # "apart from Y, X mines nothing": X mines only Y
+    ("Apart from pumpkins, Ann won't mine anything.",
+     'Ann mines only pumpkin.'),
+    ('Except for iron ore, Ben does not mine any other blocks.',
+     'Ben mines only iron_ore.'),
+    ('Besides diamond ore, Glitch will not mine any block.',
+     'Glitch mines only diamond_ore.'),
+    ("Apart from pumpkins, Cy won't mine iron ore.",
+     None),
+    ('Except for pumpkins, Ann does not mine anything in the north patch.',
+     None),
 ]
 
 

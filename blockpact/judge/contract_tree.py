@@ -80,6 +80,11 @@ class _ToClause(TermValues):
         return self._expand(children[0], None, lambda p, _: Exclusion(
             p, verb, item.name, place.region if place else None, chest=chest))  # type: ignore[arg-type]
 
+    def mine_only_apart(self, children: list) -> Clause:
+        """"Apart from pumpkins, Ann won't mine anything": Ann mines only pumpkins (the blocks come first)."""
+        blocks = [c for c in children if isinstance(c, Item)]
+        return self.mine_only([*(c for c in children if not isinstance(c, Item)), *blocks])
+
     def mine_only(self, children: list) -> Clause:
         blocks = tuple(dict.fromkeys(c.name for c in children if isinstance(c, Item)))
         return self._expand(children[0], None, lambda p, _: MineOnly(p, blocks))
