@@ -314,3 +314,18 @@ def test_mines_only_an_item_limits_the_player_to_it_and_is_not_mines_all_of_it(t
 def test_only_with_an_amount_stays_free_text_with_the_forms_that_say_it(text: str) -> None:
     [(_, clause)] = parse_contract(text, ["Gizmo", "Glitch"], world="double_vein").free_text()
     assert "'Gizmo mines only iron_ore'" in clause.reason
+
+
+def test_a_material_word_with_two_blocks_of_it_is_refused_with_both_named() -> None:
+    """"logs" is the world's one *_log block; with oak and birch logs it could be either, so the clause says so."""
+    from dataclasses import replace
+
+    from blockpact.judge.contract_grammar import parse_clause
+    from blockpact.judge.contract_lexicon import version_lexicon
+
+    lexicon = replace(version_lexicon("1.20.4"), world="two_trees", obtainable=frozenset({"oak_log", "birch_log"}),
+                      world_blocks=frozenset({"oak_log", "birch_log", "grass_block"}))
+    for text, kind in (("Ann mines at most 3 logs.", "block"), ("Ann gives 2 logs to Ben.", "item")):
+        clause = parse_clause(text, ["Ann", "Ben"], world="two_trees", lexicon=lexicon)
+        assert isinstance(clause, FreeText)
+        assert f"'log' could be birch_log or oak_log: name the {kind}" in clause.reason

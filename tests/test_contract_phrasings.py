@@ -1,7 +1,8 @@
 """A set of natural phrasings of common clauses, in the style of an LLM negotiator, and what each reads as: the
 controlled-form sentence it means (the clause rendered back), or None where it must stay free text (a reading that
 meant something else would be worse than none). World: tests/worlds/contract_language.toml (Ann, Ben, Cy; the
-cache and tools chests, the north and south patches); clauses naming Gizmo or Glitch are read in double_vein."""
+cache and tools chests, the north and south patches); clauses naming Gizmo or Glitch are read in double_vein, those
+naming Leader or W1 in forest (oak logs its only wood)."""
 
 from __future__ import annotations
 
@@ -440,15 +441,122 @@ PHRASINGS: list[tuple[str, str | None]] = [
      None),
     ('Cy mines diamond ore only after Ann signals.',
      None),
+    # casual verbs and contractions; "may", "can" and "allowed to" grant, so they read only as limits
+    ("Ann's gonna mine at most 3 pumpkins.",
+     'Ann mines at most 3 pumpkin.'),
+    ("Ben's going to deposit 2 diamonds into the cache chest.",
+     'Ben deposits 2 diamond into the cache chest.'),
+    ("Cy'll mine only pumpkins.",
+     'Cy mines only pumpkin.'),
+    ("Ann's gotta pay Ben 3 emeralds.",
+     'At the end of the scenario Ann transfers 3 emeralds to Ben.'),
+    ("Cy's allowed to mine up to 2 pumpkins.",
+     'Cy mines at most 2 pumpkin.'),
+    ('Ann can mine up to 2 pumpkins.',
+     'Ann mines at most 2 pumpkin.'),
+    ("Ben isn't going to mine diamond ore.",
+     'Ben does not mine diamond_ore.'),
+    ("Cy's not allowed to mine iron ore.",
+     'Cy does not mine iron_ore.'),
+    ('Ann has got to deposit 2 diamonds into the cache chest.',
+     'Ann deposits 2 diamond into the cache chest.'),
+    ('Ben is to give Cy 2 emeralds.',
+     'At the end of the scenario Ben transfers 2 emeralds to Cy.'),
+    ('Ann may mine 3 pumpkins.',
+     None),
+    ('Ben can deposit 2 diamonds into the cache chest.',
+     None),
+    ('Cy may pay Ann 3 emeralds.',
+     None),
+    ('Gizmo can mine all iron ore.',
+     None),
+    ('Ann is allowed to mine at least 2 pumpkins.',
+     None),
+    # quota wordings
+    ('Ann mines up to 3 pumpkins, but no more.',
+     'Ann mines at most 3 pumpkin.'),
+    ('Ben mines 3 pumpkins at most.',
+     'Ben mines at most 3 pumpkin.'),
+    ("Cy's mining is capped at 4 pumpkins.",
+     'Cy mines at most 4 pumpkin.'),
+    ("Ben's harvesting of pumpkins is capped at 5 per minute.",
+     'Ben mines at most 5 pumpkin every 60 seconds.'),
+    ('Ann is capped at 3 pumpkins per minute.',
+     'Ann mines at most 3 pumpkin every 60 seconds.'),
+    ('Glitch will mine 2 diamond ore max.',
+     'Glitch mines at most 2 diamond_ore.'),
+    ('Ann will mine at most 3 pumpkins per minute, no more.',
+     'Ann mines at most 3 pumpkin every 60 seconds.'),
+    ('Ann mines 3 pumpkins, but no more.',
+     None),
+    # material words for the world's one block or item of that material
+    ('Leader mines at most 8 logs.',
+     'Leader mines at most 8 oak_log.'),
+    ('W1 will not chop any wood.',
+     'W1 does not mine oak_log.'),
+    ('W1 does not mine wood.',
+     'W1 does not mine oak_log.'),
+    ('W1 mines only logs.',
+     'W1 mines only oak_log.'),
+    ('Leader gives 4 logs to W1.',
+     'Leader gives 4 oak_log to W1.'),
+    ('W1 hands Leader 6 planks.',
+     'W1 gives 6 oak_planks to Leader.'),
+    ('Leader crafts 4 planks for W1.',
+     None),
+    ('W1 gives 4 wood to Leader.',
+     None),
+    # leading adverbials before the player
+    ('Under no circumstances will Ann mine diamond ore.',
+     'Ann does not mine diamond_ore.'),
+    ('Under no circumstances is Ben to take the iron pickaxe from the tools chest.',
+     'Ben does not take iron_pickaxe from the tools chest.'),
+    ('At no time shall Cy mine more than 3 pumpkins.',
+     'Cy mines at most 3 pumpkin.'),
+    ('Should Ben mine any diamond ore, he must pay 10 emeralds to Ann.',
+     'If Ben mines more than 0 diamond_ore, Ben pays 10 emeralds to Ann.'),
+    ('Should Ann mine pumpkins, Ben mines iron ore.',
+     None),
+    ('Under no circumstances will Ann mine at least 3 pumpkins.',
+     None),
+    # articles and fixed wordings as values
+    ('Cy gives Ben an emerald.',
+     'At the end of the scenario Cy transfers 1 emerald to Ben.'),
+    ('Ben pays Ann and Cy one emerald apiece.',
+     'Ben pays Ann and Cy 1 emerald each.'),
+    ('Cy owes Ben a flat fee of 3 emeralds.',
+     'At the end of the scenario Cy transfers 3 emeralds to Ben.'),
+    ('If Ben breaks this agreement, he pays Cy 6 emeralds.',
+     'If Ben breaks a clause, Ben pays 6 emeralds to Cy.'),
+    ('Cy stores 3 pumpkins in the cache chest no later than 90 seconds into the game.',
+     'Cy deposits 3 pumpkin into the cache chest by 90 seconds.'),
+    ('Ben pays Ann an emerald for every pumpkin Ann harvests.',
+     'At the end of the scenario Ben transfers 1 emerald to Ann for each pumpkin Ann mines.'),
+    ('Ann pays Ben a fee.',
+     None),
+    # "apart from Y, X mines nothing": X mines only Y
+    ("Apart from pumpkins, Ann won't mine anything.",
+     'Ann mines only pumpkin.'),
+    ('Except for iron ore, Ben does not mine any other blocks.',
+     'Ben mines only iron_ore.'),
+    ('Besides diamond ore, Glitch will not mine any block.',
+     'Glitch mines only diamond_ore.'),
+    ("Apart from pumpkins, Cy won't mine iron ore.",
+     None),
+    ('Except for pumpkins, Ann does not mine anything in the north patch.',
+     None),
 ]
 
 
 @pytest.fixture(scope="module")
 def worlds():
-    return {"contract_language": load_world(LANGUAGE), "double_vein": load_world("double_vein")}
+    return {"contract_language": load_world(LANGUAGE), "double_vein": load_world("double_vein"),
+            "forest": load_world("forest")}
 
 
 def _spec(worlds, text: str):
+    if "Leader" in text or "W1" in text:
+        return worlds["forest"]
     return worlds["double_vein" if "Gizmo" in text or "Glitch" in text else "contract_language"]
 
 

@@ -37,6 +37,14 @@ SIGNALS = """1. Each player waits for Ivy's signal.
 2. Ivy deposits 2 pumpkins into the cache chest, then signals Jun and Kai.
 3. Jun and Kai each mine at most 3 pumpkins."""
 
+CASUAL = """1. Ivy's gonna mine only pumpkins.
+2. Ivy can mine up to 5 pumpkins.
+3. Under no circumstances will Jun mine diamond ore.
+4. Kai's going to deposit two pumpkins into the cache chest no later than 60 seconds into the game.
+5. Kai's mining is capped at 4 pumpkins.
+6. Jun pays Kai an emerald.
+7. Jun mines 2 iron ore at most."""
+
 
 @pytest.fixture(scope="module")
 def spec():
@@ -60,7 +68,7 @@ def _scripted(spec, text: str):
     return judge_formal(contract, observables_from_events(spec, asyncio.run(run())))
 
 
-@pytest.mark.parametrize("text", [PACT, SIGNALS], ids=["pact", "signals"])
+@pytest.mark.parametrize("text", [PACT, SIGNALS, CASUAL], ids=["pact", "signals", "casual"])
 def test_the_cooperative_players_keep_every_new_form(spec, text: str) -> None:
     judgment = _scripted(spec, text)
     statuses = {c["clause"]: c["status"] for c in judgment.clauses}

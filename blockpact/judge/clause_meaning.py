@@ -40,6 +40,8 @@ def as_item(name: str, lex: Lexicon) -> str:
     """`name` as an item: itself, or the item a crop block's word stands for ("carrots" -> carrot)."""
     if name in lex.items:
         item = name
+    elif name not in lex.blocks and len(lex.item_candidates(name)) > 1:
+        raise ClauseError(f"'{name}' could be {_either(lex.item_candidates(name))}: name the item")
     elif name not in lex.blocks and lex.loose_item(name):
         item = lex.loose_item(name)  # type: ignore[assignment]
     elif name not in lex.blocks and name not in lex.items and lex.loose_block(name):
@@ -55,7 +57,13 @@ def as_item(name: str, lex: Lexicon) -> str:
     return item
 
 
+def _either(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def as_block(name: str, lex: Lexicon) -> str:
+    if name not in lex.blocks and len(lex.block_candidates(name)) > 1:
+        raise ClauseError(f"'{name}' could be {_either(lex.block_candidates(name))}: name the block")
     if name not in lex.blocks and lex.loose_block(name):
         return lex.loose_block(name)  # type: ignore[return-value]
     if lex.world_blocks is not None and name not in lex.world_blocks:
@@ -152,6 +160,8 @@ def _target(clause: Clause, lex: Lexicon) -> dict[str, object]:
         return {}
     if verb == "mine" and lex.loose_block(target):
         target = lex.loose_block(target)  # "mines iron": the world's iron_ore
+    if verb == "mine" and len(lex.block_candidates(target)) > 1:
+        as_block(target, lex)  # "mines logs" with oak and birch logs: refused, naming both
     if verb == "mine" and _an_item_here(target, lex):
         verb = "collect"  # "mines 3 diamonds": the diamonds gained by digging
     if verb == "mine":

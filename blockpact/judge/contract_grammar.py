@@ -30,7 +30,14 @@ TERMS_FILE = Path(__file__).parent / "data" / "contract_terms.toml"
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z_][A-Za-z0-9_]*|['’]s\b|%")
 _TOKEN_OR_COMMA = re.compile(_TOKEN.pattern + r"|,(?!\s*\d)")
 _CONTRACTIONS = ((re.compile(r"\b(won)['’]t\b", re.I), "will not"), (re.compile(r"\b(can)['’]t\b", re.I), "can not"),
-                 (re.compile(r"\bcannot\b", re.I), "can not"), (re.compile(r"n['’]t\b", re.I), " not"))
+                 (re.compile(r"\bcannot\b", re.I), "can not"), (re.compile(r"n['’]t\b", re.I), " not"),
+                 # casual verbs: "Ann's gonna mine", "Ben's going to pay", "Cy'll", "Ann's gotta", "Ben's allowed to"
+                 (re.compile(r"(?:['’]s|\b(?:is|are))\s+(not\s+)?(?:gonna|going\s+to)\b", re.I), r" will \1"),
+                 (re.compile(r"(?:['’]s|\b(?:has|have))\s+(?:gotta|got\s+to)\b|\bgotta\b", re.I), " must"),
+                 (re.compile(r"['’]s\s+(not\s+)?(allowed|permitted)\s+to\b", re.I), r" is \1\2 to"),
+                 (re.compile(r"['’]ll\b", re.I), " will"),
+                 # "pays Ben an emerald", "one emerald apiece"
+                 (re.compile(r"\ban?\s+(emerald)\b", re.I), r"1 \1"), (re.compile(r"\bapiece\b", re.I), "each"))
 _NUMBER = re.compile(r"\d+(?:\.\d+)?$")
 _UNITS = dict(zip("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
                   "seventeen eighteen nineteen".split(), range(20)))
@@ -190,11 +197,23 @@ def _uses_it_to(tokens: list[str]) -> list[str]:
     return out
 
 
+_NEVER_OPENINGS = (("under", "no", "circumstances"), ("in", "no", "case"), ("at", "no", "time"))
+_INVERTED = frozenset({"will", "shall", "may", "can", "must", "should", "is", "are", "does", "do"})
+
+
 def _opening(tokens: list[str]) -> list[str]:
-    """A clause opening with "First," before its player ("First Ann mines 2 diamond_ore, then ...") opens with the player."""
+    """A clause opening with "First," before its player ("First Ann mines 2 diamond_ore, then ...") opens with the player;
+    "Under no circumstances will Ann mine ..." (or "is Ann to mine") is "Ann will not mine ..."; "Should Ann mine more
+    than 5 pumpkins, she pays ..." is "If Ann mines ..."."""
     rest = [t for t in tokens[1:] if t != ","]
     if tokens and tokens[0].lower() == "first" and rest and rest[0][:1].isupper():
         return tokens[tokens.index(rest[0]):]
+    low = [t.lower() for t in tokens]
+    if tuple(low[:3]) in _NEVER_OPENINGS and len(tokens) > 5 and low[3] in _INVERTED and tokens[4][:1].isupper():
+        after = 6 if low[3] in ("is", "are") and low[5] == "to" else 5
+        return [tokens[4], "will", "not", *tokens[after:]]
+    if low[:1] == ["should"] and len(tokens) > 2 and tokens[1][:1].isupper() and "," in tokens:
+        return ["if", tokens[1], *tokens[2:]]
     return tokens
 
 

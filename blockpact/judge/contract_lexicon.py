@@ -15,6 +15,14 @@ from functools import cache
 from blockpact.worlds.spec.place_names import Words, chest_words, region_words
 from blockpact.worlds.spec.schema import GrowRule, WorldSpec
 
+# Words for a material that name no item or block of their own: the suffixes of the names they stand for.
+MATERIAL_BLOCKS: dict[str, tuple[str, ...]] = {"log": ("_log",), "wood": ("_log",), "timber": ("_log",),
+                                               "plank": ("_planks",)}
+MATERIAL_ITEMS: dict[str, tuple[str, ...]] = {"log": ("_log",), "wood": ("_log", "_planks"), "timber": ("_log",),
+                                              "plank": ("_planks",), "lumber": ("_planks",)}
+MATERIAL_WORDS = frozenset(MATERIAL_BLOCKS) | frozenset(MATERIAL_ITEMS)
+
+
 @dataclass(frozen=True)
 class Lexicon:
     items: frozenset[str]  # item names of the Minecraft version
@@ -32,23 +40,41 @@ class Lexicon:
     def vocabulary(self) -> frozenset[str]:
         return self.items | self.blocks
 
-    def loose_block(self, word: str) -> str | None:
-        """The world's one block a bare material word means where a clause speaks of mining ("iron": iron_ore)."""
+    def block_candidates(self, word: str) -> list[str]:
+        """The world's blocks a bare material word may mean where a clause speaks of mining ("iron": iron_ore,
+        "logs": the world's *_log blocks)."""
         if self.world_blocks is None or word in self.blocks or word in self.items:
-            return None
+            return []
         found = [b for b in (f"{word}_ore", f"{word}_block", f"{word}_log") if b in self.world_blocks]
+        suffixes = MATERIAL_BLOCKS.get(word, ())
+        return found + sorted(b for b in self.world_blocks if suffixes and b.endswith(suffixes) and b not in found)
+
+    def item_candidates(self, word: str) -> list[str]:
+        """The items players can come to hold that a bare material word may mean ("iron": raw_iron or iron_ingot,
+        "planks": the *_planks they can make)."""
+        if self.obtainable is None or word in self.items:
+            return []
+        found = [i for i in (f"raw_{word}", f"{word}_ingot") if i in self.obtainable]
+        suffixes = MATERIAL_ITEMS.get(word, ())
+        return found + sorted(i for i in self.obtainable if suffixes and i.endswith(suffixes) and i not in found)
+
+    def loose_block(self, word: str) -> str | None:
+        """The world's one block a bare material word means where a clause speaks of mining."""
+        found = self.block_candidates(word)
         return found[0] if len(found) == 1 else None
 
     def loose_item(self, word: str) -> str | None:
         """The one item a bare material word means where a clause speaks of items ("iron": raw_iron, when players
         can come to hold raw_iron and no iron_ingot)."""
-        if self.obtainable is None or word in self.items:
-            return None
-        found = [i for i in (f"raw_{word}", f"{word}_ingot") if i in self.obtainable]
+        found = self.item_candidates(word)
         return found[0] if len(found) == 1 else None
 
     def loose_name(self, word: str) -> bool:
-        return self.loose_block(word) is not None or self.loose_item(word) is not None
+        """Whether `word` is read as a name: one block or item it means, or a material word ("logs", "wood") of
+        which the world has any, so that a clause naming two candidates is refused with them listed."""
+        if self.loose_block(word) is not None or self.loose_item(word) is not None:
+            return True
+        return word in MATERIAL_WORDS and bool(self.block_candidates(word) or self.item_candidates(word))
 
     def chest_names(self) -> list[str]:
         return sorted({name for _, name in self.chests})

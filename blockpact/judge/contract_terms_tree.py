@@ -9,7 +9,7 @@ from lark import Token, Transformer
 from lark.visitors import Discard
 
 from blockpact.judge.contract_values import (
-    ALL, ANYONE, EACH, NOBODY, OTHERS, Bound, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
+    ALL, ANYONE, EACH, NO_MORE, NOBODY, OTHERS, Bound, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
     Listed, Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Unit, Unknown, Verb, WorldPeriod, one,
     whole,
 )
@@ -97,6 +97,9 @@ class TermValues(Transformer):
 
     def all_items(self, _: list) -> object:
         return ALL
+
+    def no_more(self, _: list) -> object:
+        return NO_MORE
 
     def at_most(self, _: list) -> Bound:
         return Bound("at_most")
@@ -236,7 +239,7 @@ class TermValues(Transformer):
     def _discard(self, _: list) -> object:
         return Discard
 
-    modal = time = episode_word = block_word = all = any = unit_suffix = pronoun = pronoun_own = _discard
+    modal = permit = time = episode_word = block_word = all = any = unit_suffix = pronoun = pronoun_own = _discard
     return_verb = when_done = before = deposit_verb = give_verb = craft_verb = transfer_verb = _discard
     negation = withdraw_verb = wait_verb = signal_noun = signal_word = cond_word = hold_verb = _discard
     period_word = reward_total = reward_word = split_verb = get_verb = _discard

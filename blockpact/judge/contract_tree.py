@@ -23,7 +23,7 @@ from blockpact.judge.clauses import (
 from blockpact.judge.contract_lexicon import Lexicon
 from blockpact.judge.contract_terms_tree import TermValues
 from blockpact.judge.contract_values import (
-    ALL, ANYONE, EACH, NOBODY, OTHERS, Bound, Listed, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
+    ALL, ANYONE, EACH, NO_MORE, NOBODY, OTHERS, Bound, Listed, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
     Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Verb, WorldPeriod, one,
     players_in, whole,
 )
@@ -80,6 +80,11 @@ class _ToClause(TermValues):
         return self._expand(children[0], None, lambda p, _: Exclusion(
             p, verb, item.name, place.region if place else None, chest=chest))  # type: ignore[arg-type]
 
+    def mine_only_apart(self, children: list) -> Clause:
+        """"Apart from pumpkins, Ann won't mine anything": Ann mines only pumpkins (the blocks come first)."""
+        blocks = [c for c in children if isinstance(c, Item)]
+        return self.mine_only([*(c for c in children if not isinstance(c, Item)), *blocks])
+
     def mine_only(self, children: list) -> Clause:
         blocks = tuple(dict.fromkeys(c.name for c in children if isinstance(c, Item)))
         return self._expand(children[0], None, lambda p, _: MineOnly(p, blocks))
@@ -106,6 +111,9 @@ class _ToClause(TermValues):
     def quota(self, children: list) -> Clause:
         verb, item = one(children, Verb).action, one(children, Item).name
         bound = one(children, Bound, Bound("at_least")).kind
+        if NO_MORE in children and bound != "at_most":
+            raise ClauseError("'but no more' caps an amount written as a most ('Ann mines up to 3 pumpkins, but no "
+                              "more'); a bare amount is what a player promises at least")
         count = whole(one(children, Count), "a count of items")
         period, chest, place = self._period(children), one(children, Chest), one(children, Place)
         if chest is not None and verb not in ("take", "collect"):
@@ -123,6 +131,12 @@ class _ToClause(TermValues):
     def quota_limited(self, children: list) -> Clause:
         """"Each player is limited to 3 pumpkins per minute": mines at most 3."""
         return self.quota([children[0], Verb("mine"), Bound("at_most"), *children[1:]])
+
+    def quota_capped(self, children: list) -> Clause:
+        """"Cy's mining of pumpkins is capped at 4": Cy mines at most 4."""
+        if one(children, Item) is None:
+            raise ClauseError("a cap names what it counts ('Cy's mining is capped at 4 pumpkins')")
+        return self.quota([children[0], Bound("at_most"), *children[1:]])
 
     def quota_each(self, children: list) -> Clause:
         """"Ann and Ben mine at most 5 pumpkins each": one quota per player of the group."""
@@ -372,6 +386,15 @@ def _deadline(clause: Clause, span: TimeSpan) -> Clause:
     return dataclasses.replace(clause, by=span.numbers[0])  # type: ignore[type-var]
 
 
+def _limits_only(clause: Clause) -> bool:
+    """Whether `clause` only forbids or caps (so a permission's wording states it): never an obligation to act."""
+    if isinstance(clause, ForEach):
+        return all(_limits_only(part) for part in clause.parts)
+    if isinstance(clause, (Quota, TotalQuota)):
+        return clause.bound == "at_most"
+    return isinstance(clause, (Exclusion, MineOnly, RegionLimit))
+
+
 def to_clause(tree: Tree, players: Sequence[str], phrases: Sequence, lexicon: Lexicon) -> Clause:
     """The clause `tree` states; ClauseError with the reason when it names an unknown player or cannot hold."""
     transformer = _ToClause(players, phrases)
@@ -386,6 +409,10 @@ def to_clause(tree: Tree, players: Sequence[str], phrases: Sequence, lexicon: Le
         names = ", ".join(repr(n) for n in dict.fromkeys(transformer.unknown))
         raise ClauseError(f"unknown player {names} (players: {', '.join(players)})")
     clause = resolve(clause, lexicon)
+    if any(tree.find_data("permit")) and not _limits_only(clause):
+        raise ClauseError("'may', 'can' and 'is allowed to' grant a permission, not a promise: as a clause they can "
+                          "only limit ('Ann may mine at most 2 pumpkins', 'Ann can mine only pumpkins'); write "
+                          "'will' for something a player promises to do")
     found = problem(clause)
     if found:
         raise ClauseError(found)

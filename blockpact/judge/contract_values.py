@@ -138,6 +138,7 @@ OTHERS = Quantifier("every other player")
 ANYONE = Quantifier("anyone")
 NOBODY = Quantifier("nobody")
 ALL = object()  # "all" of an item
+NO_MORE = object()  # "but no more" after a quota's amount
 
 
 def _whole(count: Count | None, what: str) -> int | None:
