@@ -181,7 +181,7 @@ SECOND_BATCH = [
      "Ben waits for Ann's signal, then Ben takes 1 diamond from the cache chest."),
     ('Ann mines 2 diamond_ore, then deposits 2 diamonds into the cache chest, then signals Cy.',
      'Ann mines at least 2 diamond_ore, then Ann deposits 2 diamond into the cache chest, then Ann signals Cy when done.'),
-    ('Ben pays Ann 2 emeralds for each diamond he collects beyond 3.',
+    ('Ben pays Ann 2 emeralds for each diamond Ben collects beyond 3.',
      'At the end of the scenario Ben transfers 2 emeralds to Ann for each diamond collected over 3.'),
     ('If Ann mines more than 5 pumpkins, she pays 1 emerald to Cy for each extra one.',
      'At the end of the scenario Ann transfers 1 emerald to Cy for each pumpkin mined over 5.'),

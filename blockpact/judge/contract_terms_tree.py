@@ -9,6 +9,7 @@ from lark import Token, Transformer
 from lark.visitors import Discard
 
 from blockpact.judge.contract_values import (
+    PRONOUN,
     ALL, ANYONE, EACH, NO_MORE, NOBODY, OTHERS, Bound, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
     Listed, Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Unit, Unknown, Verb, WorldPeriod, one,
     whole,
@@ -146,6 +147,9 @@ class TermValues(Transformer):
 
     def any_count(self, _: list) -> Over:
         return Over(0)
+
+    def pronoun_doer(self, _: list) -> str:
+        return PRONOUN
 
     def per_unit(self, children: list) -> PerUnit:
         over, verb = one(children, Over), one(children, Verb)

@@ -23,6 +23,7 @@ from blockpact.judge.clauses import (
 from blockpact.judge.contract_lexicon import Lexicon
 from blockpact.judge.contract_terms_tree import TermValues
 from blockpact.judge.contract_values import (
+    PRONOUN,
     ALL, ANYONE, EACH, NO_MORE, NOBODY, OTHERS, Bound, Listed, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
     Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Verb, WorldPeriod, one,
     players_in, whole,
@@ -225,6 +226,9 @@ class _ToClause(TermValues):
                 raise ClauseError(f"a proportional transfer is a share of the payer's own items, not {owner.player}'s")
             return self._expand(payer, payee, lambda p, r: ProportionalTransfer(p, r, share.fraction, item))
         if unit is not None:
+            if unit.player == PRONOUN:  # "Hal gives Ivy 4 emeralds for each obsidian she mines": Hal's or Ivy's?
+                raise ClauseError(f"say by name whose {unit.item} are counted ('for each {unit.item} {payee} mines' or "
+                                  f"'... {payer} mines'): a pronoun there could mean either player")
             counted = unit.player if isinstance(unit.player, str) else None
             return self._expand(payer, payee, lambda p, r: PerUnitTransfer(
                 p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted))
@@ -239,7 +243,7 @@ class _ToClause(TermValues):
             if isinstance(payer, Quantifier) or len(others) != 1:
                 raise ClauseError("say who is paid the fine: '..., paid to Ben' (or 'to every other player')")
             payees = others
-        counted = unit.player if isinstance(unit.player, str) else None
+        counted = unit.player if isinstance(unit.player, str) and unit.player != PRONOUN else None  # "she": the fined
         return self._expand(payer, payees[-1], lambda p, r: PerUnitTransfer(
             p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted))
 

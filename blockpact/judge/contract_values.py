@@ -47,6 +47,9 @@ class Share:
     fraction: float
 
 
+PRONOUN = "<pronoun>"  # a PerUnit's player given as "he"/"she"/"they": who it means is the clause's to say
+
+
 @dataclass(frozen=True)
 class PerUnit:
     item: str
