@@ -53,7 +53,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from blockpact.cli.sweep import _llm_record, _progress
+    from blockpact.cli.sweep import _llm_record, record_units
     from blockpact.experiments.suite.manifest import load_suite
     from blockpact.experiments.suite.plan import as_study, record_asked, suite_units
     from blockpact.experiments.suite.populations import populations
@@ -87,17 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
                else local_results(root, todo, workers, bounds))
     console = Console(stderr=True)
-    interrupted = False
-    try:
-        with _progress(console, len(todo)) as progress:
-            for result in results:
-                index.record(result)
-                progress.advance(progress.task_ids[0])
-                if result.status != "complete":
-                    console.print(f"unit {result.id}: {result.status}: {next(iter((result.error or '').splitlines()), '')}",
-                                  markup=False, highlight=False, soft_wrap=True)
-    except KeyboardInterrupt:
-        interrupted = True
+    interrupted = record_units(console, results, len(todo), index)
     _show(root)
     if interrupted:
         print("blockpact: interrupted; run the same command again to finish the suite", file=sys.stderr)

@@ -8,6 +8,7 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -72,19 +73,26 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                else local_results(root, todo, workers, bounds))
     console = Console(stderr=True)
     outcome: list[UnitResult] = []
-    interrupted = False
+    interrupted = record_units(console, results, len(todo), index, outcome)
+    return _finish(console, root, study, units, skipped, outcome, interrupted)
+
+
+def record_units(console: Console, results: Any, total: int, index: Any, outcome: list | None = None) -> bool:
+    """Each unit's result into the index as it comes (and into `outcome`), with a progress bar and a line for every
+    unit that did not complete; True when Ctrl-C stopped it (what finished is kept)."""
     try:
-        with _progress(console, len(todo)) as progress:
+        with _progress(console, total) as progress:
             for result in results:
                 index.record(result)
-                outcome.append(result)
+                if outcome is not None:
+                    outcome.append(result)
                 progress.advance(progress.task_ids[0])
                 if result.status != "complete":
                     console.print(f"unit {result.id}: {result.status}: {next(iter((result.error or '').splitlines()), '')}",
                                   markup=False, highlight=False, soft_wrap=True)
     except KeyboardInterrupt:
-        interrupted = True
-    return _finish(console, root, study, units, skipped, outcome, interrupted)
+        return True
+    return False
 
 
 def _progress(console: Console, total: int) -> Progress:
