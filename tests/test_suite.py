@@ -176,3 +176,40 @@ def test_an_llm_population_plays_through_the_endpoint_and_its_tokens_and_failure
     assert rows["llm_stub-model", "stag_hunt"]["n"] == "1"  # the earlier population stays on the board
     failed = rows["llm_down-model", "stag_hunt"]
     assert failed["n"] == "0" and failed["not_complete"] == "1" and "seed 0: failed: endpoint" in failed["not_complete_why"]
+
+
+def test_the_leaderboard_says_what_a_population_failed_at_from_its_units_records(tmp_path: Path, llm_env) -> None:
+    """An endpoint that answers every call with text in no role's format: the negotiators' turns are out of format,
+    no contract is adopted, no program runs. The unit completes with a low score, and every leaderboard format names
+    those causes, counted from the unit's events."""
+    from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
+
+    out = tmp_path / "s"
+    with OpenAIStub(responder=lambda request: StubReply(content="I would rather not say."), api_key=KEY) as stub:
+        main(["suite", "run", "--agents", "llm:mute-model", "--worlds", "stag_hunt", "--seeds", "1", "--workers", "1",
+              "--out", str(out), "--llm-base-url", stub.base_url, "--no-llm-cache"])
+    rows = {(r["population"], r["world"]): r for r in csv.DictReader((out / "leaderboard.csv").open())}
+    failed_at = rows["llm_mute-model", "stag_hunt"]["failed_at"]
+    assert "negotiation turns out of format" in failed_at and "seeds without a contract adopted 1" in failed_at
+    assert "no runnable program" in failed_at
+    assert rows["llm_mute-model", "overall"]["failed_at"] == failed_at
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert [r["failed_at"] for r in board["rows"] if r["world"] == "stag_hunt"] == [failed_at]
+    assert "failed at" in (out / "leaderboard.tex").read_text()
+    assert "seeds without a contract adopted 1" in (out / "leaderboard.tex").read_text()
+    assert "seeds without a contract adopted 1" in (out / "leaderboard.html").read_text()
+
+
+def test_every_suite_world_has_its_own_title_that_names_it() -> None:
+    """No suite world borrows the title of the world it was adapted from: each title begins with the world's name,
+    and no other world file in the project has it."""
+    titles = {name: load_world(w.scenario.world).title for name, w in SUITE.worlds.items()}
+    for name, title in titles.items():
+        assert title.lower().replace("-", " ").startswith(name.replace("_", " ")), (name, title)
+    assert len(set(titles.values())) == len(titles)
+    suite_files = {Path(w.scenario.world).resolve() for w in SUITE.worlds.values()}
+    others = [p for d in (Path("tests/worlds"), Path("blockpact/worlds/builtin"), Path("examples"))
+              for p in d.rglob("*.toml") if p.resolve() not in suite_files]
+    for path in others:
+        text = path.read_text(encoding="utf-8")
+        assert not any(f'title = "{t}"' in text for t in titles.values()), path

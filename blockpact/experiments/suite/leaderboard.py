@@ -13,6 +13,7 @@ from typing import Any
 
 import jinja2
 
+from blockpact.experiments.suite.causes import add, failed_at
 from blockpact.experiments.suite.manifest import Suite, SuiteWorld
 from blockpact.experiments.suite.plan import planned, unit_dir
 from blockpact.experiments.suite.scores import UnitScore, unit_score
@@ -55,9 +56,10 @@ class Cell:
         points = sum(u.score for u in self.done if u.score is not None)
         not_done = [u for u in self.units if u.status != "complete"]
         errors: dict[str, int] = {}
+        causes: dict[str, int] = {}
         for u in self.units:
-            for kind, n in u.agent_errors.items():
-                errors[kind] = errors.get(kind, 0) + n
+            add(errors, u.agent_errors)
+            add(causes, u.causes)
         return {
             "population": self.population, "world": self.world, "n": score["n"], "units": len(self.units),
             "not_complete": len(not_done),
@@ -74,6 +76,7 @@ class Cell:
             "breach_rate": (sum(a.broken for a in agreements) / judged) if judged else None,
             "broken_by": ", ".join(f"{p} {n}" for p, n in sorted(broken_by.items())) or None,
             "agent_errors": ", ".join(f"{k} {n}" for k, n in sorted(errors.items())) or None,
+            "failed_at": failed_at(causes),
             "tokens": tokens, "cost_usd": round(cost, 6),
             "tokens_per_point": tokens / points if tokens and points > 0 else None,
             "cost_per_point": cost / points if cost and points > 0 else None,
@@ -141,7 +144,7 @@ def _overall(population: str, cells: list[Cell], suite_worlds: int) -> dict[str,
             **_ci("score", stats), "tokens": pooled["tokens"], "cost_usd": pooled["cost_usd"],
             "tokens_per_point": pooled["tokens_per_point"], "cost_per_point": pooled["cost_per_point"],
             "formal_share": pooled["formal_share"], "breach_rate": pooled["breach_rate"],
-            "agent_errors": pooled["agent_errors"]}
+            "agent_errors": pooled["agent_errors"], "failed_at": pooled["failed_at"]}
 
 
 COLUMNS = [("population", "population"), ("world", "world"), ("n", "n"), ("score_mean", "score"),
@@ -149,7 +152,7 @@ COLUMNS = [("population", "population"), ("world", "world"), ("n", "n"), ("score
            ("welfare_ci95_low", "welfare CI low"), ("welfare_ci95_high", "welfare CI high"), ("gini_mean", "Gini"),
            ("survival_mean", "survival"), ("adopted", "contracts adopted"), ("formal_share", "formal share"),
            ("breach_rate", "breach rate"), ("tokens", "tokens"), ("cost_usd", "cost (USD)"),
-           ("tokens_per_point", "tokens per point"), ("cost_per_point", "USD per point")]
+           ("tokens_per_point", "tokens per point"), ("cost_per_point", "USD per point"), ("failed_at", "failed at")]
 CSV_FIELDS = [k for k, _ in COLUMNS] + ["units", "not_complete", "not_complete_why", "proposals_mean",
                                          "adopted_round_mean", "clauses_kept", "clauses_broken", "broken_by",
                                          "agent_errors"]
@@ -158,13 +161,13 @@ CSV_FIELDS = [k for k, _ in COLUMNS] + ["units", "not_complete", "not_complete_w
 def console_rows(board: Leaderboard) -> tuple[list[str], list[list[str]], list[int]]:
     """Headers, rows and the rows after which a rule is drawn (each population's overall row)."""
     headers = ["population", "world", "n", "score [95% CI]", "welfare [95% CI]", "Gini", "survival", "formal",
-               "breaches", "tokens", "tokens/point", "USD/point", "agent errors", "not complete"]
+               "breaches", "tokens", "tokens/point", "USD/point", "failed at", "not complete"]
     rows, rules = [], []
     for r in board.rows():
         rows.append([r["population"], r["world"], str(r["n"]), _interval(r, "score", 2), _interval(r, "welfare", 1),
                      _num(r["gini_mean"], 3), _num(r["survival_mean"], 2), _num(r["formal_share"], 2),
                      _breaches(r), f"{r['tokens']:,}" if r["tokens"] else "0", _num(r["tokens_per_point"], 0),
-                     _num(r["cost_per_point"], 4), r["agent_errors"] or "–", r["not_complete_why"] or ("0" if not r["world"].startswith(OVERALL)
+                     _num(r["cost_per_point"], 4), r["failed_at"] or "–", r["not_complete_why"] or ("0" if not r["world"].startswith(OVERALL)
                                                                              else f"{r['not_complete']} unit(s)")])
         if r["world"].startswith(OVERALL):
             rules.append(len(rows) - 1)

@@ -10,6 +10,7 @@ from typing import Any
 
 from blockpact.experiments.compare_sources import load_run
 from blockpact.experiments.records import SeedRecord, read_run
+from blockpact.experiments.suite.causes import add, agreement_causes, seed_causes
 from blockpact.experiments.suite.manifest import SuiteWorld
 
 
@@ -53,6 +54,7 @@ class UnitScore:
     cost_usd: float = 0.0
     llm_calls: int = 0
     agent_errors: dict[str, int] = field(default_factory=dict)  # what the agents got wrong, per kind
+    causes: dict[str, int] = field(default_factory=dict)  # what the unit failed at, per kind (suite.causes)
 
 
 def unit_score(run_dir: Path, world: SuiteWorld, population: str, seed: int) -> UnitScore:
@@ -69,15 +71,19 @@ def unit_score(run_dir: Path, world: SuiteWorld, population: str, seed: int) -> 
     for kinds in (measured.get("agent_errors") or {}).get("by_player", {}).values():
         for kind, n in kinds.items():
             errors[kind] = errors.get(kind, 0) + n
+    seeds = read_run(run_dir / "events.jsonl").of_condition(condition)
+    causes = add(seed_causes(seeds), errors)
     if not measured["runs"]:
         failures = measured.get("failures") or {}
         status = f"failed: {', '.join(sorted(failures))}" if failures else "interrupted"
-        return UnitScore(world.name, population, seed, status, agent_errors=errors, **cost)
+        return UnitScore(world.name, population, seed, status, agent_errors=errors, causes=causes, **cost)
     [run] = measured["runs"]
-    [record] = [s for s in read_run(run_dir / "events.jsonl").of_condition(condition) if s.completed]
+    [record] = [s for s in seeds if s.completed]
+    agreed = agreement(record)
+    add(causes, agreement_causes(record, agreed.proposals, agreed.clauses, agreed.formal_clauses, agreed.broken))
     return UnitScore(world.name, population, seed, "complete", welfare=run["welfare"], score=world.score(run["welfare"]),
-                     gini=run["gini"], survival=_survival(metrics, condition), agreement=agreement(record),
-                     agent_errors=errors, **cost)
+                     gini=run["gini"], survival=_survival(metrics, condition), agreement=agreed,
+                     agent_errors=errors, causes=causes, **cost)
 
 
 def _survival(metrics: dict[str, Any], condition: str) -> float | None:
