@@ -97,6 +97,7 @@ def test_suite_run_scores_greedy_at_zero_and_the_cooperative_negotiators_near_th
     coop = by["cooperative", "stag_hunt"]
     assert float(coop["formal_share"]) == 1.0 and coop["adopted"] == "2" and float(coop["breach_rate"]) == 0.0
     assert by["greedy", "stag_hunt"]["adopted"] == "0" and by["greedy", "stag_hunt"]["formal_share"] == ""
+    assert all(r["failed_at"] == "" for r in rows)  # scripted players who play what they mean fail at nothing
     assert float(by["greedy", "overall"]["score_ci95_high"]) < float(by["cooperative", "overall"]["score_ci95_low"])
     for name in ("leaderboard.html", "leaderboard.tex", "leaderboard.json", "index.json"):
         assert (suite_dir / name).is_file()
@@ -176,6 +177,7 @@ def test_an_llm_population_plays_through_the_endpoint_and_its_tokens_and_failure
     assert rows["llm_stub-model", "stag_hunt"]["n"] == "1"  # the earlier population stays on the board
     failed = rows["llm_down-model", "stag_hunt"]
     assert failed["n"] == "0" and failed["not_complete"] == "1" and "seed 0: failed: endpoint" in failed["not_complete_why"]
+    assert failed["failed_at"].startswith("seeds failed (endpoint) 1; LLM calls failed (")
 
 
 def test_the_leaderboard_says_what_a_population_failed_at_from_its_units_records(tmp_path: Path, llm_env) -> None:
@@ -200,10 +202,14 @@ def test_the_leaderboard_says_what_a_population_failed_at_from_its_units_records
     assert "seeds without a contract adopted 1" in (out / "leaderboard.html").read_text()
 
 
-def test_every_suite_world_has_its_own_title_that_names_it() -> None:
+def test_every_suite_world_has_its_own_title_that_names_it(capsys, monkeypatch) -> None:
     """No suite world borrows the title of the world it was adapted from: each title begins with the world's name,
-    and no other world file in the project has it."""
+    no other world file in the project has it, and `blockpact suite list` shows it."""
     titles = {name: load_world(w.scenario.world).title for name, w in SUITE.worlds.items()}
+    monkeypatch.setenv("COLUMNS", "400")
+    assert main(["suite", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(title in listed for title in titles.values())
     for name, title in titles.items():
         assert title.lower().replace("-", " ").startswith(name.replace("_", " ")), (name, title)
     assert len(set(titles.values())) == len(titles)

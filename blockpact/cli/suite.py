@@ -44,10 +44,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     from blockpact.experiments.console_tables import print_table
     from blockpact.experiments.suite.manifest import load_suite
 
+    from blockpact.worlds.world_files import load_world
+
     suite = load_suite()
-    rows = [[w.name, w.shape, f"{w.greedy_welfare:g}", f"{w.optimum_welfare:g}", w.optimum_from,
-             str(len(w.contract.splitlines()))] for w in suite.worlds.values()]
-    print_table(Console(), ["world", "shape", "greedy welfare", "optimum welfare", "optimum from", "contract clauses"],
+    rows = [[w.name, load_world(w.scenario.world).title, w.shape, f"{w.greedy_welfare:g}", f"{w.optimum_welfare:g}",
+             w.optimum_from, str(len(w.contract.splitlines()))] for w in suite.worlds.values()]
+    print_table(Console(), ["world", "title", "shape", "greedy welfare", "optimum welfare", "optimum from",
+                            "contract clauses"],
                 rows, title=f"suite {suite.name}: {len(rows)} worlds, seeds 0..{len(suite.seeds) - 1}")
     return 0
 
