@@ -32,7 +32,8 @@ RAW = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]|\n")
 EXPECTED = {
     "resizable_buffer.js": r"^RangeError: ArrayBuffer resize: resizable buffers are not allowed in programs \(limit memoryMb\)",
     "growable_shared_buffer.js": r"(limit memoryMb|SharedArrayBuffer is absent from programs)",
-    "caught_refusals.js": r"limit maxMessageBytes",
+    "caught_refusals.js": r"limit maxArgumentBytes",
+    "oversized_argument.js": r"^RangeError: moveTo: argument too large: 6000\d\d bytes, limit 32768 \(limit maxArgumentBytes\)",
     "getter_on_return.js": r"getter|accessor",
     "forged_escapes.js": r"^Error: ",
     "chat_server_command.js": r"is a server command, and programs may not run server commands \(limit serverCommands\)",
