@@ -25,7 +25,7 @@ NORMAL = "async function main(bot) {\n  await bot.waitForTicks(2);\n  bot.chat('
 
 # program file -> (failure kind, limit, error)
 EXPECTED = {
-    "1_shared_references.js": ("limit", "maxMessageBytes", r"arguments too large: over 1048576 bytes as JSON \(limit maxMessageBytes\)"),
+    "1_shared_references.js": ("limit", "maxArgumentBytes", r"argument too large: over 1048576 bytes, limit 32768 \(limit maxArgumentBytes\)"),
     "2_never_settles.js": ("budget", "program_budget", r"^timed out after 5 s of wall-clock time$"),
     "3_deep_return.js": ("limit", "maxDepth", r"the return value too deep"),
     "4_unawaited_calls.js": ("limit", "maxPendingCalls", r"^too many primitive calls in flight"),

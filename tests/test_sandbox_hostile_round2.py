@@ -32,7 +32,8 @@ RAW = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]|\n")
 EXPECTED = {
     "resizable_buffer.js": r"^RangeError: ArrayBuffer resize: resizable buffers are not allowed in programs \(limit memoryMb\)",
     "growable_shared_buffer.js": r"(limit memoryMb|SharedArrayBuffer is absent from programs)",
-    "caught_refusals.js": r"limit maxMessageBytes",
+    "caught_refusals.js": r"limit maxArgumentBytes",
+    "oversized_argument.js": r"^RangeError: moveTo: argument too large: 6000\d\d bytes, limit 32768 \(limit maxArgumentBytes\)",
     "getter_on_return.js": r"getter|accessor",
     "forged_escapes.js": r"^Error: ",
     "chat_server_command.js": r"is a server command, and programs may not run server commands \(limit serverCommands\)",
@@ -123,3 +124,24 @@ def test_a_skill_neither_replaces_primitives_nor_runs_its_top_level_code() -> No
     assert "stone_pickaxe" not in result.observation["inventory"]
     assert result.logs == ["[skill mineBlock not loaded: it would replace the program's own mineBlock]",
                            "[skill log not loaded: it would replace the program's own log]", "mining"], result.logs
+
+
+def test_an_oversized_argument_is_refused_in_the_sandbox_and_the_program_goes_on() -> None:
+    """The refusal is thrown to the program (which logs it and returns), the run is reported with the limit."""
+    world = SimWorld(load_world(PARITY_WORLD), compute_budget=BUDGET)
+
+    async def scenario():
+        try:
+            return await world.run_programs({"Gizmo": (PROBES / "oversized_argument.js").read_text(), "Glitch": BESIDE})
+        finally:
+            await world.close()
+
+    try:
+        results = asyncio.run(scenario())
+    finally:
+        runtime().close()
+    probe, beside = results["Gizmo"], results["Glitch"]
+    refusal = r"moveTo: argument too large: 6000\d\d bytes, limit 32768 \(limit maxArgumentBytes\)"
+    assert len(probe.logs) == 1 and re.fullmatch(refusal, probe.logs[0]), probe.logs  # seen by the program, which went on
+    assert (probe.failure, probe.limit) == ("limit", "maxArgumentBytes"), (probe.failure, probe.limit, probe.error)
+    assert beside.success and beside.error is None, (beside.failure, beside.error)

@@ -17,7 +17,7 @@ class ValueLimitError extends RangeError {
   constructor(message, limit) {
     super(message);
     this.name = 'RangeError';
-    this.limit = limit; // "maxMessageBytes" or "maxDepth"
+    this.limit = limit; // "maxMessageBytes", "maxArgumentBytes" or "maxDepth"
   }
 }
 

@@ -28,7 +28,8 @@ const DEFAULTS = Object.freeze({
   youngMemoryMb: 16, // worker young-generation (semi-space) cap
   busyGrowthMb: 256, // the Node process may grow this much while a program computes without pausing
   memoryCheckMs: 25, // how often memory is checked (worker reports and the process's resident set)
-  maxMessageBytes: 1_048_576, // one primitive's arguments, one answer, the return value: bytes of JSON
+  maxMessageBytes: 1_048_576, // one answer to the program, the return value: bytes of JSON
+  maxArgumentBytes: 32_768, // one primitive call's arguments: bytes of JSON, refused before the call leaves the sandbox
   maxSourceBytes: 4_194_304, // a program's source and its skills together
   maxReturnDepth: 32, // nesting of the return value (Python's JSON reader stops near 1000)
   maxPendingCalls: 64, // primitive calls (and bot.chat) started and not yet answered, per program

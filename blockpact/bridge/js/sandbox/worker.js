@@ -18,7 +18,7 @@ for (const [proto, name] of [[ArrayBuffer.prototype, 'resize'], [globalThis.Shar
 }
 require('ses');
 const { Vec3 } = require('vec3');
-const { encode, decode, ValueLimitError } = require('./codec');
+const { encode, decode, ValueLimitError, utf8Bytes } = require('./codec');
 const { syncRequester } = require('./sync-channel');
 const { buildFacade } = require('./facade');
 const { makeLogger } = require('./logger');
@@ -63,11 +63,26 @@ function emitLog(run, line) {
   parentPort.postMessage({ t: 'log', run: run.id, line: text });
 }
 
+// One call's arguments may hold maxArgumentBytes of JSON: the call is refused here, before it leaves the
+// sandbox, so an oversized argument never reaches the host (the bridge to Python broke on ~600 KB with a second
+// player). The walk itself stops at maxMessageBytes, so a huge value costs no more than that to measure.
 function encodeArgs(label, args) {
   if (!Array.isArray(args)) throw new TypeError(`${label}: arguments must be an array`);
-  return encode(args, () => {
-    throw new TypeError(`${label}: functions cannot be sent to the game (use names, ids or positions)`);
-  }, { what: `${label}: arguments`, maxBytes: config.maxMessageBytes, deep: 'throw' });
+  const max = config.maxArgumentBytes;
+  const tooLarge = (size) => new ValueLimitError(
+    `${label}: argument too large: ${size} bytes, limit ${max} (limit maxArgumentBytes)`, 'maxArgumentBytes');
+  let payload;
+  try {
+    payload = encode(args, () => {
+      throw new TypeError(`${label}: functions cannot be sent to the game (use names, ids or positions)`);
+    }, { what: `${label}: arguments`, maxBytes: Math.max(max, config.maxMessageBytes), deep: 'throw' });
+  } catch (err) {
+    if (err instanceof ValueLimitError && err.limit === 'maxMessageBytes') throw tooLarge(`over ${Math.max(max, config.maxMessageBytes)}`);
+    throw err;
+  }
+  const size = utf8Bytes(JSON.stringify(payload));
+  if (size > max) throw tooLarge(size);
+  return payload;
 }
 
 // A limit the program broke: the main thread ends the run with this message (and kills the

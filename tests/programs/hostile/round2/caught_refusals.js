@@ -1,4 +1,4 @@
-// expect: limit maxMessageBytes
+// expect: limit maxArgumentBytes
 // Breaks the argument-size limit 100 times, catching every refusal, then returns as if all was well.
 async function main(bot) {
   const s = 'x'.repeat(2e6);
