@@ -545,6 +545,15 @@ PHRASINGS: list[tuple[str, str | None]] = [
      None),
     ('Except for pumpkins, Ann does not mine anything in the north patch.',
      None),
+    # "before the game ends": the episode's end, so no bound beyond the clause's own
+    ('Ann deposits 3 pumpkins into the cache chest before the game ends.',
+     'Ann deposits 3 pumpkin into the cache chest.'),
+    ('Ann returns the iron pickaxe to the tools chest before the episode is over.',
+     'Ann returns the iron_pickaxe to the tools chest.'),
+    ('Ann deposits 3 pumpkins into the cache chest before Ben ends.',
+     None),
+    ('Ann pays him 5 emeralds.',
+     None),
 ]
 
 
