@@ -84,9 +84,13 @@ async function assertLimited(source, { error, kind = 'limit', limit, budgetMs = 
 }
 
 test('1: one long string referenced many times is measured per reference and refused', async () => {
+  // 300 references to one 200-byte string: 60 kB as JSON, over the 32 KiB a call's arguments may hold.
+  await assertLimited(
+    'async function main(bot) {\n  const s = "x".repeat(200);\n  await moveTo(bot, new Array(300).fill(s));\n}',
+    { error: /^RangeError: moveTo: argument too large: \d+ bytes, limit 32768 \(limit maxArgumentBytes\)/, limit: 'maxArgumentBytes' });
   await assertLimited(
     'async function main(bot) {\n  const s = "x".repeat(1e6);\n  await moveTo(bot, new Array(300).fill(s));\n}',
-    { error: /^RangeError: moveTo: arguments too large: over 1048576 bytes as JSON \(limit maxMessageBytes\)/, limit: 'maxMessageBytes' });
+    { error: /^RangeError: moveTo: argument too large: over 1048576 bytes, limit 32768 \(limit maxArgumentBytes\)/, limit: 'maxArgumentBytes' });
   assert.deepEqual(simHost.calls.filter(([n]) => n === 'moveTo'), []);
 });
 
@@ -142,8 +146,11 @@ test('5: chat lines are cut to 256 characters and counted per program', async ()
 });
 
 test('6: a typed array argument is measured as the numbers it becomes', async () => {
+  // 20,000 bytes become 40,000 bytes of JSON numbers ("0,"): over the 32 KiB a call's arguments may hold.
+  await assertLimited('async function main(bot) {\n  await moveTo(bot, new Uint8Array(20000));\n}',
+    { error: /^RangeError: moveTo: argument too large: \d+ bytes, limit 32768 \(limit maxArgumentBytes\)/, limit: 'maxArgumentBytes' });
   await assertLimited('async function main(bot) {\n  await moveTo(bot, new Uint8Array(30e6));\n}',
-    { error: /arguments too large: over 1048576 bytes as JSON \(limit maxMessageBytes\)/, limit: 'maxMessageBytes' });
+    { error: /argument too large: over 1048576 bytes, limit 32768 \(limit maxArgumentBytes\)/, limit: 'maxArgumentBytes' });
   // A small one crosses as an array of numbers.
   const small = await sim.run('async function main(bot) {\n  await moveTo(bot, new Uint8Array([1, 2, 3]));\n}', { budgetMs: 3000 });
   assert.equal(small.success, true, small.error);
@@ -203,7 +210,7 @@ test('more: a huge error message is cut, a huge program is refused', async () =>
 test('more: a refusal the program catches still ends it reported with the limit', async () => {
   await assertLimited('async function main(bot) {\n  const s = "x".repeat(2e6);\n  for (let i = 0; i < 5; i++) {\n'
     + '    try { await moveTo(bot, s); } catch (e) {}\n    try { bot.findBlock({ matching: s }); } catch (e) {}\n  }\n  return "fine";\n}',
-  { error: /^RangeError: moveTo: arguments too large: over 1048576 bytes as JSON \(limit maxMessageBytes\)/, limit: 'maxMessageBytes' });
+  { error: /^RangeError: moveTo: argument too large: over 1048576 bytes, limit 32768 \(limit maxArgumentBytes\)/, limit: 'maxArgumentBytes' });
   await assertLimited('async function main(bot) {\n  let v = [];\n  for (let i = 0; i < 100; i++) v = [v];\n'
     + '  try { bot.blockAt(v); } catch (e) {}\n  return 1;\n}', { error: /^RangeError: bot.blockAt: arguments too deep: over 24 levels of nesting \(limit maxDepth\)/, limit: 'maxDepth' });
 });

@@ -365,7 +365,7 @@ test('one run at a time per runner; bad arguments are refused', async () => {
   const fnArg = await runner.run('async function main(bot) { return bot.findBlock({ matching: (b) => b.name === "x" }); }', { budgetMs: 5000 });
   assert.match(fnArg.error, /bot.findBlock: functions cannot be sent to the game/);
   const huge = await runner.run('async function main(bot) { await moveTo(bot, new Array(200000).fill({ x: 1 })); }', { budgetMs: 5000 });
-  assert.match(huge.error, /^RangeError: moveTo: arguments too large: over 1048576 bytes as JSON \(limit maxMessageBytes\)/);
+  assert.match(huge.error, /^RangeError: moveTo: argument too large: over 1048576 bytes, limit 32768 \(limit maxArgumentBytes\)/);
   assert.equal(host.calls.some(([name]) => name === 'moveTo'), false);
   assert.throws(() => createRunner({}, host), /mcVersion is required/);
   assert.throws(() => createRunner({ mcVersion: MC_VERSION, queries: ['entity', 'entity.position'] }, host), /conflicts/);
