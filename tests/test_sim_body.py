@@ -156,6 +156,34 @@ def test_runaway_and_overlong_programs_are_stopped_and_the_body_runs_on(parity_s
     assert after.logs == ["(5, 64, 6)"]
 
 
+QUERY_STEPS = """async function main(bot) {{
+  for (let step = 0; step < {steps}; step++) {{
+    for (let i = 0; i < {queries}; i++) bot.blockAt(new Vec3(1, 64, 1));
+    {wait}
+  }}
+  log('done');
+}}
+"""
+
+
+@pytest.mark.parametrize("trusted", [False, True], ids=["own-process", "packed"])
+def test_the_compute_budget_bounds_each_instant_not_a_whole_long_program(parity_spec, trusted) -> None:
+    """Each synchronous query is charged 0.5 ms of compute (queryChargeMs): 300 a step are 150 ms. Ten steps with
+    simulated time passing between them are 1.5 s in all, three times the 0.5 s budget, and the program ends well:
+    the budget starts again whenever time passes (a long episode's program is not cut off for its length). The same
+    3,000 queries in one instant are cut off, for a trusted (packed) program as for one in its own process."""
+    steps = QUERY_STEPS.format(steps=10, queries=300, wait="await bot.waitForTicks(1);")
+    looped = QUERY_STEPS.format(steps=10, queries=300, wait="")
+    world = SimWorld(parity_spec, compute_budget=0.5)
+    trust = ("Gizmo", "Glitch") if trusted else ()
+    results = run(_run_and_close(world, {"Gizmo": steps, "Glitch": looped}, trusted=trust))
+    gizmo, glitch = results["Gizmo"], results["Glitch"]
+    assert gizmo.success and gizmo.logs == ["done"], gizmo.error
+    assert gizmo.duration == pytest.approx(10 / 20)
+    assert glitch.timed_out and glitch.limit == "compute_budget_seconds"
+    assert glitch.error.startswith("timed out after 0.5 s of computing time without simulated time passing")
+
+
 def test_the_compute_budget_counts_only_a_programs_own_computing(parity_spec) -> None:
     """Gizmo makes thousands of quick primitive calls, waiting for its turn while Glitch spins: far more
     real time than the wall budget passes, yet neither computes for long, so neither is cut off (a

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="simulator seed (default 0)")
     p.add_argument("--budget", type=float, help="seconds the program may run (simulated on the simulator, wall on a server)")
     p.add_argument("--compute-budget", type=float, metavar="SECONDS",
-                   help="simulator: seconds the program may spend computing (not waiting for primitives); default from defaults.toml")
+                   help="simulator: seconds the program may spend computing in one instant of simulated time (not waiting for primitives); default from defaults.toml")
     p.add_argument("--skills", type=Path, help="skill library directory: its skills are callable from the program")
     p.add_argument("--server", metavar="HOST:PORT", help="run on a Minecraft server instead of the simulator")
     p.add_argument("--mc-version", help="Minecraft version (default from defaults.toml)")

@@ -22,7 +22,8 @@ Budgets: a simulated-time budget (an alarm on the clock cancels the run) and a c
 runner's "compute" clock: only the time the program itself computes counts (its sandbox worker's CPU
 time), not the time it awaits a primitive or a query's answer (which includes waiting for its turn
 while other programs compute, or for an agent's LLM), so whether a program is cut off does not depend
-on the machine's load or the other programs. A sandbox worker that does not start in time fails the
+on the machine's load or the other programs. It bounds one instant: it starts again whenever simulated time
+passes (body.py tells Node with its answer to a call), so it stops a loop, not a program that plays a long episode. A sandbox worker that does not start in time fails the
 run as a `sandbox` failure (the unit fails with that cause), never as the program's. It stops
 programs that never yield, e.g. `while (true) {}`. A program that awaits something that can never
 happen (no primitive pending) is ended at once as stalled (the runner's stall check).

@@ -97,6 +97,7 @@ class SimBody:
             compute_budget_ms=int(round(self.world.compute_budget * 1000)),
             last_exchange=loop.time(),
             calls=InstantCounter(self.world.max_calls_per_instant),
+            budget_since=sim.now,
         )
         self._run = run
         self.last_result = None
@@ -194,7 +195,8 @@ class SimBody:
             error, timed_out, line, raw["stack"] = run.cancel_reason, True, None, None
             failure, limit = run.cancel_kind, run.cancel_limit
         elif error == f"timed out after {run.compute_budget_ms} ms of computing time":
-            error, timed_out = f"timed out after {self.world.compute_budget:g} s of computing time (does the program loop without awaiting a primitive?)", True
+            error, timed_out = (f"timed out after {self.world.compute_budget:g} s of computing time without simulated time "
+                                "passing (does the program loop without awaiting a primitive that takes time?)"), True
             limit = "compute_budget_seconds"
         elif error and line is not None and not error.startswith("SyntaxError"):
             error = f"{error} (program line {line})"
@@ -350,12 +352,18 @@ class SimBody:
 
     def _settle(self, call_id: int, ok: bool, payload: str, cost: float = 0.0) -> None:
         """Answers a call without waiting for Node's receipt (NodeRuntime.post): the run's watch finds a wedged one.
-        `cost`: CPU seconds this side spent on the call, charged to the program's compute budget in Node."""
+        `cost`: CPU seconds this side spent on the call, charged to the program's compute budget in Node. When
+        simulated time has passed since the budget last started, Node starts it again: it bounds the computing of
+        one instant (a loop that never lets time pass), not of a program's whole life, however long the episode."""
         self._exchanged()
+        run, now = self._run, self.world.sim.now
+        time_passed = run is not None and now > run.budget_since
+        if time_passed:
+            run.budget_since = now
         if self._host is not None and self._node is not None:
             try:
                 self._node.post("answering a primitive", self._methods["settle"], self._host, call_id, ok, payload,
-                                round(cost * 1000, 3))
+                                round(cost * 1000, 3), time_passed)
             except BridgeBroken as exc:
                 self._host = None
                 self._broken = str(exc)  # the run's watch (_reported) reports it

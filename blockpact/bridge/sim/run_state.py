@@ -56,6 +56,7 @@ class Run:
     finished: bool = False
     last_exchange: float = 0.0  # loop time of the last request from Node or answer to it
     calls: InstantCounter | None = None  # primitive calls per instant of simulated time
+    budget_since: float = 0.0  # simulated time the compute budget last started again (it counts per instant)
 
 
 @dataclass

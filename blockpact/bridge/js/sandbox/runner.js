@@ -85,7 +85,7 @@ class Runner {
       id: options.runId ?? null, // the caller's name for it (cancel, activeRunId)
       wire: `run-${++runsStarted}`, // the worker's: unique in the process, a worker may have served other runners
       chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, computeMs: () => 0, stopBudget: null, done: false,
-      chargedMs: 0,
+      chargedMs: 0, budgetFromMs: 0,
     };
     run.id ??= run.wire;
     run.result = new Promise((resolve) => { run.resolve = resolve; });
@@ -109,7 +109,7 @@ class Runner {
     const reason = clock === 'compute' ? `timed out after ${budgetMs} ms of computing time` : `timed out after ${budgetMs} ms`;
     run.stopBudget = startBudget(clock, {
       budgetMs,
-      computeMs: run.computeMs,
+      computeMs: () => run.computeMs() - run.budgetFromMs, // since restartBudget() last ran
       checkMs: this.#config.budgetCheckMs,
       onExhausted: () => this.cancel(run.id, reason, 'budget'),
     });
@@ -127,6 +127,17 @@ class Runner {
     const keep = kind === 'cancelled';
     this.#finish(run, failure(String(reason), kind, kind === 'budget' ? 'budget' : null),
       { stopBody: true, killWorker: !keep, abandonRun: keep });
+    return true;
+  }
+
+  // The host's clock has moved on since the active run's budget started (on the simulator: simulated time has
+  // passed): the budget starts again from here. The "compute" budget bounds the computing of one stretch in which
+  // the program lets no time pass (a loop), not all of a program that plays a long episode. Returns whether a run
+  // was restarted.
+  restartBudget() {
+    const run = this.#active;
+    if (!run || run.done) return false;
+    run.budgetFromMs = run.computeMs();
     return true;
   }
 

@@ -49,6 +49,11 @@ class SimHost {
     return this.#packedRunner;
   }
 
+  // The body's active run is in one of its two runners: the charge goes to that one.
+  #charge(ms) {
+    return this.#runner.charge(ms) || (this.#packedRunner?.charge(ms) ?? false);
+  }
+
   #call(kind, name, args) {
     const id = this.#nextCall++;
     return new Promise((resolve, reject) => {
@@ -59,18 +64,20 @@ class SimHost {
 
   async #query(name, args) {
     const reply = JSON.parse(await this.#python.request(0, 'query', name, toJson(args)));
-    this.#runner.charge(reply.costMs); // Python's computing for the answer (a search of the whole world)
+    this.#charge(reply.costMs); // Python's computing for the answer (a search of the whole world)
     if (!reply.ok) throw new Error(reply.error);
     return decode(reply.value, makeVec3);
   }
 
   // Python's answer to a call: ok -> JSON value, else an error message; costMs: Python's computing for it
-  // (e.g. searching for a path that does not exist), charged to the running program's budget.
-  settle(callId, ok, payload, costMs = 0) {
+  // (e.g. searching for a path that does not exist), charged to the running program's budget; timePassed:
+  // simulated time has passed since the budget last started, so it starts again (it bounds one instant's computing).
+  settle(callId, ok, payload, costMs = 0, timePassed = false) {
     const call = this.#pending.get(callId);
     if (!call) return false;
     this.#pending.delete(callId);
-    this.#runner.charge(costMs);
+    this.#charge(costMs);
+    if (timePassed) this.#runner.restartBudget() || this.#packedRunner?.restartBudget();
     if (ok) call.resolve(decode(JSON.parse(payload), makeVec3));
     else call.reject(new Error(payload));
     return true;
@@ -135,7 +142,7 @@ function host(id) {
 module.exports = {
   createSimHost,
   start: (id, runId, source, optionsJson) => host(id).start(runId, source, optionsJson),
-  settle: (id, callId, ok, payload, costMs) => hosts.get(id)?.settle(callId, ok, payload, costMs) ?? false, // a late answer to a closed host
+  settle: (id, callId, ok, payload, costMs, timePassed) => hosts.get(id)?.settle(callId, ok, payload, costMs, timePassed) ?? false, // a late answer to a closed host
   cancel: (id, runId, reason) => host(id).cancel(runId, reason),
   ping: (id) => host(id).ping(),
   close: async (id) => {
