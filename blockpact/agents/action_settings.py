@@ -41,6 +41,13 @@ class ActionSettings:
     scripted: ScriptedTable
 
 
-@cache
 def action_settings() -> ActionSettings:
-    return load_settings(SETTINGS_FILE, ActionSettings)
+    """The package's settings under the user's override file, if one is in force (agent_settings.py)."""
+    from blockpact.agents.agent_settings import override_file
+
+    return load_action_settings(override_file())
+
+
+@cache
+def load_action_settings(override: Path | None = None) -> ActionSettings:
+    return load_settings(SETTINGS_FILE, ActionSettings, *([override] if override else []), table="action")

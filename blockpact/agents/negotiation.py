@@ -110,8 +110,12 @@ class NegotiationSettings:
     scripted: ScriptedLines
 
 
-def load_negotiation_settings(path: Path = SETTINGS_FILE) -> NegotiationSettings:
-    return load_settings(path, NegotiationSettings)
+def load_negotiation_settings(path: Path = SETTINGS_FILE, *, override: Path | None = None) -> NegotiationSettings:
+    """`path` under the user's override file (`override`, else the one in force: agent_settings.py)."""
+    from blockpact.agents.agent_settings import override_file
+
+    extra = override or override_file()
+    return load_settings(path, NegotiationSettings, *([extra] if extra else []), table="negotiation")
 
 
 def _template(name: str) -> Template:

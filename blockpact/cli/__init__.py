@@ -72,8 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     if handler is None:
         parser.print_help()
         return 2
+    from blockpact.cli.llm import agent_settings_from
+
     try:
-        return handler(args)
+        with agent_settings_from(args):
+            return handler(args)
     except UserError as exc:
         print(f"blockpact: {exc}", file=sys.stderr)
         return 1

@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from blockpact.llm.errors import LLMError, LLMNotConfigured, LLMNotFound, LLMRequestRejected
 from blockpact.llm.settings import LLMSettings, load_llm_settings
@@ -23,6 +27,43 @@ def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--llm-api-key-env", metavar="VAR", help="environment variable holding the API key")
     group.add_argument("--llm-cache-dir", metavar="DIR", help="response cache directory")
     group.add_argument("--no-llm-cache", action="store_true", help="neither read nor write the response cache")
+    agents = parser.add_argument_group("agents")
+    agents.add_argument("--agent-settings", metavar="FILE", type=Path,
+                        help="TOML file overriding the agents' settings: [action] keys of action.toml, [negotiation] "
+                             "keys of negotiation.toml, e.g. fewer attempts for a small model (or $BLOCKPACT_AGENT_SETTINGS)")
+
+
+def use_agent_settings(path: Path) -> None:
+    """Make `path` the agents' settings override for this process and the processes it starts, after checking it:
+    every mistake is reported now (file:line), not in a worker halfway through a run."""
+    from blockpact.agents.action_settings import load_action_settings
+    from blockpact.agents.agent_settings import ENV, checked_tables
+    from blockpact.agents.negotiation import load_negotiation_settings
+
+    path = checked_tables(path)
+    load_action_settings(path)
+    load_negotiation_settings(override=path)
+    os.environ[ENV] = str(path)
+
+
+@contextmanager
+def agent_settings_from(args: argparse.Namespace) -> Iterator[None]:
+    """--agent-settings in force while the command runs (and in the workers it starts), then as before."""
+    from blockpact.agents.agent_settings import ENV
+
+    path = getattr(args, "agent_settings", None)
+    if path is None:
+        yield
+        return
+    before = os.environ.get(ENV)
+    use_agent_settings(path)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = before
 
 
 def settings_from_args(args: argparse.Namespace) -> LLMSettings:

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from blockpact.agents.agent_settings import override_record
 from blockpact import __version__
 from blockpact.config import PROJECT_ROOT
 from blockpact.experiments.failures import classify
@@ -236,6 +237,7 @@ def run_start_data(plan: RunPlan) -> dict[str, Any]:
         "population": dict(plan.population) if plan.population is not None else None,
         "judge": dict(plan.judge) if plan.judge is not None else None,
         "scenario": dict(plan.scenario) if plan.scenario is not None else None,
+        "agent_settings": override_record(),  # --agent-settings: the override of action.toml / negotiation.toml
     }
 
 

@@ -47,6 +47,10 @@ class _Source:
     path: Path
     raw: dict[str, Any]
     lines: LineIndex
+    table: str = ""  # the table of the file that holds the settings ("" for the whole file)
+
+    def line_of(self, key: str) -> int | None:
+        return self.lines.line_of(_join(self.table, key))
 
 
 def _read(path: Path) -> _Source:
@@ -61,9 +65,10 @@ def _read(path: Path) -> _Source:
     return _Source(path, raw, LineIndex(text))
 
 
-def load_settings(path: Path, schema: type[T], *overrides: Path) -> T:
-    """`path` read into `schema`, with each file of `overrides` (same schema, any subset of keys) laid on top."""
-    sources = [_read(path)] + [_read(p) for p in overrides]
+def load_settings(path: Path, schema: type[T], *overrides: Path, table: str = "") -> T:
+    """`path` read into `schema`, with each file of `overrides` (same schema, any subset of keys) laid on top; with
+    `table`, an override file's settings are that table of it (one file overriding several settings files)."""
+    sources = [_read(path)] + [_table(_read(p), table) for p in overrides]
     raw: dict[str, Any] = {}
     for source in sources:
         raw = _merge(raw, source.raw)
@@ -71,13 +76,24 @@ def load_settings(path: Path, schema: type[T], *overrides: Path) -> T:
 
     def report(key: str, message: str) -> None:
         source = next((s for s in reversed(sources) if _holds(s.raw, key)), sources[0])  # where the value came from
-        line = source.lines.line_of(key)
-        problems.append(f"{source.path}:{line}: {key}: {message}" if line else f"{source.path}: {key}: {message}")
+        line, shown = source.line_of(key), _join(source.table, key)
+        problems.append(f"{source.path}:{line}: {shown}: {message}" if line else f"{source.path}: {shown}: {message}")
 
     value = _build(schema, raw, "", report)
     if problems:
         raise SettingsError("\n".join(dict.fromkeys(problems)))
     return value  # type: ignore[no-any-return]
+
+
+def _table(source: _Source, table: str) -> _Source:
+    """The settings in table `table` of an override file (none when it has no such table)."""
+    if not table:
+        return source
+    raw = source.raw.get(table, {})
+    if not isinstance(raw, dict):
+        line = source.lines.line_of(table)
+        raise SettingsError(f"{source.path}:{line}: {table}: expected a table, got {raw!r}")
+    return _Source(source.path, raw, source.lines, table)
 
 
 def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
