@@ -15,12 +15,15 @@ from typing import Any
 from blockpact.experiments.commons_metrics import commons_section
 from blockpact.experiments.groups_metrics import groups_section
 from blockpact.experiments.live_notes import episode_notes, live_warnings
+from blockpact.errors import UserError
 from blockpact.experiments.llm_accounting import llm_accounting
+from blockpact.experiments.promises import promises_of
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
 from blockpact.experiments.settlement_gains import add_gains
 from blockpact.judge.contract_reading import free_text_warning
 from blockpact.experiments.welfare import gini_measure, social_welfare, summary_stats
 from blockpact.numbers import tidy
+from blockpact.worlds.spec.schema import WorldSpec
 
 MEASURED_ON = "last finished episode of each completed seed; rewards after transfers (inventory welfare: before)"
 DISAGREEMENT_TOLERANCE = 1e-6  # emeralds
@@ -76,8 +79,9 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
     }
 
 
-def _seed_run(seed: SeedRecord) -> dict[str, Any] | None:
-    """A completed unit's outcome (its last episode); None for failed and interrupted units."""
+def _seed_run(seed: SeedRecord, spec: WorldSpec | None = None) -> dict[str, Any] | None:
+    """A completed unit's outcome (its last episode); None for failed and interrupted units. With the world's `spec`,
+    the promises the players made in negotiation and chat, judged on what they did (experiments/promises.py)."""
     final = seed.final
     if not seed.completed or final is None or final.rewards is None:
         return None
@@ -93,6 +97,7 @@ def _seed_run(seed: SeedRecord) -> dict[str, Any] | None:
         "gini": measure["value"],
         "gini_measure": measure,
         "episodes": [_episode(ep) for ep in seed.episodes if ep.finished],
+        "promises": tally.to_json() if spec is not None and (tally := promises_of(spec, seed)) is not None else None,
     }
 
 
@@ -240,9 +245,10 @@ def efficiency(runs: list[dict[str, Any]], reference: dict[str, Any] | None) -> 
 def run_metrics(run: RunRecord) -> dict[str, Any]:
     conditions: dict[str, Any] = {}
     reference = world_reference(run)
+    spec = _recorded_spec(run)
     for condition in run.config.conditions:
         seeds = run.of_condition(condition.name)
-        runs = [r for r in map(_seed_run, seeds) if r is not None]
+        runs = [r for r in (_seed_run(s, spec) for s in seeds) if r is not None]
         conditions[condition.name] = {
             "contract_mode": condition.contract_mode,
             "gini": gini_stats(runs),
@@ -280,6 +286,16 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "resumes": [{"after_seq": r.after_seq, "units": _unit_list(r.units), "superseded": _unit_list(r.superseded),
                      "dropped_torn_line": r.dropped_line is not None} for r in run.resumes],
     }
+
+
+def _recorded_spec(run: RunRecord) -> WorldSpec | None:
+    """The world as the run played it (run_start's source text), for measures that read it; None for older logs."""
+    from blockpact.experiments.resume import recorded_world
+
+    try:
+        return recorded_world(run) if run.config.world_source else None
+    except UserError:
+        return None  # a world file this version cannot load: the measures that need it are left out
 
 
 def all_completed(run: RunRecord) -> bool:

@@ -52,6 +52,7 @@ class Cell:
         for a in agreements:
             for p, n in a.broken_by.items():
                 broken_by[p] = broken_by.get(p, 0) + n
+        promised = [u.promises for u in self.done if u.promises is not None]
         tokens, cost = sum(u.tokens for u in self.units), sum(u.cost_usd for u in self.units)
         points = sum(u.score for u in self.done if u.score is not None)
         not_done = [u for u in self.units if u.status != "complete"]
@@ -75,6 +76,7 @@ class Cell:
             "clauses_broken": sum(a.broken for a in agreements) if clauses else None,
             "breach_rate": (sum(a.broken for a in agreements) / judged) if judged else None,
             "broken_by": ", ".join(f"{p} {n}" for p, n in sorted(broken_by.items())) or None,
+            **{f"promises_{k}": sum(t[k] for t in promised) if promised else None for k in ("made", "kept", "broken")},
             "agent_errors": ", ".join(f"{k} {n}" for k, n in sorted(errors.items())) or None,
             "failed_at": failed_at(causes),
             "tokens": tokens, "cost_usd": round(cost, 6),
@@ -144,6 +146,7 @@ def _overall(population: str, cells: list[Cell], suite_worlds: int) -> dict[str,
             **_ci("score", stats), "tokens": pooled["tokens"], "cost_usd": pooled["cost_usd"],
             "tokens_per_point": pooled["tokens_per_point"], "cost_per_point": pooled["cost_per_point"],
             "formal_share": pooled["formal_share"], "breach_rate": pooled["breach_rate"],
+            **{k: pooled[k] for k in ("promises_made", "promises_kept", "promises_broken")},
             "agent_errors": pooled["agent_errors"], "failed_at": pooled["failed_at"]}
 
 
@@ -151,7 +154,8 @@ COLUMNS = [("population", "population"), ("world", "world"), ("n", "n"), ("score
            ("score_ci95_low", "95% CI low"), ("score_ci95_high", "95% CI high"), ("welfare_mean", "welfare"),
            ("welfare_ci95_low", "welfare CI low"), ("welfare_ci95_high", "welfare CI high"), ("gini_mean", "Gini"),
            ("survival_mean", "survival"), ("adopted", "contracts adopted"), ("formal_share", "formal share"),
-           ("breach_rate", "breach rate"), ("tokens", "tokens"), ("cost_usd", "cost (USD)"),
+           ("breach_rate", "breach rate"), ("promises_made", "promises made"), ("promises_kept", "promises kept"),
+           ("tokens", "tokens"), ("cost_usd", "cost (USD)"),
            ("tokens_per_point", "tokens per point"), ("cost_per_point", "USD per point"), ("failed_at", "failed at")]
 CSV_FIELDS = [k for k, _ in COLUMNS] + ["units", "not_complete", "not_complete_why", "proposals_mean",
                                          "adopted_round_mean", "clauses_kept", "clauses_broken", "broken_by",
@@ -161,12 +165,12 @@ CSV_FIELDS = [k for k, _ in COLUMNS] + ["units", "not_complete", "not_complete_w
 def console_rows(board: Leaderboard) -> tuple[list[str], list[list[str]], list[int]]:
     """Headers, rows and the rows after which a rule is drawn (each population's overall row)."""
     headers = ["population", "world", "n", "score [95% CI]", "welfare [95% CI]", "Gini", "survival", "formal",
-               "breaches", "tokens", "tokens/point", "USD/point", "failed at", "not complete"]
+               "breaches", "promises kept", "tokens", "tokens/point", "USD/point", "failed at", "not complete"]
     rows, rules = [], []
     for r in board.rows():
         rows.append([r["population"], r["world"], str(r["n"]), _interval(r, "score", 2), _interval(r, "welfare", 1),
                      _num(r["gini_mean"], 3), _num(r["survival_mean"], 2), _num(r["formal_share"], 2),
-                     _breaches(r), f"{r['tokens']:,}" if r["tokens"] else "0", _num(r["tokens_per_point"], 0),
+                     _breaches(r), _promises(r), f"{r['tokens']:,}" if r["tokens"] else "0", _num(r["tokens_per_point"], 0),
                      _num(r["cost_per_point"], 4), r["failed_at"] or "–", r["not_complete_why"] or ("0" if not r["world"].startswith(OVERALL)
                                                                              else f"{r['not_complete']} unit(s)")])
         if r["world"].startswith(OVERALL):
@@ -192,6 +196,15 @@ def _breaches(row: dict[str, Any]) -> str:
         return "–" if row.get("breach_rate") is None else f"{row['breach_rate']:.2f}"
     by = f" ({row['broken_by']})" if row.get("broken_by") else ""
     return f"{row['clauses_broken']}/{row['clauses_broken'] + row['clauses_kept']}{by}"
+
+
+def _promises(row: dict[str, Any]) -> str:
+    """Kept of made ("2/3"), with the broken ones when any ("2/3, 1 broken"); "–" where nothing was measured."""
+    made = row.get("promises_made")
+    if made is None:
+        return "–"
+    broken = f", {row['promises_broken']} broken" if row.get("promises_broken") else ""
+    return f"{row['promises_kept']}/{made}{broken}"
 
 
 def write_leaderboard(board: Leaderboard, root: Path) -> dict[str, Path]:

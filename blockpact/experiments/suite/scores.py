@@ -55,6 +55,7 @@ class UnitScore:
     llm_calls: int = 0
     agent_errors: dict[str, int] = field(default_factory=dict)  # what the agents got wrong, per kind
     causes: dict[str, int] = field(default_factory=dict)  # what the unit failed at, per kind (suite.causes)
+    promises: dict[str, int] | None = None  # made, kept, broken: what the players said they would do (promises.py)
 
 
 def unit_score(run_dir: Path, world: SuiteWorld, population: str, seed: int) -> UnitScore:
@@ -83,7 +84,12 @@ def unit_score(run_dir: Path, world: SuiteWorld, population: str, seed: int) -> 
     add(causes, agreement_causes(record, agreed.proposals, agreed.clauses, agreed.formal_clauses, agreed.broken))
     return UnitScore(world.name, population, seed, "complete", welfare=run["welfare"], score=world.score(run["welfare"]),
                      gini=run["gini"], survival=_survival(metrics, condition), agreement=agreed,
-                     agent_errors=errors, causes=causes, **cost)
+                     agent_errors=errors, causes=causes, promises=_promises(run), **cost)
+
+
+def _promises(run: dict[str, Any]) -> dict[str, int] | None:
+    tally = run.get("promises")
+    return {k: int(tally[k]) for k in ("made", "kept", "broken")} if tally else None
 
 
 def _survival(metrics: dict[str, Any], condition: str) -> float | None:
