@@ -699,3 +699,17 @@ def test_the_set_covers_both_sides() -> None:
     formal = sum(reading is not None for _, reading in PHRASINGS)
     assert len({t for t, _ in PHRASINGS}) == len(PHRASINGS)
     assert formal >= 150 and len(PHRASINGS) - formal >= 40
+
+
+def test_contract_check_shows_the_references_read_and_why_others_are_not(capsys) -> None:
+    from blockpact.cli import main
+
+    text = ("1. Ivy deposits 2 pumpkins into Kai's chest. Then she signals Jun.\n"
+            "2. Once Ivy has deposited 2 pumpkins into Kai's chest, Jun takes 2 pumpkins from it.\n"
+            "3. Every other player pays Kai 1 emerald.\n4. Ivy pays Jun 1 emerald and Kai pays him 2 emeralds.")
+    assert main(["contract", "check", text, "--world", str(PACT_FORMS)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("1. formal  Steps(parts=(Deposit(player='Ivy', item='pumpkin', count=2, chest='stash'")
+    assert lines[1].startswith("2. free text (a condition or time limit set by what Ivy does is not in the judge's")
+    assert lines[2].startswith("3. formal  ForEach(quantifier='Ivy and Jun each'")
+    assert lines[3].startswith("4. free text ('him' could be Ivy or Jun: name the player")
