@@ -56,11 +56,12 @@ def uses_it_to(tokens: list[str]) -> list[str]:
     return out
 
 
-_THEN = (("after", "that"), ("afterwards",), ("afterward",), ("next",), ("after", "which"), ("and", "after", "that"))
+_THEN = (("after", "that"), ("afterwards",), ("afterward",), ("next", ","), ("after", "which"), ("and", "after", "that"))
 
 
 def then_words(tokens: list[str]) -> list[str]:
-    """"..., after that she signals Hal" / "... chest. Afterwards, she ...": "then", where a step follows a comma."""
+    """"..., after that she signals Hal" / "... chest. Afterwards, she ..." / "Next, ...": "then", where a step follows
+    a comma (or a sentence's end)."""
     out: list[str] = []
     i = 0
     while i < len(tokens):
