@@ -575,6 +575,8 @@ PHRASINGS: list[tuple[str, str | None]] = [
      None),
     ('Ivy puts 3 pumpkins into her chest.',
      None),
+    ('Jun pays Kai 1 emerald and puts 2 pumpkins into his chest.',
+     None),
     # a condition or a time limit set by another player's deed: no form for it in the judge's language
     ('Once Ivy has deposited 2 pumpkins into the cache chest, Kai takes 2 pumpkins from it.',
      None),
@@ -650,6 +652,7 @@ UNREAD: list[tuple[str, str]] = [
     ("Ivy puts 2 pumpkins in Jun's chest.", "'Jun's chest' could be the bin chest or the crate chest"),
     ("Ivy deposits 2 pumpkins into Ivy's chest.", "Ivy owns no chest in this world"),
     ("Ivy takes 1 pumpkin from Jun's stash.", "the stash chest is not Jun's"),
+    ("Jun pays Kai 1 emerald and puts 2 pumpkins into his chest.", "'his chest' is the chest of one player only where"),
     ("Once Ivy has deposited 2 pumpkins into the cache chest, Kai takes 2 pumpkins from it.",
      "a condition or time limit set by what Ivy does is not in the judge's language"),
     ("Kai mines iron ore until Jun has mined 3 iron ore.", "waits for Jun's signal, then"),

@@ -53,7 +53,9 @@ def _owned_chests(symbols: list[str], words: list[str], lexicon: Lexicon, why: l
     k = 0
     while k + 1 < len(symbols):
         owner, after = _owner_at(symbols, k)
-        if owner is None:
+        if not owner:
+            if owner == "":
+                why.append(f"'{symbols[k]} chest' is the chest of one player only where the clause names one: name whose")
             k += 1
             continue
         end = after + 2 if symbols[after : after + 2] == ["~own", "chest"] else after + 1
@@ -73,12 +75,12 @@ def _owned_chests(symbols: list[str], words: list[str], lexicon: Lexicon, why: l
 
 def _owner_at(symbols: Sequence[str], k: int) -> tuple[str | None, int]:
     """Whose chest the words at `k` may name, and where the chest's words start: "Kai 's ..." or, where the clause
-    names one player only, "his ..." / "her own ..." (None: no owner named there)."""
+    names one player only, "his ..." / "her own ..." (None: no owner named there; "": "his" with several named)."""
     if symbols[k].startswith("@") and symbols[k + 1] == "'s":
         return symbols[k][1:], k + 2
     if symbols[k] in ("his", "her", "their") and "chest" in symbols[k + 1 : k + 3]:
         named = _named(symbols)
-        return (named[0][1:] if len(named) == 1 else None), k + 1
+        return (named[0][1:] if len(named) == 1 else ""), k + 1
     return None, k
 
 
