@@ -2,7 +2,8 @@
 controlled-form sentence it means (the clause rendered back), or None where it must stay free text (a reading that
 meant something else would be worse than none). World: tests/worlds/contract_language.toml (Ann, Ben, Cy; the
 cache and tools chests, the north and south patches); clauses naming Gizmo or Glitch are read in double_vein, those
-naming Leader or W1 in forest (oak logs its only wood)."""
+naming Leader or W1 in forest (oak logs its only wood), those naming Ivy, Jun or Kai in tests/worlds/pact_forms.toml
+(chests owned by Kai and by Jun)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from blockpact.judge.contract import parse_contract, render_clause
 from blockpact.worlds.world_files import load_world
 
 LANGUAGE = Path(__file__).parent / "worlds" / "contract_language.toml"
+PACT_FORMS = Path(__file__).parent / "worlds" / "pact_forms.toml"
 
 # (phrasing, its reading in the controlled form, or None: free text)
 PHRASINGS: list[tuple[str, str | None]] = [
@@ -554,18 +556,126 @@ PHRASINGS: list[tuple[str, str | None]] = [
      None),
     ('Ann pays him 5 emeralds.',
      None),
+    # a player's own chest (pact_forms: the stash is Kai's, the bin and the crate Jun's, Ivy owns none)
+    ("Ivy deposits 2 pumpkins into Kai's chest.",
+     'Ivy deposits 2 pumpkin into the stash chest.'),
+    ("Jun takes 1 pumpkin from Kai's chest.",
+     'Jun takes 1 pumpkin from the stash chest.'),
+    ('Kai puts 3 pumpkins into his own chest.',
+     'Kai deposits 3 pumpkin into the stash chest.'),
+    ("Ivy takes 1 pumpkin from Kai's stash.",
+     'Ivy takes 1 pumpkin from the stash chest.'),
+    ("Kai stores 2 pumpkins in Kai's chest by 120 seconds.",
+     'Kai deposits 2 pumpkin into the stash chest by 120 seconds.'),
+    ("Ivy puts 2 pumpkins in Jun's chest.",
+     None),
+    ("Ivy deposits 2 pumpkins into Ivy's chest.",
+     None),
+    ("Ivy takes 1 pumpkin from Jun's stash.",
+     None),
+    ('Ivy puts 3 pumpkins into her chest.',
+     None),
+    ('Jun pays Kai 1 emerald and puts 2 pumpkins into his chest.',
+     None),
+    # a condition or a time limit set by another player's deed: no form for it in the judge's language
+    ('Once Ivy has deposited 2 pumpkins into the cache chest, Kai takes 2 pumpkins from it.',
+     None),
+    ('Kai mines iron ore until Jun has mined 3 iron ore.',
+     None),
+    ('Ivy does not mine pumpkins until Jun has mined 3 iron ore.',
+     None),
+    ('After Jun has mined 3 iron ore, Ivy mines iron ore.',
+     None),
+    ('Kai does not take the iron pickaxe until Jun has returned it.',
+     None),
+    ('As soon as Jun has signalled, Kai mines 2 iron ore.',
+     None),
+    # "each of the other players", "every other player": receivers, and doers other than the one player named
+    ('Kai pays each of the other players 1 emerald.',
+     'At the end of the scenario Kai transfers 1 emerald to every other player.'),
+    ('Kai pays 1 emerald to each of the other players.',
+     'At the end of the scenario Kai transfers 1 emerald to every other player.'),
+    ('Ivy gives 2 pumpkins to each of the other players.',
+     'Ivy gives 2 pumpkin to every other player.'),
+    ('Every other player pays Kai 1 emerald.',
+     'At the end of the scenario Ivy and Jun each transfers 1 emerald to Kai.'),
+    ('Each of the other players pays Kai 1 emerald.',
+     'At the end of the scenario Ivy and Jun each transfers 1 emerald to Kai.'),
+    ("Every other player waits for Ivy's signal.",
+     "Jun and Kai each waits for Ivy's signal."),
+    ('Kai mines all diamond ore and every other player does not mine diamond ore.',
+     'Kai mines all diamond_ore and Ivy and Jun each does not mine diamond_ore.'),
+    ('Each of the other players does not mine diamond ore.',
+     None),
+    ("Ivy signals Jun and every other player waits for Ivy's signal.",
+     None),
+    ('Everyone else mines at most 3 pumpkins.',
+     None),
+    # "him" / "her": the one player the clause names besides the doer
+    ('Jun signals Kai, then gives him 2 pumpkins.',
+     'Jun signals Kai when done, then Jun gives 2 pumpkin to Kai.'),
+    ("Kai waits for Ivy's signal, then gives her 2 pumpkins.",
+     "Kai waits for Ivy's signal, then Kai gives 2 pumpkin to Ivy."),
+    ('Kai gives Ivy 1 diamond and signals her.',
+     'Kai gives 1 diamond to Ivy and Kai signals Ivy when done.'),
+    ("Ivy waits for Jun's signal, then gives him 1 diamond.",
+     "Ivy waits for Jun's signal, then Ivy gives 1 diamond to Jun."),
+    ('Ivy pays Jun 1 emerald and Kai pays him 2 emeralds.',
+     None),
+    ('If Ivy mines more than 3 pumpkins, she pays him 2 emeralds.',
+     None),
+    ('Jun deposits 2 pumpkins into the cache chest, then notifies her.',
+     None),
+    # two sentences in one clause
+    ('Ivy deposits 1 pumpkin into the cache chest. Then she signals Jun.',
+     'Ivy deposits 1 pumpkin into the cache chest, then Ivy signals Jun when done.'),
+    ('Ivy puts 2 pumpkins into the cache chest. After that, she signals Kai.',
+     'Ivy deposits 2 pumpkin into the cache chest, then Ivy signals Kai when done.'),
+    ('Kai takes the iron pickaxe from the tools chest. He mines all diamond ore.',
+     'Kai takes 1 iron_pickaxe from the tools chest and Kai mines all diamond_ore.'),
+    ('Kai deposits 2 pumpkins into the cache chest. He signals Ivy.',
+     'Kai deposits 2 pumpkin into the cache chest and Kai signals Ivy when done.'),
+    ('Ivy deposits 1 pumpkin into the cache chest; then she signals Jun.',
+     'Ivy deposits 1 pumpkin into the cache chest, then Ivy signals Jun when done.'),
+    ('Ivy deposits 2 pumpkins into the cache chest. Next, she signals Kai.',
+     'Ivy deposits 2 pumpkin into the cache chest, then Ivy signals Kai when done.'),
+    ('Ivy deposits 2 pumpkins into the cache chest, next to the tools chest.',
+     None),
+    ('Ivy pays Jun 1 emerald. Then she signals Kai.',
+     None),
+    ("Jun waits for Ivy's signal. Then he takes 2 pumpkins from the cache chest.",
+     None),
+]
+
+# Why a reference is not read: the reason `blockpact contract check` shows (pact_forms)
+UNREAD: list[tuple[str, str]] = [
+    ("Ivy puts 2 pumpkins in Jun's chest.", "'Jun's chest' could be the bin chest or the crate chest"),
+    ("Ivy deposits 2 pumpkins into Ivy's chest.", "Ivy owns no chest in this world"),
+    ("Ivy takes 1 pumpkin from Jun's stash.", "the stash chest is not Jun's"),
+    ("Jun pays Kai 1 emerald and puts 2 pumpkins into his chest.", "'his chest' is the chest of one player only where"),
+    ("Once Ivy has deposited 2 pumpkins into the cache chest, Kai takes 2 pumpkins from it.",
+     "a condition or time limit set by what Ivy does is not in the judge's language"),
+    ("Kai mines iron ore until Jun has mined 3 iron ore.", "waits for Jun's signal, then"),
+    ("Each of the other players does not mine diamond ore.", "says other than whom only where the clause names one"),
+    ("Ivy signals Jun and every other player waits for Ivy's signal.", "(it names Ivy, Jun)"),
+    ("Ivy pays Jun 1 emerald and Kai pays him 2 emeralds.", "'him' could be Ivy or Jun"),
+    ("Jun deposits 2 pumpkins into the cache chest, then notifies her.", "'her' names no player"),
+    ("If Ivy mines more than 3 pumpkins, she pays him 2 emeralds.", "'him' could be any player the clause names"),
+    ("Ivy pays Jun 1 emerald. Then she signals Kai.", "'she' could be Ivy or Jun"),
 ]
 
 
 @pytest.fixture(scope="module")
 def worlds():
     return {"contract_language": load_world(LANGUAGE), "double_vein": load_world("double_vein"),
-            "forest": load_world("forest")}
+            "forest": load_world("forest"), "pact_forms": load_world(PACT_FORMS)}
 
 
 def _spec(worlds, text: str):
     if "Leader" in text or "W1" in text:
         return worlds["forest"]
+    if any(name in text for name in ("Ivy", "Jun", "Kai")):
+        return worlds["pact_forms"]
     return worlds["double_vein" if "Gizmo" in text or "Glitch" in text else "contract_language"]
 
 
@@ -582,8 +692,31 @@ def test_each_phrasing_reads_as_it_means_or_stays_free_text(worlds, text: str, r
     assert parse_contract(f"1. {reading}", sorted(spec.players), spec=spec).clauses == (clause,)
 
 
+@pytest.mark.parametrize(("text", "reason"), UNREAD, ids=[t for t, _ in UNREAD])
+def test_a_reference_left_unread_says_why(worlds, text: str, reason: str) -> None:
+    """Pronouns, owners' chests and "every other player" are read only where one reading is possible, and a deed
+    setting a condition has no form: the clause stays free text and its reason says which, before the grammar's."""
+    spec = worlds["pact_forms"]
+    [clause] = parse_contract(f"1. {text}", sorted(spec.players), spec=spec).clauses
+    assert not clause.formal and reason in clause.why and clause.why.index(reason) < clause.why.index("(not in")
+
+
 def test_the_set_covers_both_sides() -> None:
     """Many phrasings that must read formally, and enough that must not (a reading that meant something else)."""
     formal = sum(reading is not None for _, reading in PHRASINGS)
     assert len({t for t, _ in PHRASINGS}) == len(PHRASINGS)
     assert formal >= 150 and len(PHRASINGS) - formal >= 40
+
+
+def test_contract_check_shows_the_references_read_and_why_others_are_not(capsys) -> None:
+    from blockpact.cli import main
+
+    text = ("1. Ivy deposits 2 pumpkins into Kai's chest. Then she signals Jun.\n"
+            "2. Once Ivy has deposited 2 pumpkins into Kai's chest, Jun takes 2 pumpkins from it.\n"
+            "3. Every other player pays Kai 1 emerald.\n4. Ivy pays Jun 1 emerald and Kai pays him 2 emeralds.")
+    assert main(["contract", "check", text, "--world", str(PACT_FORMS)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("1. formal  Steps(parts=(Deposit(player='Ivy', item='pumpkin', count=2, chest='stash'")
+    assert lines[1].startswith("2. free text (a condition or time limit set by what Ivy does is not in the judge's")
+    assert lines[2].startswith("3. formal  ForEach(quantifier='Ivy and Jun each'")
+    assert lines[3].startswith("4. free text ('him' could be Ivy or Jun: name the player")

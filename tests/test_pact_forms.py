@@ -19,7 +19,7 @@ from blockpact.worlds.sim.simulator import Simulation
 from blockpact.worlds.world_files import load_world
 
 WORLD = Path(__file__).parent / "worlds" / "pact_forms.toml"
-TOOLS, CACHE = (6, 64, 8), (8, 64, 8)
+TOOLS, CACHE, STASH = (6, 64, 8), (8, 64, 8), (2, 64, 10)
 
 PACT = """1. Ivy mines only pumpkins.
 2. Ivy mines at most 6 pumpkins.
@@ -45,6 +45,14 @@ CASUAL = """1. Ivy's gonna mine only pumpkins.
 6. Jun pays Kai an emerald.
 7. Jun mines 2 iron ore at most."""
 
+# a player's own chest, "each of the other players", "him" for the one player named, two sentences in one clause
+REFERENCES = """1. Ivy deposits 2 pumpkins into Kai's chest. Then she signals Jun.
+2. Jun waits for Ivy's signal, then takes 1 pumpkin from Kai's stash.
+3. Each of the other players pays Kai 1 emerald.
+4. Kai pays 1 emerald to each of the other players.
+5. Jun signals Kai, then gives him 1 pumpkin.
+6. Kai mines at least 2 pumpkins. He puts 2 pumpkins into his own chest."""
+
 
 @pytest.fixture(scope="module")
 def spec():
@@ -68,7 +76,7 @@ def _scripted(spec, text: str):
     return judge_formal(contract, observables_from_events(spec, asyncio.run(run())))
 
 
-@pytest.mark.parametrize("text", [PACT, SIGNALS, CASUAL], ids=["pact", "signals", "casual"])
+@pytest.mark.parametrize("text", [PACT, SIGNALS, CASUAL, REFERENCES], ids=["pact", "signals", "casual", "references"])
 def test_the_cooperative_players_keep_every_new_form(spec, text: str) -> None:
     judgment = _scripted(spec, text)
     statuses = {c["clause"]: c["status"] for c in judgment.clauses}
@@ -76,6 +84,9 @@ def test_the_cooperative_players_keep_every_new_form(spec, text: str) -> None:
     if text is PACT:
         assert "Kai pays Jun 4 emeralds (1 x 4 iron_ore mined by Jun)" in judgment.reasoning
         assert "Jun pays Kai 8 emeralds (50% of 4 raw_iron x 4)" in judgment.reasoning
+    if text is REFERENCES:
+        assert "Clause 3: Ivy pays Kai 1 emeralds" in judgment.reasoning and "Clause 4: Kai pays Jun 1 emeralds" in judgment.reasoning
+        assert "Clause 5: Jun gives Kai 1 pumpkin" in judgment.reasoning
 
 
 def _judged(spec, text: str, programs):
@@ -119,6 +130,27 @@ def test_breaking_the_new_forms_is_caught_with_the_reason(spec) -> None:
     assert by[5]["broken_by"] == ["Kai"] and "by 120 s" in by[5]["breaches"][0]
     assert by[6]["broken_by"] == ["Ivy"]
     assert "Kai pays Ivy 3 emeralds (3 x 1 iron_ore mined by Ivy)" in judgment.reasoning
+
+
+def test_breaking_a_clause_about_a_players_chest_is_caught(spec) -> None:
+    """"Kai's chest" is the stash: pumpkins put into the cache chest instead are not there, and a step said after
+    Ivy's signal (in a second sentence) done before it is the step's breach."""
+    async def ivy(api):  # deposits into the cache chest, not Kai's, and signals late
+        await api.mine_block("pumpkin", 2)
+        await api.deposit_item_into_chest(CACHE, {"pumpkin": 2})
+        await api.wait(20)
+        await api.send_signal()
+
+    async def jun(api):  # takes the pumpkins from the cache chest before Ivy's signal
+        await api.wait(8)
+        await api.get_item_from_chest(CACHE, {"pumpkin": 1})
+
+    text = ("1. Ivy deposits 2 pumpkins into Kai's chest. Then she signals Jun.\n"
+            "2. Jun waits for Ivy's signal. Then Jun takes 1 pumpkin from the cache chest.")
+    judgment = _judged(spec, text, {"Ivy": ivy, "Jun": jun, "Kai": _idle})
+    by = {c["clause"]: c for c in judgment.clauses}
+    assert by[1]["broken_by"] == ["Ivy"] and "stash" in by[1]["breaches"][0]
+    assert by[2]["broken_by"] == ["Jun"]
 
 
 def test_kept_deadlines_and_a_return_nobody_needed(spec) -> None:

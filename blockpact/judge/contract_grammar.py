@@ -21,7 +21,9 @@ from lark.lexer import PatternStr
 from blockpact.config import read_toml
 from blockpact.judge.clause_meaning import GENERIC_CHEST_WORDS, singular_forms
 from blockpact.judge.clauses import Assignment, Clause, FreeText, Steps
-from blockpact.judge.contract_words import CONTRACTIONS, NUMBER, numbers, opening, uses_it_to
+from blockpact.judge.contract_hints import deed_hints, form_hints
+from blockpact.judge.contract_refs import resolve_refs
+from blockpact.judge.contract_words import CONTRACTIONS, NUMBER, numbers, opening, then_words, uses_it_to
 from blockpact.judge.contract_lexicon import Lexicon
 from blockpact.judge.contract_steps import Normalised, step_splits
 from blockpact.judge.contract_tree import ClauseError, to_clause
@@ -29,7 +31,7 @@ from blockpact.judge.contract_tree import ClauseError, to_clause
 GRAMMAR_FILE = Path(__file__).parent / "data" / "contract.lark"
 TERMS_FILE = Path(__file__).parent / "data" / "contract_terms.toml"
 _TOKEN = re.compile(r"\d+(?:\.\d+)?|[A-Za-z_][A-Za-z0-9_]*|['’]s\b|%")
-_TOKEN_OR_COMMA = re.compile(_TOKEN.pattern + r"|,(?!\s*\d)")
+_TOKEN_OR_COMMA = re.compile(_TOKEN.pattern + r"|,(?!\s*\d)|;|\.(?=\s+[A-Z])")  # a sentence's end joins steps as a comma
 _MAX_ITEM_WORDS = 4
 _DESCRIBE = {  # how a message names what was expected (None: not named)
     "PLAYER": "a player name", "ITEM": "an item name", "NUMBER": "a number", "NAME": "a chest name",
@@ -68,11 +70,12 @@ class Terms:
 
 def tokenize(text: str, ignored: Collection[str] = (), commas: bool = False) -> list[str]:
     """Words, numbers, "%" and "'s", as written ("doesn't" as "does not"); punctuation and `ignored` words
-    dropped, but with `commas` a comma between words (where a sentence may join two steps) is kept."""
+    dropped, but with `commas` a comma between words (where a sentence may join two steps) is kept, and so is the
+    end of a sentence another follows in the same clause ("... the cache chest. Then she signals Hal."), as a comma."""
     for pattern, words in CONTRACTIONS:
         text = pattern.sub(words, text)
     found = (_TOKEN_OR_COMMA if commas else _TOKEN).findall(text)
-    return [t.replace("’", "'") for t in found if t.lower() not in ignored]
+    return ["," if t in ".;" else t.replace("’", "'") for t in found if t.lower() not in ignored]
 
 
 def _word_seqs(texts: Sequence[str], ignored: Collection[str]) -> tuple[Words, ...]:
@@ -113,7 +116,7 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
               lexicon: Lexicon | None = None) -> Normalised:
     """`text` as the grammar's tokens: PLAYER @Name, ITEM #name, CHEST +name, REGION &name, PHRASE $n,
     keywords, numbers; other words are UNKNOWN ^Word when capitalised (perhaps a misspelt player), else NAME ~word."""
-    tokens = numbers(uses_it_to(opening(tokenize(text, load_terms().ignored, commas=True))))
+    tokens = numbers(uses_it_to(then_words(opening(tokenize(text, load_terms().ignored, commas=True)))))
     low = [t.lower() for t in tokens]
     by_name = {p.lower(): p for p in players}
     words = keywords()
@@ -135,7 +138,7 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
     last = max((k for k, s in enumerate(symbols) if s != ","), default=-1)
     if last > 0 and symbols[last] == "only" and symbols[last - 1].startswith("#"):
         symbols[last] = "exclusively"  # "Ann mines pumpkins only.": not "only in the north patch", which a region follows
-    return Normalised(symbols, originals)
+    return resolve_refs(Normalised(symbols, originals), players, lexicon)
 
 
 def _pronoun_places(symbols: list[str]) -> list[str]:
@@ -276,28 +279,10 @@ def _parse_cached(text: str, players: tuple[str, ...], world: str | None, lexico
             return Steps(tuple(steps), ordered)  # type: ignore[arg-type]
         if refused is None and all(e.kind != "syntax" for e in errors):
             refused = errors[0]
-    return FreeText(text, str(refused) if refused else str(whole) + _form_hint(text))
-
-
-CONDITION_WORDS = re.compile(r"\b(while|when|whenever|as long as|unless|once)\b.*\b(fewer|less|more|at least|at most|"
-                             r"remain|remains|left|below|above|under|over)\b", re.IGNORECASE)
-
-
-ONLY_ITEM = re.compile(r"\bonly\b(?!\s+(in|within|inside|while|when|if|before|after)\b)", re.IGNORECASE)
-
-
-def _form_hint(text: str) -> str:
-    """What the controlled form looks like, for a sentence outside the grammar that seems to state a world condition
-    or to limit a player with "only" in a way the grammar does not have ("mines only a few iron_ore")."""
-    hints = []
-    if CONDITION_WORDS.search(text):
-        hints.append("a world condition is written 'while the REGION holds fewer than N BLOCK' (or at most, at least, "
-                     "more than N)")
-    if ONLY_ITEM.search(text):
-        hints.append("'only' limits a player to some blocks ('Gizmo mines only iron_ore': no other block) or to a region "
-                     "('Ben mines pumpkins only in the south patch'); an amount is a quota ('Gizmo mines at most 3 "
-                     "iron_ore')")
-    return "".join(f"; {h}" for h in hints)
+    if refused:
+        return FreeText(text, str(refused))
+    first = [*norm.unresolved, *deed_hints(text, players)]  # what the clause leaves unsaid, before where parsing stopped
+    return FreeText(text, "; ".join(first) + f" ({whole})" if first else str(whole) + form_hints(text))
 
 
 @lru_cache(maxsize=8192)

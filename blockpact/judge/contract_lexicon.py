@@ -29,6 +29,7 @@ class Lexicon:
     blocks: frozenset[str]  # block names of the Minecraft version
     chests: tuple[tuple[Words, str], ...] = ()  # (words, chest name), longest words first
     chest_positions: tuple[tuple[tuple[int, int, int], str], ...] = ()
+    chest_owners: tuple[tuple[str, str], ...] = ()  # (owner, chest name) of the chests a player owns ("Kai's chest")
     regions: tuple[tuple[Words, str], ...] = ()  # (words, region name), longest words first
     world: str | None = None  # the world's name (None: no world, only the version's names)
     episode_seconds: float | None = None
@@ -79,6 +80,9 @@ class Lexicon:
     def chest_names(self) -> list[str]:
         return sorted({name for _, name in self.chests})
 
+    def owned_chests(self, player: str) -> list[str]:
+        return [name for owner, name in self.chest_owners if owner == player]
+
     def region_names(self) -> list[str]:
         return sorted({name for _, name in self.regions})
 
@@ -105,6 +109,7 @@ def world_lexicon(spec: WorldSpec) -> Lexicon:
         items=base.items, blocks=base.blocks,
         chests=_longest_first({(w, c.name) for c in spec.chests.values() for w in chest_words(c.name)}),
         chest_positions=tuple(sorted((pos, c.name) for pos, c in spec.chests.items())),
+        chest_owners=tuple(sorted((c.owner, c.name) for c in spec.chests.values() if c.owner not in (None, "shared"))),
         regions=_longest_first({(w, name) for name, r in spec.regions.items() for w in region_words(r)}),
         world=spec.name, episode_seconds=spec.episode_seconds,
         world_period=periods.pop() if len(periods) == 1 else None,

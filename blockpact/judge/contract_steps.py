@@ -20,13 +20,14 @@ class Normalised:
 
     symbols: list[str]
     words: list[str]  # the original words of each symbol, for messages
+    unresolved: tuple[str, ...] = ()  # why a reference in the words (a pronoun, "Jun's chest") was left as written
 
     @property
     def text(self) -> str:
         return " ".join(self.symbols)
 
 MAX_JOINTS = 6  # more joints than this in one clause are not tried (2^6 splits at most)
-_STEP_STARTS = frozenset({
+STEP_STARTS = frozenset({
     "mines", "mine", "digs", "dig", "harvests", "harvest", "breaks", "break", "collects", "collect", "gathers",
     "gather", "takes", "take", "uses", "use", "gets", "get", "deposits", "deposit", "stores", "store", "puts", "put",
     "places", "place", "leaves", "leave", "withdraws", "withdraw", "removes", "remove", "retrieves", "retrieve",
@@ -36,7 +37,7 @@ _STEP_STARTS = frozenset({
     "should", "only", "always", "agrees", "promises", "drops", "drop", "borrows", "borrow", "signal",
 })
 _RETURNS = frozenset({"returns", "return", "brings", "bring"})
-_PRONOUNS = frozenset({"he", "she", "they"})
+PRONOUNS = frozenset({"he", "she", "they"})
 _TAKES = frozenset({"takes", "take", "borrows", "borrow", "grabs", "grab", "fetches", "fetch", "withdraws", "withdraw"})
 _QUANTIFIER_STARTS = ("each", "every", "all", "everyone", "everybody", "nobody", "no")
 
@@ -49,7 +50,7 @@ def _joints(symbols: Sequence[str]) -> list[tuple[int, int, bool]]:
     while i < len(symbols):
         s = symbols[i]
         nxt = symbols[i + 1] if i + 1 < len(symbols) else ""
-        if s in (",", "then") or (s == "and" and (nxt in _STEP_STARTS or nxt.startswith("@") or nxt in (",", "then"))):
+        if s in (",", "then") or (s == "and" and (nxt in STEP_STARTS or nxt.startswith("@") or nxt in (",", "then"))):
             end = i + 1
             while end < len(symbols) and symbols[end] in (",", "and", "then"):
                 end += 1
@@ -111,7 +112,7 @@ def _completed(pieces: list[Normalised]) -> list[Normalised]:
             if it is not None:
                 symbols = [it if s in ("it", "them") or _names_part_of(s, it) else s for s in symbols]
             named = {x for x in pieces[0].symbols if x.startswith("@")}
-            if subject and symbols and symbols[0] in _PRONOUNS and named == set(subject):  # "..., then she puts ...":
+            if subject and symbols and symbols[0] in PRONOUNS and named == set(subject):  # "..., then she puts ...":
                 # the first step's player, when it names no other player "she" could be
                 symbols, words = subject + symbols[1:], [pieces[0].words[0]] * len(subject) + words[1:]
             if subject and not _has_subject(symbols):

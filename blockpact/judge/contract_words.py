@@ -56,6 +56,27 @@ def uses_it_to(tokens: list[str]) -> list[str]:
     return out
 
 
+_THEN = (("after", "that"), ("afterwards",), ("afterward",), ("next", ","), ("after", "which"), ("and", "after", "that"))
+
+
+def then_words(tokens: list[str]) -> list[str]:
+    """"..., after that she signals Hal" / "... chest. Afterwards, she ..." / "Next, ...": "then", where a step follows
+    a comma (or a sentence's end)."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        found = next((w for w in _THEN if out and out[-1] == "," and tuple(t.lower() for t in tokens[i : i + len(w)]) == w), None)
+        if found is None:
+            out.append(tokens[i])
+            i += 1
+            continue
+        out.append("then")
+        i += len(found)
+        if i < len(tokens) and tokens[i] == ",":
+            i += 1
+    return out
+
+
 _NEVER_OPENINGS = (("under", "no", "circumstances"), ("in", "no", "case"), ("at", "no", "time"))
 _INVERTED = frozenset({"will", "shall", "may", "can", "must", "should", "is", "are", "does", "do"})
 
