@@ -52,13 +52,14 @@ def test_cooperative_players_adopt_a_quota_and_the_commons_survives_where_it_col
     assert without["commons"]["conditions"]["none"]["survival_rate"] == 0.0
     assert without["institution"] is None
 
-    metrics, out = run(tmp_path, "meeting", scenario_text("scripted"))
+    metrics, out = run(tmp_path, "meeting", scenario_text("scripted", episodes=3))
     assert metrics["commons"]["conditions"]["none"]["survival_rate"] == 1.0  # measured on the last episode
     assert metrics["conditions"]["none"]["welfare"]["mean"] > without["conditions"]["none"]["welfare"]["mean"]
     section = metrics["institution"]["conditions"]["none"]
-    assert (section["proposals"], section["adopted"], section["seeds_amended"]) == (1, 1, 1)
+    assert (section["meetings"], section["proposals"], section["adopted"], section["seeds_amended"]) == (2, 1, 1, 1)
     [seed] = section["seeds"]
-    [meeting] = seed["meetings"]
+    meeting, again = seed["meetings"]
+    assert again["proposals"] == [] and again["contract"] == meeting["contract"]  # the quota is in force: no repeat
     [proposal] = meeting["proposals"]
     assert proposal["player"] == "Ann" and proposal["scripted"] and proposal["passed"]
     assert proposal["votes"] == {p: "yes" for p in PLAYERS}
@@ -66,19 +67,24 @@ def test_cooperative_players_adopt_a_quota_and_the_commons_survives_where_it_col
     in_force = seed["rules_in_force"]
     assert in_force[0] == {"episode": 0, "contract": None, "amended": False}
     assert in_force[1]["amended"] and in_force[1]["contract"] == proposal["text"]
+    assert not in_force[2]["amended"] and in_force[2]["contract"] == proposal["text"]
+    episodes = metrics["conditions"]["none"]["runs"][0]["episodes"]
+    assert [e["contract"] for e in episodes] == [None, proposal["text"], proposal["text"]]
+    assert episodes[0]["welfare"] < episodes[1]["welfare"] == episodes[2]["welfare"]
 
     events = kinds(out)
     order = [e["kind"] for e in events if e["kind"] in ("episode_start", "meeting_start", "proposal", "vote",
                                                          "vote_result", "meeting_end")]
     assert order == ["episode_start", "meeting_start", "proposal", "vote", "vote", "vote", "vote", "vote_result",
-                     "meeting_end", "episode_start"]
+                     "meeting_end", "episode_start", "meeting_start", "meeting_end", "episode_start"]
     assert all(e["data"]["scripted"] for e in events if e["kind"] in ("proposal", "vote"))
     start = next(e for e in events if e["kind"] == "meeting_start")
     assert start["data"]["rules"]["rule"] == "majority" and "episode" not in start
     # the formal judge checks the contract in force in each episode: none in the first, the quota in the second
     judgments = {e["episode"]: e["data"] for e in events if e["kind"] == "judgment" and e["data"]["source"] == "formal"}
     assert 0 not in judgments
-    assert [c["kind"] for c in judgments[1]["clauses"]][:1] == ["quota for each player"]
+    for episode in (1, 2):
+        assert [c["kind"] for c in judgments[episode]["clauses"]][:1] == ["quota for each player"]
     report = (out / "report.html").read_text()
     assert "<h2>Institution</h2>" in report and "adopted (4 yes" in report
 
@@ -97,6 +103,18 @@ def test_a_greedy_majority_votes_the_quota_down_and_the_report_shows_the_votes(t
     report = (out / "report.html").read_text()
     assert "rejected (1 yes, needed more than 2 of 4 votes)" in report
     assert "Ann: yes, Bo: no, Cal: no, Dee: no" in report
+
+
+def test_only_the_leader_may_propose_under_propose_leader(tmp_path: Path) -> None:
+    metrics, out = run(tmp_path, "leader", scenario_text("scripted", '\n[institution]\npropose = "leader"\nleader = "Bo"\n'))
+    section = metrics["institution"]["conditions"]["none"]
+    assert (section["meetings"], section["proposals"]) == (1, 0)  # Bo, a conditional keeper, proposes nothing
+    assert metrics["institution"]["rules"]["description"].startswith(
+        "the players meet between episodes; the leader (Bo) may propose")
+    assert "no proposal" in (out / "report.html").read_text()
+    metrics, _ = run(tmp_path, "leader_ann", scenario_text("scripted", '\n[institution]\npropose = "leader"\n'
+                                                                       'leader = "Ann"\nrule = "unanimity"\n'))
+    assert metrics["institution"]["conditions"]["none"]["adopted"] == 1
 
 
 def test_resume_holds_the_meetings_the_run_recorded(tmp_path: Path) -> None:

@@ -62,6 +62,7 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
     rewards = ep.rewards or {}
     return {
         "episode": ep.episode,
+        "contract": ep.contract,  # in force in this episode (an institution's meetings may have amended it)
         "rewards": rewards,
         "inventory_rewards": ep.inventory_rewards,
         "transfers": ep.transfers,
