@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from blockpact.cli import main
+from blockpact.experiments.compare import compare
 from blockpact.experiments.institution import InstitutionSpec
 from blockpact.experiments.institution_vote import tally
 from blockpact.experiments.scenario import ScenarioError, load_scenario
@@ -87,6 +88,11 @@ def test_cooperative_players_adopt_a_quota_and_the_commons_survives_where_it_col
         assert [c["kind"] for c in judgments[episode]["clauses"]][:1] == ["quota for each player"]
     report = (out / "report.html").read_text()
     assert "<h2>Institution</h2>" in report and "adopted (4 yes" in report
+    # `compare`: the run with meetings is its own treatment, paired with the same population's run without
+    comparison = compare([tmp_path / "fixed", out])
+    assert sorted(g.condition for g in comparison.groups) == ["none", "none + meetings (majority)"]
+    survival = next(p for p in comparison.paired if p.measure == "survival")
+    assert (survival.baseline, survival.condition, survival.estimate.mean) == ("none", "none + meetings (majority)", 1.0)
 
 
 def test_a_greedy_majority_votes_the_quota_down_and_the_report_shows_the_votes(tmp_path: Path) -> None:
