@@ -147,6 +147,9 @@ def spec(**fields: Any) -> InstitutionSpec:
     (spec(rule="quorum", quorum=0.8), {"Ann": "yes", "Bo": "yes", "Cal": "yes", "Dee": "no"}, False),
     (spec(rule="weighted", weights={"Ann": 3.0}), {"Ann": "yes", "Bo": "no", "Cal": "no", "Dee": "no"}, False),
     (spec(rule="weighted", weights={"Ann": 4.0}), {"Ann": "yes", "Bo": "no", "Cal": "no", "Dee": "no"}, True),
+    (spec(rule="unanimity", weights={"Dee": 0.0}), {"Ann": "yes", "Bo": "yes", "Cal": "yes", "Dee": "no"}, False),
+    (spec(rule="quorum", quorum=0.75, weights={"Dee": 0.0}), {"Ann": "yes", "Bo": "yes", "Cal": "yes", "Dee": "no"},
+     True),  # weights count under every rule: Dee's no weighs nothing
     (spec(veto=("Dee",)), {"Ann": "yes", "Bo": "yes", "Cal": "yes", "Dee": "no"}, False),
     (spec(veto=("Dee",)), {"Ann": "yes", "Bo": "yes", "Cal": "yes", "Dee": "abstain"}, True),
 ])
@@ -181,7 +184,7 @@ def load(tmp_path: Path, institution: str, others: str = "scripted") -> Any:
     ('rule = "quorum"', "institution.quorum", "a number in (0, 1]"),
     ('rule = "quorum"\nquorum = 1.5', "institution.quorum", "a number in (0, 1]"),
     ('quorum = 0.5', "institution.quorum", "applies to rule = \"quorum\" only"),
-    ('weights = { Ann = 2 }', "institution.weights", "applies to rule = \"weighted\" only"),
+    ('weights = { Ann = -1 }', "institution.weights", "each a number >= 0"),
     ('rule = "weighted"', "institution.weights", "needs one"),
     ('propose = "leader"', "institution.leader", "missing (expected the leader's name"),
     ('propose = "mayor"', "institution.propose", "expected 'anyone' or 'leader'"),
@@ -214,3 +217,45 @@ def test_players_the_institution_names_must_be_in_the_world_and_members_scripted
     record = plan.scenario["institution"]
     assert (record["rule"], record["weights"], record["veto"]) == ("weighted", {"Ann": 2.0}, ["Dee"])
     assert "Dee may veto" in record["description"]
+
+
+def test_a_world_file_may_declare_the_institution_and_a_scenarios_own_replaces_it(tmp_path: Path) -> None:
+    world = tmp_path / "world.toml"
+    world.write_text(WORLD.read_text() + '\n[institution]\nrule = "unanimity"\n')
+    assert load_world(world).institution == InstitutionSpec(rule="unanimity")
+    text = scenario_text("scripted", institution="").replace(str(WORLD), str(world))
+    metrics, _ = run(tmp_path, "from_world", text)
+    assert metrics["institution"]["rules"]["rule"] == "unanimity"
+    assert metrics["institution"]["conditions"]["none"]["adopted"] == 1
+    assert metrics["commons"]["conditions"]["none"]["survival_rate"] == 1.0
+    scenario = load_scenario(tmp_path / "from_world.toml")
+    own = scenario_text("scripted", '\n[institution]\nrule = "quorum"\nquorum = 0.5\n').replace(str(WORLD), str(world))
+    (tmp_path / "own.toml").write_text(own)
+    plan = scenario_plan(load_scenario(tmp_path / "own.toml"), load_world(world), None)
+    assert plan.scenario["institution"]["rule"] == "quorum"
+    assert scenario_plan(scenario, load_world(world), None).scenario["institution"]["rule"] == "unanimity"
+    # a world run from flags holds the world's meetings too
+    assert main(["run", str(world), "--seeds", "1", "--episodes", "2", "--contract", "none",
+                 "--out", str(tmp_path / "plain")]) == 0
+    plain = json.loads((tmp_path / "plain" / "metrics.json").read_text())
+    assert plain["institution"]["rules"]["rule"] == "unanimity"  # read from the meetings' events
+    assert (plain["institution"]["conditions"]["none"]["meetings"], plain["institution"]["conditions"]["none"]["proposals"]) \
+        == (1, 0)  # every player is a plain `scripted` one: nobody proposes
+
+
+@pytest.mark.parametrize(("table", "key", "expected"), [
+    ('rule = "plurality"', "institution.rule", "expected 'majority' or 'quorum'"),
+    ('veto = ["Zed"]', "institution.veto", "no player 'Zed'"),
+    ('propose = "leader"\nleader = "Zed"', "institution.leader", "no player 'Zed'"),
+])
+def test_a_bad_institution_in_a_world_file_names_file_line_and_key(tmp_path: Path, table: str, key: str,
+                                                                  expected: str) -> None:
+    from blockpact.worlds.spec.value_reader import WorldSpecError
+
+    world = tmp_path / "world.toml"
+    world.write_text(WORLD.read_text() + f"\n[institution]\n{table}\n")
+    with pytest.raises(WorldSpecError) as caught:
+        load_world(world)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.file) == (key, str(world)) and expected in problem.message
+    assert problem.line is not None and world.read_text().splitlines()[problem.line - 1].startswith(key.split(".")[1])

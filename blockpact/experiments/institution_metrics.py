@@ -58,7 +58,8 @@ def _summary(seeds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def institution_section(run: RunRecord) -> dict[str, Any] | None:
-    rules = (run.config.scenario or {}).get("institution")
+    rules = (run.config.scenario or {}).get("institution") or next(  # else a world's own, as its meetings said
+        (d.get("rules") for s in run.seeds for kind, d in s.meetings if kind == "meeting_start"), None)
     if not rules:
         return None
     conditions = {}

@@ -1,8 +1,9 @@
 """How a proposal's votes are counted under an institution's rule: one pure function, so tests and metrics agree.
 
 Every player of the world is a voter; an abstention counts as no yes (a majority is of all the votes, not of
-those cast). `weighted`: each player's votes as the institution says (others 1). A veto holder's "no"
-defeats the proposal whatever the count.
+those cast). Each player has the votes the institution's `weights` give it (others 1), under every rule;
+`weighted` is a majority of them, `unanimity` every player's yes. A veto holder's "no" defeats the proposal
+whatever the count.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def tally(institution: InstitutionSpec, votes: Mapping[str, str]) -> Tally:
     yes = count["yes"]
     match institution.rule:
         case "unanimity":
-            passed, needed = total > 0 and yes == total, f"all {total:g} votes"
+            passed, needed = bool(votes) and all(v == "yes" for v in votes.values()), f"all {len(votes)} players"
         case "quorum":
             share = institution.quorum or 1.0
             passed, needed = total > 0 and yes >= share * total - 1e-9, f"at least {share:g} of {total:g} votes"

@@ -82,11 +82,15 @@ def _source(source: str) -> dict[str, Any]:
 
 
 def meeting_for(plan: Any) -> Meeting | None:
-    """The meetings of a RunPlan whose scenario declares an institution (None: the contract stays fixed)."""
+    """The meetings of a RunPlan whose scenario or world declares an institution (None: the contract stays fixed)."""
     from blockpact.experiments.settings import run_settings
 
-    record = (plan.scenario or {}).get("institution")
-    if not record:
+    if plan.scenario is not None:  # a scenario run records the institution in effect (its own, or its world's)
+        record = plan.scenario.get("institution")
+        institution = institution_from_record(record) if record else None
+    else:  # a world run from flags: the world's own; its players are the run's scripted players
+        institution = plan.spec.institution
+    if institution is None:
         return None
     budget = plan.spec.episode_seconds + run_settings().episode.budget_margin_seconds  # the search plays as episodes do
-    return Meeting(institution_from_record(record), plan.spec, plan.population or {}, budget)
+    return Meeting(institution, plan.spec, plan.population or {}, budget)

@@ -73,7 +73,9 @@ def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) 
     spec = with_groups(spec, scenario.groups, fail)
     population = scenario.population(sorted(spec.players))
     check_players(scenario.institution, sorted(spec.players), spec.name, fail)
-    check_population(scenario.institution, population, fail)
+    institution = scenario.institution or spec.institution  # the scenario's replaces the world's
+    check_population(institution, population, fail if scenario.institution else
+                     lambda key, message: ScenarioError(f"{spec.source}: {key} (the world's): {message}"))
     humans = sorted(p for p, kind in population.items() if kind == "human")
     if humans and scenario.backend != "minecraft":
         raise ScenarioError(f"{scenario.where('players')}: {', '.join(humans)} is a `human` slot, which needs a live "
@@ -89,7 +91,7 @@ def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) 
                    {"name": scenario.name, "path": str(scenario.path) if scenario.path else None,
                     "text": scenario.text,
                     "groups": groups_record(spec.groups) if scenario.groups is not None else None,
-                    "institution": scenario.institution.to_json() if scenario.institution is not None else None})
+                    "institution": institution.to_json() if institution is not None else None})
 
 
 def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:

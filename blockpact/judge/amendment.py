@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from blockpact.judge.clauses import Clause, ForEach, FreeText, Quota, TotalQuota
+from blockpact.worlds.spec.institution import CHANGEABLE
 
-CHANGEABLE = ("quota", "clauses")  # what an institution may let a meeting change
+__all__ = ["CHANGEABLE", "amend", "is_limit", "is_quota", "out_of_order", "quota_blocks"]
 
 
 def is_quota(clause: Clause) -> bool:
