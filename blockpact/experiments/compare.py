@@ -6,7 +6,8 @@ condition × population (who filled each player slot), where the world is its fi
 backend it ran on, and a condition is its contract's mode and text. Runs that share a world name or a condition
 name but differ there are told apart in the labels ("orchard (minecraft)", "orchard (file 3fa2c1)", "treat
 (negotiate)", "contract (text 9b0e11)") and a warning says what each label stands for: pooling them mixed
-treatments. Runs pooled in one group that differ in episodes per seed, the judge or the LLM's sampling are
+treatments. A run whose scenario declares an institution is its own treatment ("none + meetings (majority)"),
+paired with the same world and population's `none` without one. Runs pooled in one group that differ in episodes per seed, the judge or the LLM's sampling are
 warned about. Each group gets n, mean and a 95% CI per measure; for deterministic agents (scripted players on the
 simulator, formal judge) n counts distinct seeds, since a seed run again is the same outcome again, and a run
 reached twice (a copy, or a run inside a sweep also named on its own) counts once. Paired differences compare each condition with the group's baseline condition (`none`
@@ -154,8 +155,8 @@ def _labels(runs: Sequence[RunSource]) -> tuple[dict[Path, str], dict[tuple[Path
         for name in run.metrics.get("conditions", {}):
             mode, text = run.conditions.get(name, ("?", None))
             varied = len(identities[(world_of[run.path], name)]) > 1 and not (name == BASELINE and mode == "none")
-            condition_of[(run.path, name)] = (name if not varied else f"{name} (text {_digest(text)})" if text
-                                              else f"{name} ({mode})")
+            label = name if not varied else f"{name} (text {_digest(text)})" if text else f"{name} ({mode})"
+            condition_of[(run.path, name)] = f"{label} + {run.institution}" if run.institution else label
     for (world, name), seen in identities.items():
         if len(seen) > 1:
             each = "; ".join(f"text {_digest(t)}: {t!r}" if t else f"{m}: no contract text"

@@ -28,6 +28,7 @@ class RunSource:
     conditions: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # name -> (contract mode, text)
     setup: dict[str, str] = field(default_factory=dict)  # what else shapes outcomes, not (yet) a grouping key
     identity: str = ""  # of the run's run_start line: a copied run directory is the same run
+    institution: str | None = None  # "meetings (RULE)" when a scenario's [institution] let players amend the contract
 
     @property
     def population_label(self) -> str:
@@ -112,7 +113,17 @@ def load_run(path: Path) -> RunSource:
              for c in start.get("conditions", [])}
     return RunSource(path, str(metrics.get("world", start.get("world"))), population_of(start), metrics,
                      _backend(start, metrics), _world_digest(start.get("world_source")),
-                     texts, _setup(start), identity)
+                     texts, _setup(start), identity, institution_label(start))
+
+
+def institution_label(start: Mapping[str, Any]) -> str | None:
+    """What tells a run with meetings between episodes from one without: its own treatment in `compare`."""
+    rules = (start.get("scenario") or {}).get("institution")
+    if not rules:
+        return None
+    details = [str(rules.get("rule"))] + ([f"leader {rules['leader']} proposes"] if rules.get("propose") == "leader"
+                                          else []) + ([f"veto {', '.join(rules['veto'])}"] if rules.get("veto") else [])
+    return f"meetings ({'; '.join(details)})"
 
 
 def _backend(start: Mapping[str, Any], metrics: Mapping[str, Any]) -> str:

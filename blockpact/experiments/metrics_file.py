@@ -14,6 +14,7 @@ from typing import Any
 
 from blockpact.experiments.commons_metrics import commons_section
 from blockpact.experiments.groups_metrics import groups_section
+from blockpact.experiments.institution_metrics import institution_section
 from blockpact.experiments.live_notes import episode_notes, live_warnings
 from blockpact.errors import UserError
 from blockpact.experiments.llm_accounting import llm_accounting
@@ -64,6 +65,7 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
     rewards = ep.rewards or {}
     return {
         "episode": ep.episode,
+        "contract": ep.contract,  # in force in this episode (an institution's meetings may have amended it)
         "rewards": rewards,
         "inventory_rewards": ep.inventory_rewards,
         "transfers": ep.transfers,
@@ -280,6 +282,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
         "conditions": conditions,
         "commons": commons_section(run),  # GovSim's measures; None without renewable resources
         "groups": groups_section(run),  # welfare and Gini per group; None without groups
+        "institution": institution_section(run),  # rules in force per episode, proposals, votes; None without one
         "warnings": [*run.warnings, *(f"world {run.config.world}: {w}" for w in run.config.world_warnings),
                      *contract_warnings(run), *gain_warnings, *live_warnings(run)],
         "llm": llm_accounting(run),  # who played and what it cost (None for scripted runs)

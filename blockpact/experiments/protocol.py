@@ -257,6 +257,9 @@ class RunProtocol:
         self.parallel = parallel  # units (condition, seed) in progress at once
         if participants.bind is not None:
             participants.bind(writer)
+        from blockpact.experiments.meeting import meeting_for
+
+        self.meeting = meeting_for(plan)  # an institution's meetings between episodes (None: the contract is fixed)
 
     async def run(self) -> None:
         self.writer.emit("run_start", run_start_data(self.plan))
@@ -310,6 +313,8 @@ class RunProtocol:
             contract = await self.contract(condition, seed, coords)
             handover: Mapping[str, Handover] = {}
             for index in range(self.plan.episodes):
+                if index > 0 and self.meeting is not None:  # the contract in force from this episode on
+                    contract = await self.meeting.hold(self.writer, coords, index - 1, contract)
                 handover = await self.episode(EpisodeInput(self.plan.spec, seed, condition.name, contract, index,
                                                            handover, self.plan.episodes), coords.at(episode=index))
         except (asyncio.CancelledError, KeyboardInterrupt):

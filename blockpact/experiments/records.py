@@ -118,6 +118,7 @@ class JudgmentRecord:
 class EpisodeRecord:
     episode: int
     world_seed: int | None = None
+    contract: str | None = None  # the contract in force (an institution's meetings may amend it between episodes)
     events: list[Event] = field(default_factory=list)
     programs: list[ProgramRecord] = field(default_factory=list)
     critiques: list[CritiqueRecord] = field(default_factory=list)
@@ -151,6 +152,7 @@ class SeedRecord:
     finished: bool = False  # its seed_end is in the log (completed or failed)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)  # `llm_call` events' data, in order
     end_status: str | None = None  # seed_end's status: "completed" | "failed" (older logs: "ok" | "error")
+    meetings: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # institution events: (kind, data)
 
     @property
     def seated(self) -> list[str]:
@@ -297,7 +299,9 @@ class _Builder:
                 s.proposed_by, s.accepted_by = d.get("proposed_by"), list(d.get("accepted_by") or [])
                 s.seating = list(d.get("seating") or [])
             case "episode_start":
-                self.episode(e).world_seed = d.get("world_seed")
+                self.episode(e).world_seed, self.episode(e).contract = d.get("world_seed"), d.get("contract")
+            case "meeting_start" | "proposal" | "vote" | "vote_result" | "meeting_end":
+                self.seed(e).meetings.append((e.kind, dict(d)))
             case "world":
                 w = d["event"]
                 self.episode(e).events.append(Event(float(w["time"]), w.get("agent"), w["kind"], dict(w.get("data", {}))))

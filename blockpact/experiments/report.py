@@ -227,6 +227,7 @@ def render_report(run: RunRecord, metrics: dict[str, Any], plots: Sequence[Plot]
         all_completed=metrics["all_completed"],
         commons=metrics.get("commons"),
         groups=metrics.get("groups"),
+        institution=metrics.get("institution"),
         llm=metrics.get("llm"),
         llm_rows=llm_rows(metrics),
         world_file=Path(run.config.world_path).name if run.config.world_path else "–",

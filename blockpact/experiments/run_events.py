@@ -21,7 +21,7 @@ from typing import IO, Any
 from blockpact.errors import UserError
 
 # Kinds after which the log is forced to disk: the points a rebuilt report can rely on.
-DURABLE_KINDS = frozenset({"contract", "episode_end", "seed_end", "seed_error", "run_resumed", "run_end"})
+DURABLE_KINDS = frozenset({"contract", "meeting_end", "episode_end", "seed_end", "seed_error", "run_resumed", "run_end"})
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ config = "llm.toml"               # relative to this file
 name = "miners"
 members = ["Gizmo", "Glitch"]
 share = 0.5
+
+[institution]                     # optional: the players meet between episodes and vote on amendments
+rule = "majority"                 # (institution.py: who proposes, the passing rule, what may change)
 ```
 
 Slot kinds: `scripted` keeps a contract when there is one and plays greedily without (today's
@@ -51,6 +54,7 @@ from typing import Any
 from blockpact.config import read_toml
 from blockpact.errors import UserError
 from blockpact.experiments.records import ConditionSpec
+from blockpact.experiments.institution import InstitutionSpec, parse_institution
 from blockpact.experiments.scenario_groups import parse_groups
 from blockpact.worlds.spec.schema import GroupSpec
 from blockpact.toml_lines import LineIndex
@@ -58,7 +62,7 @@ from blockpact.toml_lines import LineIndex
 SLOT = re.compile(r"^(scripted(:greedy|:cooperative)?|llm(:.+)?|human)$")
 SCRIPTED_SLOTS = ("scripted", "scripted:greedy", "scripted:cooperative")
 MODEL_PLACEHOLDER = "{model}"
-TOP_KEYS = {"scenario", "conditions", "players", "judge", "llm", "groups"}
+TOP_KEYS = {"scenario", "conditions", "players", "judge", "llm", "groups", "institution"}
 SCENARIO_KEYS = {"name", "world", "backend", "seeds", "episodes", "description"}
 
 
@@ -82,6 +86,7 @@ class Scenario:
     llm: dict[str, str] = field(default_factory=dict)  # base_url, config (resolved path)
     default_slot: str = "scripted"  # who fills a slot [players] does not list
     groups: tuple[GroupSpec, ...] | None = None  # [[groups]] over the world's (None: the world's alone)
+    institution: InstitutionSpec | None = None  # [institution]: meetings between episodes (None: a fixed contract)
 
     def population(self, players: list[str]) -> dict[str, str]:
         """Who fills every slot of a world with these players."""
@@ -173,6 +178,7 @@ def parse_scenario(data: Mapping[str, Any], text: str, path: Path | None, base: 
         apply_llm_judge=_bool(_table(data, "judge", fail).get("apply_llm", True), "judge.apply_llm", fail),
         llm=_llm(_table(data, "llm", fail), base, fail),
         groups=parse_groups(data.get("groups"), fail),
+        institution=parse_institution(data.get("institution"), fail),
     )
 
 

@@ -65,11 +65,17 @@ def llm_settings_for(scenario: Scenario, args: argparse.Namespace | None = None)
 
 
 def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) -> RunPlan:
+    from blockpact.experiments.institution import check_players, check_population
     from blockpact.experiments.llm_record import settings_record
     from blockpact.experiments.scenario_groups import groups_record, with_groups
 
-    spec = with_groups(spec, scenario.groups, lambda key, message: ScenarioError(f"{scenario.where(key)}: {message}"))
+    fail = lambda key, message: ScenarioError(f"{scenario.where(key)}: {message}")  # noqa: E731
+    spec = with_groups(spec, scenario.groups, fail)
     population = scenario.population(sorted(spec.players))
+    check_players(scenario.institution, sorted(spec.players), spec.name, fail)
+    institution = scenario.institution or spec.institution  # the scenario's replaces the world's
+    check_population(institution, population, fail if scenario.institution else
+                     lambda key, message: ScenarioError(f"{spec.source}: {key} (the world's): {message}"))
     humans = sorted(p for p, kind in population.items() if kind == "human")
     if humans and scenario.backend != "minecraft":
         raise ScenarioError(f"{scenario.where('players')}: {', '.join(humans)} is a `human` slot, which needs a live "
@@ -84,7 +90,8 @@ def scenario_plan(scenario: Scenario, spec: WorldSpec, llm: LLMSettings | None) 
                    {"llm": scenario.judge_model, "apply_llm": scenario.apply_llm_judge},
                    {"name": scenario.name, "path": str(scenario.path) if scenario.path else None,
                     "text": scenario.text,
-                    "groups": groups_record(spec.groups) if scenario.groups is not None else None})
+                    "groups": groups_record(spec.groups) if scenario.groups is not None else None,
+                    "institution": institution.to_json() if institution is not None else None})
 
 
 def scenario_run_plan(args: argparse.Namespace) -> tuple[RunPlan, str]:

@@ -16,6 +16,7 @@ from blockpact.settings import default_mc_version
 from blockpact.errors import UserError
 from blockpact.worlds.spec import mcdata
 from blockpact.worlds.spec.drop_tables import default_drops
+from blockpact.worlds.spec.institution import KEYS as INSTITUTION_KEYS, InstitutionSpec, parse_institution
 from blockpact.worlds.spec.map_reader import MapReader
 from blockpact.worlds.spec.place_names import clashing_names
 from blockpact.worlds.spec.rule_blocks import impossible_rule_blocks
@@ -36,9 +37,14 @@ from blockpact.worlds.spec.schema import (
 )
 from blockpact.worlds.spec.value_reader import Problem, WorldSpecError, got
 
+class _InstitutionProblem(Exception):
+    """(key, message) of the first thing wrong in [institution], reported as one of the world's problems."""
+
+
 CONDITION = re.compile(r"^\s*([a-z0-9_]+)\s+in\s+([A-Za-z0-9_-]+)\s*(<=|>=|==|!=|<|>)\s*(\d+)\s*$")
 
-TOP_KEYS = {"world", "map", "regions", "blocks", "chests", "players", "harvest", "drops", "dynamics", "episode", "groups"}
+TOP_KEYS = {"world", "map", "regions", "blocks", "chests", "players", "harvest", "drops", "dynamics", "episode", "groups",
+            "institution"}
 GROUP_KEYS = {"name", "members", "share", "from", "until", "shared_observation"}
 WORLD_KEYS = {"name", "title", "description", "minecraft_version"}
 PLAYER_KEYS = {"spawn", "inventory", "values", "briefing"}
@@ -118,6 +124,7 @@ class WorldReader(MapReader):
             chests=chests, players=players, harvest=harvest, drops=drops, rules=rules,
             episode_seconds=seconds or 1.0, length_known=bool(known), extra=extra,
             groups=self.read_groups(raw.get("groups"), players, seconds or 1.0),
+            institution=self.read_institution(raw.get("institution"), sorted(players)),
         )
         for place, message in clashing_names(regions, list(chests.values())):
             kind, name = place.split(" ", 1)
@@ -133,6 +140,25 @@ class WorldReader(MapReader):
         if self.problems:
             raise WorldSpecError(self.problems)
         return spec
+
+    def read_institution(self, raw: Any, players: list[str]) -> InstitutionSpec | None:
+        """[institution] (worlds/spec/institution.py): its shape, and the players it names are the world's."""
+        if isinstance(raw, dict):  # unknown keys said as for every table; the known ones read on
+            self.unknown_keys(raw, set(INSTITUTION_KEYS), "institution")
+            raw = {k: v for k, v in raw.items() if k in INSTITUTION_KEYS}
+        try:
+            institution = parse_institution(raw, _InstitutionProblem)
+        except _InstitutionProblem as problem:
+            self.err(*problem.args)
+            return None
+        if institution is not None:
+            for key, names in (("institution.leader", [institution.leader] if institution.leader else []),
+                               ("institution.weights", sorted(institution.weights)),
+                               ("institution.veto", list(institution.veto))):
+                unknown = [n for n in names if n not in players]
+                if unknown:
+                    self.err(key, f"no player {', '.join(map(repr, unknown))} (players: {', '.join(players)})")
+        return institution
 
     def read_groups(self, raw: Any, players: dict[str, PlayerSpec], seconds: float) -> tuple[GroupSpec, ...]:
         """[[groups]]: name, members (players), share in [0, 1], from / until in seconds."""

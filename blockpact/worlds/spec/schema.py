@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from blockpact.worlds.spec.institution import InstitutionSpec
+
 Vec = tuple[int, int, int]
 
 COMPARISONS: dict[str, Callable[[int, int], bool]] = {
@@ -212,6 +214,7 @@ class WorldSpec:
     length_known: bool
     extra: dict[str, object] = field(default_factory=dict)
     groups: tuple[GroupSpec, ...] = ()
+    institution: InstitutionSpec | None = None  # [institution]: meetings between episodes (None: a fixed contract)
 
     def in_bounds(self, p: Vec) -> bool:
         return all(self.origin[i] <= p[i] < self.origin[i] + self.size[i] for i in range(3))
