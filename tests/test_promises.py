@@ -47,6 +47,7 @@ def test_promises_are_judged_on_what_the_speaker_did(pooled) -> None:
                  ("Ben", "Deal. I will deposit 2 sticks into the workshop chest. Then we all win!"),
                  ("Ada", "I won't mine diamond_ore; you can trust me."),  # she mines them: broken
                  ("Cy", "I'll mine all pumpkin."),  # kept
+                 ("Ada", "I will wait for Ben's signal, take 2 sticks from the workshop chest and craft 1 iron_pickaxe."),
                  ("Ben", "Cy will mine all pumpkin."),  # binds another: no promise of Ben's
                  ("Ada", "Will you deposit 2 sticks into the workshop chest?"),  # a question
                  ("Cy", "I promise to be a good neighbour."))  # nothing the formal reader can read
@@ -55,10 +56,11 @@ def test_promises_are_judged_on_what_the_speaker_did(pooled) -> None:
         ("Ben", "I will deposit 2 sticks into the workshop chest.", "kept"),
         ("Ada", "I won't mine diamond_ore;", "broken"),
         ("Cy", "I'll mine all pumpkin.", "kept"),
+        ("Ada", "I will wait for Ben's signal, take 2 sticks from the workshop chest and craft 1 iron_pickaxe.", "kept"),
     ]
     summary = tally.to_json()
-    assert (summary["made"], summary["kept"], summary["broken"]) == (3, 2, 1)
-    assert summary["by_player"]["Ada"] == {"made": 1, "kept": 0, "broken": 1}
+    assert (summary["made"], summary["kept"], summary["broken"]) == (4, 3, 1)
+    assert summary["by_player"]["Ada"] == {"made": 2, "kept": 1, "broken": 1}
 
 
 def test_no_promise_and_an_unfinished_episode(pooled) -> None:

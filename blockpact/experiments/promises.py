@@ -22,7 +22,7 @@ from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.spec.schema import WorldSpec
 
 _SENTENCE_END = re.compile(r"(?<=[.!;])\s+|\n+")
-_DOER_FIELDS = ("player", "giver", "signaller", "payer", "first")
+_DOER_FIELDS = ("player", "giver", "payer")  # who acts (a wait's `signaller` is whom it waits for)
 # First-person words, as the speaker's name (or nothing, for "my": "my sticks" are the sticks it holds).
 _FIRST_PERSON = [
     (re.compile(r"\bI(?:'ll| will| shall| am going to|'m going to)\b"), "{name} will"),
