@@ -48,6 +48,7 @@ def test_promises_are_judged_on_what_the_speaker_did(pooled) -> None:
                  ("Ada", "I won't mine diamond_ore; you can trust me."),  # she mines them: broken
                  ("Cy", "I'll mine all pumpkin."),  # kept
                  ("Ada", "I will wait for Ben's signal, take 2 sticks from the workshop chest and craft 1 iron_pickaxe."),
+                 ("Cy", "I will take the iron_pickaxe."),  # Ada takes it: her breach of what it gives Cy, not Cy's
                  ("Ben", "Cy will mine all pumpkin."),  # binds another: no promise of Ben's
                  ("Ada", "Will you deposit 2 sticks into the workshop chest?"),  # a question
                  ("Cy", "I promise to be a good neighbour."))  # nothing the formal reader can read
@@ -57,9 +58,10 @@ def test_promises_are_judged_on_what_the_speaker_did(pooled) -> None:
         ("Ada", "I won't mine diamond_ore;", "broken"),
         ("Cy", "I'll mine all pumpkin.", "kept"),
         ("Ada", "I will wait for Ben's signal, take 2 sticks from the workshop chest and craft 1 iron_pickaxe.", "kept"),
+        ("Cy", "I will take the iron_pickaxe.", "kept"),
     ]
     summary = tally.to_json()
-    assert (summary["made"], summary["kept"], summary["broken"]) == (4, 3, 1)
+    assert (summary["made"], summary["kept"], summary["broken"]) == (5, 4, 1)
     assert summary["by_player"]["Ada"] == {"made": 2, "kept": 1, "broken": 1}
 
 

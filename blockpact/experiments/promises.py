@@ -4,7 +4,8 @@ the measured episode, against what it then did.
 A sentence is a promise when the formal contract reader reads it as a clause that binds the speaker alone and that
 a player can break ("I will deposit my sticks into the chest", "I won't mine the diamonds"): first-person words are
 read as the speaker's name first. The formal judge then scores those clauses on the episode's events, as it scores a
-contract, so a promise counts as kept only if the world shows the deed. Sentences about others, questions, and
+contract, so a promise counts as kept only if the world shows the deed, and as broken only by the speaker's own
+breach. Sentences about others, questions, and
 whatever the reader cannot read formally are not counted: the measure is a floor on what was promised."""
 
 from __future__ import annotations
@@ -114,5 +115,13 @@ def promises_of(spec: WorldSpec, seed: SeedRecord) -> PromiseTally | None:
     contract = Contract("\n".join(f"{n}. {s}" for n, (_, _, s, _) in enumerate(found, 1)),
                         tuple(c for *_, c in found))
     scores = judge_formal(contract, observables_from_events(spec, final.events)).clauses
-    return PromiseTally([Promise(player, source, sentence, str(score["status"]))
+    return PromiseTally([Promise(player, source, sentence, _status(score, player))
                          for (player, source, sentence, _), score in zip(found, scores)])
+
+
+def _status(score: dict[str, Any], speaker: str) -> str:
+    """The judge's score of the clause, as the speaker's promise: broken only by the speaker's own breach (a clause
+    that gives the speaker something, "Bo takes the iron_pickaxe", is broken by whoever else takes it, not by Bo)."""
+    if score["status"] == "broken":
+        return "broken" if speaker in score.get("broken_by", []) else "kept"
+    return str(score["status"])
