@@ -82,6 +82,20 @@ def test_a_tool_in_an_owners_chest_is_lent_down_a_chain_and_back_to_the_owner() 
     assert {Assignment("Sam", "mine", "diamond_ore"), Assignment("Tia", "mine", "gold_ore")} <= set(lent.clauses)
 
 
+def test_a_tool_in_a_chest_nobody_owns_that_several_need_is_relayed_and_the_ores_really_held() -> None:
+    """One iron_pickaxe for three ores each valued most by another player: passed Ann -> Bo -> Cy, every ore is mined
+    by whoever values it; the search's best is that relay, its welfare in the inventories, not only settled gifts."""
+    spec = load_world(WORLDS / "relay.toml")
+    relay = next(c for c in candidates(spec) if "lent in turn" in c.name)
+    assert [c for c in relay.clauses if isinstance(c, TurnTaking)] == [
+        TurnTaking("Ann", "iron_pickaxe", "Bo", True), TurnTaking("Bo", "iron_pickaxe", "Cy", True)]
+    assert not any(isinstance(c, Assignment) and c.verb == "take" for c in relay.clauses)
+    found = asyncio.run(search(spec))
+    assert found.outside == {"Ann": 39, "Bo": 0, "Cy": 0}
+    assert found.best.welfare == 80 and "lent in turn" in found.best.candidate.name
+    assert all(found.best.rewards[p] >= found.outside[p] for p in found.outside)
+
+
 def test_items_go_to_whoever_values_them_most() -> None:
     gifts = [c for c in candidates(load_world(WORLDS / "gold_key.toml")) if Give in kinds(c)]
     assert gifts and Give("Ada", "Ben", "raw_gold", None) in gifts[0].clauses

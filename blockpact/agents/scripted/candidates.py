@@ -79,17 +79,21 @@ def _lend(spec: WorldSpec, tool: str, borrowers: list[str], owner: str, chest: V
 def _tool_clauses(spec: WorldSpec, facts: WorldFacts, assigned: dict[str, list[str]]) -> list[Clause] | None:
     """Takes and lending chains that give each player a tool for its assigned blocks (None: some cannot have one)."""
     players = sorted(spec.players)
-    taken: set[str] = set()
+    taken: dict[str, list[str]] = {}  # a tool of a free chest -> who use it, in turn (the first takes it first)
     clauses: list[Clause] = []
     borrowers: dict[tuple[str, str], list[str]] = {}  # (tool, owner) -> players in turn
     for p in players:
         needing = [b for b in assigned[p] if facts.needs_tool(b)]
         if not needing or all(any(facts.harvests(t, b) for t in spec.players[p].inventory) for b in needing):
             continue
-        free = [o for o in facts.tool_options(needing, prefer_weakest=True) if _free_chest(spec, p, o.chest) and o.item not in taken]
-        if free and all(facts.harvests(free[0].item, b) for b in needing):
-            taken.add(free[0].item)
-            clauses.append(Assignment(p, "take", free[0].item))
+        options = [o for o in facts.tool_options(needing, prefer_weakest=True) if _free_chest(spec, p, o.chest)
+                   and all(facts.harvests(o.item, b) for b in needing)]
+        free = [o for o in options if o.item not in taken]
+        if free:
+            taken[free[0].item] = [p]
+            continue
+        if options:  # every tool that would do is another's: it is passed on in turn (a relay)
+            taken[options[0].item].append(p)
             continue
         owned = [(o.item, spec.chests[o.chest].owner) for o in facts.tool_options(needing, prefer_weakest=True)
                  if not _free_chest(spec, p, o.chest)]
@@ -99,6 +103,11 @@ def _tool_clauses(spec: WorldSpec, facts: WorldFacts, assigned: dict[str, list[s
         if not lenders:
             return None
         borrowers.setdefault(lenders[0], []).append(p)  # type: ignore[arg-type]
+    for tool, users in sorted(taken.items()):
+        if len(users) == 1:
+            clauses.append(Assignment(users[0], "take", tool))
+        else:
+            clauses += [TurnTaking(a, tool, b, True) for a, b in zip(users, users[1:])]
     for (tool, owner), chain in sorted(borrowers.items()):
         in_chest = facts.chest_with(tool)
         chest = in_chest or _chest_for(spec, owner)
