@@ -22,6 +22,8 @@ STOPS = {
     "SIGTERM": ([signal.SIGTERM], {143}),
     "SIGINT then SIGTERM": ([signal.SIGINT, signal.SIGTERM], {130, 143}),
     "SIGINT": ([signal.SIGINT], {130}),
+    # nothing in the driver runs: each worker is sent SIGTERM by the kernel (PR_SET_PDEATHSIG) and ends by itself
+    "SIGKILL": ([signal.SIGKILL], {-signal.SIGKILL}),
 }
 
 
@@ -69,8 +71,8 @@ def _command(which: str, tmp_path: Path, out: Path) -> list[str]:
     if which == "sweep":
         study = write_study(tmp_path / "study", seeds=1)  # two units: cleanup (the longest, first), then double_vein
         return ["sweep", str(study), "--workers", "1", "--out", str(out)]
-    return ["suite", "run", "--agents", "greedy", "--worlds", "stag_hunt", "--seeds", "3", "--workers", "1",
-            "--out", str(out)]
+    return ["suite", "run", "--agents", "greedy", "--worlds", "stag_hunt", "--seeds", "20", "--workers", "1",
+            "--out", str(out)]  # units of about a second each: many, so the run still goes on at the signal
 
 
 @pytest.mark.parametrize("which,stop", [*(("sweep", stop) for stop in STOPS), ("suite run", "SIGTERM")])
@@ -101,7 +103,9 @@ def test_stopping_the_driver_leaves_no_worker_or_bridge(tmp_path: Path, which: s
             time.sleep(0.2)  # the second while the first's stop goes on
         _, err = proc.communicate(timeout=120)
         left = [p for p in _running(tree) if p.pid != proc.pid]
-        deadline = time.monotonic() + 10  # what the driver stopped may take a moment to be reaped
+        # what the driver stopped may take a moment to be reaped; a worker without its driver ends within its
+        # WORKER_STOP_SECONDS, its bridge with it
+        deadline = time.monotonic() + (45 if stop == "SIGKILL" else 10)
         while left and time.monotonic() < deadline:
             time.sleep(0.2)
             left = _running(left)

@@ -94,7 +94,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
                    else local_results(root, todo, workers, bounds))
         stopped = record_units(console, results, len(todo), index)
-    _show(root)
+        _show(root)  # a late SIGTERM: exit 143 (cli)
     if stopped is not None:
         word = "terminated (SIGTERM)" if stopped == SIGTERM else "interrupted"
         print(f"blockpact: {word}; run the same command again to finish the suite", file=sys.stderr)

@@ -77,7 +77,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
                    else local_results(root, todo, workers, bounds))
         stopped = record_units(console, results, len(todo), index, outcome)
-    return _finish(console, root, study, units, skipped, outcome, stopped)
+        return _finish(console, root, study, units, skipped, outcome, stopped)  # a late SIGTERM: exit 143 (cli)
 
 
 def record_units(console: Console, results: Any, total: int, index: Any, outcome: list | None = None) -> int | None:

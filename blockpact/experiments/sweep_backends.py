@@ -51,6 +51,7 @@ _stopping = False  # in a worker: SIGINT or SIGTERM seen, so units still queued 
 _playing = False  # in a worker: a unit is being played (a stop ends it as interrupted; between units, the worker)
 WORKER_STOP_SECONDS = 30.0  # a worker sent SIGTERM ends by then, whatever it is doing (its driver may be gone)
 PR_SET_PDEATHSIG = 1  # prctl(2)
+_driver = 0  # in a worker: its driver's pid
 
 
 def _on_stop(signum: int, frame: Any) -> None:
@@ -75,7 +76,20 @@ _deadline_armed = threading.Event()
 def _end_after(seconds: float) -> None:
     """Ends the worker without its exit hooks: its Node bridge ends as its stdin closes (guard.js)."""
     time.sleep(seconds)
+    _leave_scratch()
     os._exit(128 + signal.SIGTERM)
+
+
+_scratch = ""  # in a worker: the pool's temporary directory, which its driver removes
+
+
+def _leave_scratch() -> None:
+    """A worker whose driver is gone removes the pool's temporary directory if it is empty (the last one out)."""
+    if _scratch and os.getppid() != _driver:
+        try:
+            os.rmdir(_scratch)
+        except OSError:
+            pass
 
 
 def _die_with_driver(driver: int) -> None:
@@ -93,14 +107,17 @@ def _exit_at_once() -> None:
     (numba, numpy, JSPyBridge's objects), time the driver spent waiting at the end of every sweep."""
     sys.stdout.flush()
     sys.stderr.flush()
+    _leave_scratch()
     os._exit(0)
 
 
 def _init_local_worker(semaphores: Mapping[str, Any], driver: int, scratch: str) -> None:
     from blockpact.llm import gate
 
+    global _scratch, _driver
     atexit.register(_exit_at_once)
-    tempfile.tempdir = os.environ["TMPDIR"] = scratch  # its own and its Node runtime's temporary files
+    tempfile.tempdir = os.environ["TMPDIR"] = _scratch = scratch  # its own and its Node runtime's temporary files
+    _driver = driver
     # installed before any Node runtime starts, so the runtime's own SIGTERM handler (SystemExit, which the
     # pool's worker loop would catch as a unit's error and go on) is not put in its place
     signal.signal(signal.SIGINT, _on_stop)
@@ -119,6 +136,8 @@ def _play_local(unit: Unit, run_root: str) -> UnitResult:
         return play_unit(unit, Path(run_root))
     finally:
         _playing = False
+        if _stopping and os.getppid() != _driver:  # no driver to take the result or send another unit
+            threading.Thread(target=_end_after, args=(1.0,), name="stop-orphan", daemon=True).start()
 
 
 def local_results(root: Path, units: list[Unit], workers: int, bounds: Mapping[str, int]) -> Iterator[UnitResult]:
