@@ -64,6 +64,35 @@ def test_node_child_never_outlives_python(tmp_path: Path, mode: str, sig: signal
         proc.wait()
 
 
+TERM_HOLDER = """
+import time
+from blockpact.bridge import runtime as rt
+rt.NODE_TERM_GRACE_SECONDS = 1.0
+r = rt.runtime()
+server = r.require("node:net").createServer()
+server.listen(0, "127.0.0.1")          # an open handle: Node would stay alive on its own
+print(r.pid, flush=True)
+time.sleep(120)                         # Python lives on and never closes the bridge
+"""
+
+
+def test_sigterm_to_node_alone_ends_it_after_its_grace(tmp_path: Path) -> None:
+    """A SIGTERM sent to the Node runtime itself while Python lives (`kill PID`, a parent stopping its workers) ends
+    it once Python has had NODE_TERM_GRACE_SECONDS to close it; guard.js ignored it, and only SIGKILL ended it."""
+    script = tmp_path / "holder.py"
+    script.write_text(TERM_HOLDER)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        node_pid = int(proc.stdout.readline())
+        os.kill(node_pid, signal.SIGTERM)
+        assert not _gone(node_pid, within=0.5), "ended before Python had its grace to close it"
+        assert _gone(node_pid, within=scaled(10)), f"Node process {node_pid} ignored SIGTERM"
+        assert proc.poll() is None
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_missing_node_is_one_clear_message(monkeypatch) -> None:
     monkeypatch.setenv("NODE_BIN", "/nonexistent/node")
     rt.check_node.cache_clear()

@@ -58,6 +58,7 @@ class BridgeBroken(RuntimeError):
     """The Node runtime died or the Python-Node bridge stopped answering: not the program's fault."""
 
 
+NODE_TERM_GRACE_SECONDS = 10.0  # a SIGTERM sent to Node waits this long for us to close it, then ends it (guard.js)
 STOPPED_KILL_SECONDS = 2.0  # a Node process stopped this long while a call waits on it is killed (NodeRuntime.call)
 NODE_LINES_PER_MINUTE = 50  # Node's own diagnostics on stderr (not the bridge's protocol) beyond this are dropped
 
@@ -130,7 +131,8 @@ class NodeRuntime:
         self._js = javascript
         self._proc = javascript.connection.proc
         self._required: dict[str, Any] = {}  # module -> its exports, for this process (require)
-        self.pid: int = int(self.require(JS_DIR / "runtime" / "guard.js").install())
+        guard = self.require(JS_DIR / "runtime" / "guard.js")
+        self.pid: int = int(guard.install({"termGraceMs": int(NODE_TERM_GRACE_SECONDS * 1000)}))
         self._closed = False
         self._waiting = 0  # calls waiting on Node now (from any thread)
         self._waiting_lock = threading.Lock()

@@ -80,7 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"blockpact: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from blockpact.experiments.stopping import Terminated
+
+        if isinstance(exc, Terminated):  # SIGTERM where a command turns it into one (stopping.SigtermAsInterrupt)
+            print("blockpact: terminated (SIGTERM)", file=sys.stderr)
+            return 143
         print("blockpact: interrupted", file=sys.stderr)
         return 130
 

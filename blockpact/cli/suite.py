@@ -61,6 +61,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from blockpact.experiments.suite.plan import as_study, record_asked, suite_units
     from blockpact.experiments.suite.populations import populations
     from blockpact.experiments.sweep import Index, plan_sweep, unit_status
+    from blockpact.experiments.exit_codes import SIGTERM
+    from blockpact.experiments.stopping import SigtermAsInterrupt
     from blockpact.experiments.sweep_backends import endpoint_bounds, local_results, ray_results
 
     suite = load_suite()
@@ -87,14 +89,16 @@ def cmd_run(args: argparse.Namespace) -> int:
           f"{len(seeds)} seeds), {len(skipped)} already finished, {len(todo)} to run on {where}; {root}",
           file=sys.stderr)
     bounds = endpoint_bounds(todo, index.study.max_concurrent_per_endpoint)
-    results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
-               else local_results(root, todo, workers, bounds))
     console = Console(stderr=True)
-    interrupted = record_units(console, results, len(todo), index)
-    _show(root)
-    if interrupted:
-        print("blockpact: interrupted; run the same command again to finish the suite", file=sys.stderr)
-        return 130
+    with SigtermAsInterrupt():  # SIGTERM stops the workers and records what finished, as Ctrl-C does
+        results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
+                   else local_results(root, todo, workers, bounds))
+        stopped = record_units(console, results, len(todo), index)
+        _show(root)  # a late SIGTERM: exit 143 (cli)
+    if stopped is not None:
+        word = "terminated (SIGTERM)" if stopped == SIGTERM else "interrupted"
+        print(f"blockpact: {word}; run the same command again to finish the suite", file=sys.stderr)
+        return stopped
     return 0 if all(unit_status(root / u.dir) == "complete" for u in units) else UNITS_FAILED
 
 

@@ -15,6 +15,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from blockpact.cli.llm import add_llm_arguments
 from blockpact.errors import UserError
+from blockpact.experiments import exit_codes
+from blockpact.experiments.stopping import SigtermAsInterrupt, Terminated
 from blockpact.experiments.study import Study, Unit, load_study
 from blockpact.experiments.sweep import Index, UnitResult, plan_sweep, unit_status
 
@@ -69,17 +71,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     print(f"blockpact: sweep {study.name}: {len(units)} units, {len(skipped)} already finished, {len(todo)} to run "
           f"on {where}; {root}", file=sys.stderr)
     bounds = endpoint_bounds(todo, study.max_concurrent_per_endpoint)
-    results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
-               else local_results(root, todo, workers, bounds))
     console = Console(stderr=True)
     outcome: list[UnitResult] = []
-    interrupted = record_units(console, results, len(todo), index, outcome)
-    return _finish(console, root, study, units, skipped, outcome, interrupted)
+    with SigtermAsInterrupt():  # SIGTERM stops the workers and records what finished, as Ctrl-C does
+        results = (ray_results(root, todo, args.ray or None, workers, bounds) if args.ray is not None
+                   else local_results(root, todo, workers, bounds))
+        stopped = record_units(console, results, len(todo), index, outcome)
+        return _finish(console, root, study, units, skipped, outcome, stopped)  # a late SIGTERM: exit 143 (cli)
 
 
-def record_units(console: Console, results: Any, total: int, index: Any, outcome: list | None = None) -> bool:
+def record_units(console: Console, results: Any, total: int, index: Any, outcome: list | None = None) -> int | None:
     """Each unit's result into the index as it comes (and into `outcome`), with a progress bar and a line for every
-    unit that did not complete; True when Ctrl-C stopped it (what finished is kept)."""
+    unit that did not complete. When SIGINT or SIGTERM stopped it, the exit status that says which (what finished
+    is kept, and the results' generator is closed, which stops the workers at once); else None."""
     try:
         with _progress(console, total) as progress:
             for result in results:
@@ -90,9 +94,13 @@ def record_units(console: Console, results: Any, total: int, index: Any, outcome
                 if result.status != "complete":
                     console.print(f"unit {result.id}: {result.status}: {next(iter((result.error or '').splitlines()), '')}",
                                   markup=False, highlight=False, soft_wrap=True)
-    except KeyboardInterrupt:
-        return True
-    return False
+    except KeyboardInterrupt as exc:
+        try:
+            results.close()  # a signal between two results left the generator open, its workers running
+        except KeyboardInterrupt as again:
+            exc = again
+        return exit_codes.SIGTERM if isinstance(exc, Terminated) else exit_codes.SIGINT
+    return None
 
 
 def _progress(console: Console, total: int) -> Progress:
@@ -103,7 +111,7 @@ def _progress(console: Console, total: int) -> Progress:
 
 
 def _finish(console: Console, root: Path, study: Study, units: list[Unit], skipped: list[Unit],
-            outcome: list[UnitResult], interrupted: bool) -> int:
+            outcome: list[UnitResult], stopped: int | None) -> int:
     from blockpact.experiments.compare import compare
     from blockpact.experiments.compare_output import write_comparison
 
@@ -121,8 +129,9 @@ def _finish(console: Console, root: Path, study: Study, units: list[Unit], skipp
         files = write_comparison(comparison, root / "comparison")
         print_comparison(Console(), comparison)
         print(f"comparison: {files['html']}")
-    if interrupted:
-        print("blockpact: interrupted; run the same command again to finish the sweep", file=sys.stderr)
-        return 130
+    if stopped is not None:
+        word = "terminated (SIGTERM)" if stopped == exit_codes.SIGTERM else "interrupted"
+        print(f"blockpact: {word}; run the same command again to finish the sweep", file=sys.stderr)
+        return stopped
     not_complete = [u for u in units if unit_status(root / u.dir) != "complete"]
     return 0 if not not_complete else UNITS_FAILED

@@ -79,3 +79,33 @@ class SigtermAsInterrupt:
         if isinstance(exc, asyncio.CancelledError):
             raise exc  # cancelled by something other than a signal: not ours to swallow
         return Stop("interrupted", SIGINT)
+
+
+class HeldSignals:
+    """Context manager: SIGINT and SIGTERM are noted, not raised, while a stop that must not be cut short runs
+    (a pool's workers being stopped); `hurry()` says whether one came, so that stop can cut its waits short."""
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+        self._previous: dict[int, Any] = {}
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        self.seen.append(signum)
+
+    def hurry(self) -> bool:
+        return bool(self.seen)
+
+    @property
+    def terminated(self) -> bool:
+        return signal.SIGTERM in self.seen
+
+    def __enter__(self) -> HeldSignals:
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._note)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
+        self._previous.clear()

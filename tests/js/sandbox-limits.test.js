@@ -215,6 +215,28 @@ test('more: a refusal the program catches still ends it reported with the limit'
     + '  try { bot.blockAt(v); } catch (e) {}\n  return 1;\n}', { error: /^RangeError: bot.blockAt: arguments too deep: over 24 levels of nesting \(limit maxDepth\)/, limit: 'maxDepth' });
 });
 
+test('more: a caught refusal followed by a loop to the end of the budget is reported with the limit', async () => {
+  // The worker knew of the refusal, but the budget ends the run in the main thread, which did not: it was
+  // reported as "budget". Thread and process isolation alike.
+  for (const isolation of ['thread', 'process']) {
+    const runner = makeRunner(simHost, { budgetClock: 'compute', stallCheck: true, isolation });
+    await assertLimited('async function main(bot) {\n  try { await moveTo(bot, "x".repeat(40000)); } catch (e) {}\n'
+      + '  for (;;) {}\n}', { error: /^RangeError: moveTo: argument too large: 40\d\d\d bytes, limit 32768 \(limit maxArgumentBytes\)/,
+      limit: 'maxArgumentBytes', budgetMs: 1000, runner });
+    // and so is one the host cancels (an episode's end) while it waits after the refusal
+    let waiting;
+    const cancelling = makeRunner(recordingHost({ waitSignal: () => {
+      setTimeout(() => waiting.cancel(waiting.activeRunId), 0);
+      return new Promise(() => {});
+    } }), { budgetClock: 'compute', isolation });
+    waiting = cancelling;
+    const cancelled = await cancelling.run('async function main(bot) {\n  try { await moveTo(bot, "x".repeat(40000)); }'
+      + ' catch (e) {}\n  await waitSignal(bot, "go");\n}', { budgetMs: 60000 });
+    assert.equal(cancelled.kind, 'limit', cancelled.error);
+    assert.equal(cancelled.limit, 'maxArgumentBytes');
+  }
+});
+
 test('more: nothing the program left acts after it returned', async () => {
   const getter = await sim.run('async function main(bot) {\n  return { get items() { getItemFromChest(bot, 1); return 1; } };\n}', { budgetMs: 3000 });
   assert.equal(getter.success, false);

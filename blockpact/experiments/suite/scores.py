@@ -62,6 +62,8 @@ def unit_score(run_dir: Path, world: SuiteWorld, population: str, seed: int) -> 
     """The unit's measures; its status says why there are none (not run, cut short, a failed seed)."""
     if not (run_dir / "events.jsonl").is_file():
         return UnitScore(world.name, population, seed, "missing")
+    if (run_dir / "events.jsonl").stat().st_size == 0:  # stopped (SIGINT, SIGTERM) before its first event
+        return UnitScore(world.name, population, seed, "interrupted")
     source = load_run(run_dir)
     metrics = source.metrics
     [(condition, measured)] = metrics["conditions"].items()  # a suite unit plays one condition

@@ -84,7 +84,7 @@ class Runner {
     const run = {
       id: options.runId ?? null, // the caller's name for it (cancel, activeRunId)
       wire: `run-${++runsStarted}`, // the worker's: unique in the process, a worker may have served other runners
-      chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, computeMs: () => 0, stopBudget: null, done: false,
+      chat: [], logs: [], pendingCalls: 0, worker: null, startedAt: 0, computeMs: () => 0, stopBudget: null, done: false, refused: null,
       chargedMs: 0, budgetFromMs: 0,
     };
     run.id ??= run.wire;
@@ -255,6 +255,7 @@ class Runner {
     else if (msg.t === 'log') this.#record(run.logs, msg.line);
     else if (msg.t === 'done') this.#onDone(worker, run, msg.result);
     else if (msg.t === 'limit') this.#onLimit(worker, msg);
+    else if (msg.t === 'refused') run.refused ??= msg; // a caught refusal (worker.js noteRefusal): its failure, see #finish
   }
 
   // The program returned; it is reported once its worker is idle. Code it left running (a promise chain that
@@ -334,6 +335,7 @@ class Runner {
   async #finish(run, outcome, { stopBody = false, killWorker = false, abandonRun = false }) {
     if (run.done) return;
     run.done = true;
+    if (run.refused && outcome.kind !== 'limit') outcome = { ...run.refused, success: false, returnJson: null, kind: 'limit' };
     run.stopBudget?.();
     if (run.worker) run.worker.running = false;
     const durationMs = run.startedAt ? performance.now() - run.startedAt : 0;

@@ -96,10 +96,12 @@ function breakLimit(run, limit, message) {
 }
 
 // A value refused for its size or depth (codec.js) is thrown to the program, which may catch it; the run is
-// still reported with the limit it broke (the first refusal), so catching refusals cannot hide them.
+// still reported with the limit it broke (the first refusal), so catching refusals cannot hide them. The main
+// thread is told at once: a run it ends itself (its budget, a cancel) never sends this worker's result.
 function noteRefusal(run, err) {
   if (err instanceof ValueLimitError && run.refused == null) {
     run.refused = { limit: err.limit, ...describeError(err, getStackString) };
+    if (!run.finished) parentPort.postMessage({ t: 'refused', run: run.id, ...run.refused });
   }
   return err;
 }
