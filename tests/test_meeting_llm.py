@@ -104,6 +104,9 @@ def test_a_member_out_of_format_abstains_and_is_recorded_as_failing(llm_env, tmp
     assert errors["by_player"] == {"Cal": {"meeting_format": 1}}
     vote = next(e["data"] for e in events if e["kind"] == "vote" and e["data"]["player"] == "Cal")
     assert vote["vote"] == "abstain" and vote["reason"] == "no reply in the format"
+    report = (tmp_path / "out" / "report.html").read_text()
+    assert "<h3>Member turns out of format</h3>" in report and "Yes to everything!" in report
+    assert "Ann (LLM)" in report
 
 
 def floor(open_numbers: tuple[int, ...] = (1,), may_propose: bool = True) -> Floor:
