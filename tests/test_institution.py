@@ -209,9 +209,11 @@ def test_players_the_institution_names_must_be_in_the_world_and_members_scripted
     with pytest.raises(ScenarioError, match=r"bad\.toml:\d+: institution\.veto: no player 'Zed' in world "
                                             r"'meeting_pasture'"):
         scenario_plan(scenario, world, None)
-    path, scenario = load(tmp_path, '\n[institution]\npropose = "leader"\nleader = "Ann"\n', others="llm:some-model")
-    with pytest.raises(ScenarioError, match=r"institution: Bo, Cal, Dee are not a scripted slot .*scripted players only"):
+    path, scenario = load(tmp_path, '\n[institution]\npropose = "leader"\nleader = "Ann"\n', others="human")
+    with pytest.raises(ScenarioError, match=r"institution: Bo, Cal, Dee are a `human` slot: .*scripted and LLM members"):
         scenario_plan(scenario, world, None)
+    _, scenario = load(tmp_path, '\n[institution]\n', others="llm:some-model")  # LLM members vote (test_meeting_llm.py)
+    assert scenario_plan(scenario, world, None).population["Bo"] == "llm:some-model"
     _, scenario = load(tmp_path, '\n[institution]\nrule = "weighted"\nweights = { Ann = 2 }\nveto = ["Dee"]\n')
     plan = scenario_plan(scenario, world, None)
     record = plan.scenario["institution"]

@@ -73,9 +73,6 @@ def plan_from_flags(args: argparse.Namespace) -> RunPlan:
     budget = budget_for(args.llm_budget, llm)
     spec = load_world(args.world, args.mc_version)
     warnings = require_something_of_value(spec)
-    if spec.institution is not None and args.agents != "scripted":
-        raise UserError(f"{spec.source}: institution: meetings are voted by scripted players only in this version "
-                        "(--agents llm has no voting part yet): run with --agents scripted, or a scenario file")
     conditions = conditions_for(args.contract)
     if args.contract not in (None, *CONTRACT_MODES):
         check_contract_value(args.contract, sorted(spec.players), spec)

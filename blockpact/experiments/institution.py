@@ -29,11 +29,12 @@ def check_players(institution: InstitutionSpec | None, players: list[str], world
 
 
 def check_population(institution: InstitutionSpec | None, population: Mapping[str, str], fail: Fail) -> None:
-    """Meetings are held by scripted members in this version: an LLM or human slot has no voting part yet."""
+    """Scripted and LLM members hold meetings (agents/scripted/voting.py, agents/meeting_member.py); a `human` slot
+    has no voting part yet."""
     if institution is None:
         return
-    others = sorted(p for p, kind in population.items() if not kind.startswith("scripted"))
-    if others:
-        raise fail("institution", f"{', '.join(others)} {'is' if len(others) == 1 else 'are'} not a scripted slot "
-                                  f"({', '.join(population[p] for p in others)}): meetings are voted by scripted "
-                                  "players only in this version (LLM and human members are not supported yet)")
+    humans = sorted(p for p, kind in population.items() if kind == "human")
+    if humans:
+        raise fail("institution", f"{', '.join(humans)} {'is' if len(humans) == 1 else 'are'} a `human` slot: "
+                                  "meetings are voted by scripted and LLM members only in this version (human "
+                                  "members are not supported yet)")

@@ -16,9 +16,12 @@ def _meetings(seed: SeedRecord) -> list[dict[str, Any]]:
         if kind == "meeting_start":
             proposals = {}
             meetings.append({"after_episode": d.get("after_episode"), "for_episode": d.get("for_episode"),
-                             "contract_before": d.get("contract"), "proposals": [], "adopted": [], "contract": None})
+                             "contract_before": d.get("contract"), "proposals": [], "adopted": [], "contract": None,
+                             "last_episode": d.get("last_episode"), "failures": []})
         elif not meetings:
             continue  # a fragment without its start (a torn log): nothing to attach it to
+        elif kind == "meeting_turn" and d.get("error"):  # an LLM member's turn out of format: no proposal, abstained
+            meetings[-1]["failures"].append({"player": d["player"], "error": d["error"], "raw": d.get("raw")})
         elif kind == "proposal":
             entry = {"proposal": d["proposal"], "player": d["player"], "text": d.get("text"),
                      "reason": d.get("reason"), "scripted": bool(d.get("scripted")), "in_order": bool(d.get("in_order")),
@@ -54,6 +57,7 @@ def _summary(seeds: list[dict[str, Any]]) -> dict[str, Any]:
     return {"meetings": sum(len(s["meetings"]) for s in seeds), "proposals": len(proposals),
             "voted": sum(p["result"] is not None for p in proposals), "adopted": sum(p["passed"] for p in proposals),
             "out_of_order": sum(not p["in_order"] for p in proposals), "votes_by_player": by_player,
+            "member_failures": sum(len(m["failures"]) for s in seeds for m in s["meetings"]),
             "seeds_amended": sum(any(m["adopted"] for m in s["meetings"]) for s in seeds)}
 
 

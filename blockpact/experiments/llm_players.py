@@ -88,6 +88,18 @@ class LLMNegotiation:
         return await negotiate([LLMNegotiator(client, p, spec) for p in sorted(spec.players)])
 
 
+class LLMMembers:
+    """Every player an LLM member of the run's institution (a world's [institution] run with --agents llm)."""
+
+    def __init__(self, cast: LLMCast) -> None:
+        self.cast = cast
+
+    def __call__(self, spec: WorldSpec, budget: float | None) -> Any:
+        from blockpact.agents.meeting_member import LLMMember
+
+        return lambda seed: {p: LLMMember(self.cast.client_for(seed), p, spec) for p in sorted(spec.players)}
+
+
 class CallLog:
     """Puts every LLM call's accounting into events.jsonl as an `llm_call` event of the unit (and
     episode) it was made for, so metrics and the report count calls, tokens and cost from the log."""
@@ -114,4 +126,4 @@ def llm_participants(settings: LLMSettings, run_dir: RunDir, world_factory: Worl
     cast = LLMCast(client, run_dir)
     calls = CallLog(client)
     return Participants(WorldEpisodeEngine(cast, world_factory), LLMNegotiation(cast), aclose=client.aclose,
-                        bind=calls.bind, stop_reason=calls.stop_reason)
+                        bind=calls.bind, stop_reason=calls.stop_reason, members=LLMMembers(cast))

@@ -175,6 +175,9 @@ def agent_errors(seeds: list[SeedRecord]) -> dict[str, Any]:
         for turn in s.turns:
             if turn.error:
                 add(turn.player, "negotiation_format", turn.error)
+        for kind, d in s.meetings:
+            if kind == "meeting_turn" and d.get("error"):
+                add(d["player"], "meeting_format", d["error"])
         for ep in s.episodes:
             for p in ep.programs:
                 if (kind := p.error_kind) is not None:

@@ -7,7 +7,7 @@ go through the same protocol as uniform runs; only who answers for each slot dif
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.action import ActionAgent
@@ -138,6 +138,30 @@ def scripted_agent(kind: str, player: str, spec: WorldSpec, contract: str | None
     return ScriptedCooperativeAgent(player, spec, parse_contract(text, players, spec=spec), facts)
 
 
+class PopulationMembers:
+    """The members of an institution's meetings, each slot as its kind: an LLM slot asks the run's client (its
+    model, the seed's view), a scripted one proposes and votes by its kind (agents/scripted/voting.py)."""
+
+    def __init__(self, cast: PopulationCast) -> None:
+        self.cast = cast
+
+    def __call__(self, spec: WorldSpec, budget: float | None) -> Callable[[int], dict[str, Any]]:
+        from blockpact.agents.meeting_member import LLMMember
+        from blockpact.agents.scripted.voting import ScriptedMember
+
+        scripted = {p: ScriptedMember(p, kind, spec, budget) for p, kind in self.cast.population.items()
+                    if kind.startswith("scripted")}
+
+        def seat(seed: int) -> dict[str, Any]:
+            members: dict[str, Any] = dict(scripted)
+            for p, kind in self.cast.population.items():
+                if kind.startswith("llm"):
+                    members[p] = LLMMember(self.cast.client_for(seed, llm_model(kind)), p, spec)
+            return members
+
+        return seat
+
+
 class PopulationNegotiation:
     """Each slot negotiates as its kind: the LLM negotiator of its model, or the scripted negotiator."""
 
@@ -184,10 +208,11 @@ def population_participants(population: Mapping[str, str], judge_model: str | No
         seats = world_factory.seat_humans(humans)
     cast = PopulationCast(population, judge_model, apply_llm_judge, client, run_dir, seats)
     if client is None:
-        return Participants(WorldEpisodeEngine(cast, world_factory), PopulationNegotiation(cast))
+        return Participants(WorldEpisodeEngine(cast, world_factory), PopulationNegotiation(cast),
+                            members=PopulationMembers(cast))
     calls = CallLog(client)  # every call an llm_call event, as in an all-LLM run (accounting, budget)
     return Participants(WorldEpisodeEngine(cast, world_factory), PopulationNegotiation(cast), aclose=client.aclose,
-                        bind=calls.bind, stop_reason=calls.stop_reason)
+                        bind=calls.bind, stop_reason=calls.stop_reason, members=PopulationMembers(cast))
 
 
 def plan_participants(plan: Any, run_dir: RunDir, llm: LLMSettings | None,

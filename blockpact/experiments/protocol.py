@@ -86,12 +86,15 @@ class EpisodeOutcome:
 class EpisodeLog:
     """An engine's channel into events.jsonl, bound to one (condition, seed, episode)."""
 
-    def __init__(self, writer: EventWriter, coords: Coords) -> None:
+    def __init__(self, writer: EventWriter, coords: Coords, kept: list[Event] | None = None) -> None:
         self.writer = writer
         self.coords = coords
+        self.kept = kept  # the world events, also kept here when a meeting after the episode reads them
 
     def world(self, event: Event) -> None:
         self.writer.emit("world", {"event": event.to_json()}, self.coords)
+        if self.kept is not None:
+            self.kept.append(event)
 
     def follow(self, events: Sequence[Event], listen: Callable[[Listener], None]) -> None:
         """Record every world event: those already in `events`, then each new one `listen` passes on."""
@@ -155,6 +158,9 @@ class Participants:
     aclose: Callable[[], Awaitable[None]] | None = None  # releases what they hold (an LLM client's connections)
     bind: Callable[[EventWriter], None] | None = None  # given the run's log (LLM participants log every call)
     stop_reason: Callable[[], str | None] | None = None  # why no further unit may start (LLM budget spent)
+    # The members of an institution's meetings: members(spec, budget)(seed) -> {player: Member} (an LLM slot's
+    # asks the run's client); None: every member scripted, of its slot's kind (experiments/meeting.py).
+    members: Callable[[WorldSpec, float | None], Callable[[int], Mapping[str, Any]]] | None = None
 
 
 Unit = tuple[ConditionSpec, int]  # a (condition, seed): negotiated, played and ended as one piece
@@ -259,7 +265,7 @@ class RunProtocol:
             participants.bind(writer)
         from blockpact.experiments.meeting import meeting_for
 
-        self.meeting = meeting_for(plan)  # an institution's meetings between episodes (None: the contract is fixed)
+        self.meeting = meeting_for(plan, participants.members)  # an institution's meetings between episodes (None: the contract is fixed)
 
     async def run(self) -> None:
         self.writer.emit("run_start", run_start_data(self.plan))
@@ -312,11 +318,12 @@ class RunProtocol:
         try:
             contract = await self.contract(condition, seed, coords)
             handover: Mapping[str, Handover] = {}
+            last = None  # how the episode before a meeting ended, for its members
             for index in range(self.plan.episodes):
                 if index > 0 and self.meeting is not None:  # the contract in force from this episode on
-                    contract = await self.meeting.hold(self.writer, coords, index - 1, contract)
-                handover = await self.episode(EpisodeInput(self.plan.spec, seed, condition.name, contract, index,
-                                                           handover, self.plan.episodes), coords.at(episode=index))
+                    contract = await self.meeting.hold(self.writer, coords, index - 1, contract, last)
+                handover, last = await self.episode(EpisodeInput(self.plan.spec, seed, condition.name, contract, index,
+                                                                 handover, self.plan.episodes), coords.at(episode=index))
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
         except Exception as exc:  # a failed unit is reported with its cause; the run goes on
@@ -344,13 +351,15 @@ class RunProtocol:
         self.writer.emit("contract", {"text": text, "source": source, "accepted_round": accepted, **agreement}, coords)
         return text
 
-    async def episode(self, episode: EpisodeInput, coords: Coords) -> dict[str, Handover]:
+    async def episode(self, episode: EpisodeInput, coords: Coords) -> tuple[dict[str, Handover], Any]:
+        """The handover to the next episode, and how this one ended for a meeting after it (None: no meeting)."""
         self.writer.emit("episode_start", {
             "world_seed": episode.seed, "contract": episode.contract, "critiques": episode.critiques,
             "handover": {p: h.to_json() for p, h in sorted(episode.handover.items())},
         }, coords)
         CURRENT_COORDS.set(coords)
-        outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords))
+        kept: list[Event] | None = [] if self.meeting is not None and episode.followed else None
+        outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords, kept))
         CURRENT_COORDS.set(coords.at(episode=None))
         # rewards and transfers are derived sums: written to twelve significant digits (blockpact.numbers)
         transfers = tidy(outcome.transfers)
@@ -359,4 +368,5 @@ class RunProtocol:
         self.writer.emit("episode_end", {"rewards": tidy(outcome.rewards),
                                          "inventory_rewards": tidy(outcome.inventory_rewards),
                                          "transfers": transfers, "sim_seconds": outcome.sim_seconds, **replayed}, coords)
-        return outcome.handover
+        last = self.meeting.outcome(episode.episode, outcome.rewards, kept) if self.meeting and kept is not None else None
+        return outcome.handover, last

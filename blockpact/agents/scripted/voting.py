@@ -11,8 +11,8 @@ A proposal without a limit (lifting one) gets the opposite votes: the cooperativ
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from blockpact.agents.meeting_floor import Ballot, Floor, Motion, Turn
 from blockpact.agents.scripted.contract_search import best_contract
 from blockpact.judge.amendment import is_limit, is_quota
 from blockpact.judge.clauses import Clause
@@ -21,16 +21,7 @@ from blockpact.worlds.spec.schema import WorldSpec
 MEMBER_KINDS = ("scripted", "scripted:greedy", "scripted:cooperative")
 
 
-@dataclass(frozen=True)
-class Motion:
-    clauses: tuple[Clause, ...]
-    reason: str
-
-
-@dataclass(frozen=True)
-class Ballot:
-    vote: str  # "yes" | "no" | "abstain"
-    reason: str
+__all__ = ["MEMBER_KINDS", "Ballot", "Motion", "ScriptedMember"]
 
 
 class ScriptedMember:
@@ -45,6 +36,13 @@ class ScriptedMember:
         self.kind = kind
         self.spec = spec
         self.budget = budget
+
+    async def turn(self, floor: Floor) -> Turn:
+        """Its proposal (when it may propose, and none of the same clauses is open) and its vote on each open one."""
+        motion = await self.propose(floor.in_force) if floor.may_propose else None
+        if motion is not None and any(set(o.clauses) == set(motion.clauses) for o in floor.open):
+            motion = None  # the same limit is put to the vote already
+        return Turn(motion, {o.number: self.vote(o.clauses) for o in floor.open})
 
     async def propose(self, in_force: Sequence[Clause]) -> Motion | None:
         if self.kind != "scripted:cooperative":

@@ -10,6 +10,9 @@ in each role's protocol, deterministically, with the scripted players' logic beh
 - critic: JSON verdict (success when the inventory after the program holds something);
 - skill: a one-line description;
 - reflection: two lessons, one naming the reward the episode's outcome gave the player;
+- member (a meeting of an institution): with no quota in force and no proposal open, proposes the same quota for
+  each player on the first renewable block, the share of its regrowth (cap less cap / factor) per period; votes
+  yes on every open proposal;
 - judge: JSON transfers computed from the case (fixed, proportional and per-unit clauses), after a
   first answer whose transfers do not add up to zero, so the judge's validation and retry run too.
 
@@ -27,7 +30,7 @@ from blockpact.agents.scripted import ScriptedCooperativeAgent, ScriptedGreedyAg
 from blockpact.agents.testing.stub_replies import Script, echo_last_user_message
 from blockpact.judge.clauses import FixedTransfer, PerUnitTransfer, ProportionalTransfer
 from blockpact.judge.contract import parse_contract, render_contract
-from blockpact.worlds.spec.schema import WorldSpec
+from blockpact.worlds.spec.schema import GrowRule, WorldSpec
 
 _NEGOTIATOR = re.compile(r"^You are (\w+), a player in a Minecraft scenario")
 _ACTION = re.compile(r"^You are a player in a Minecraft world\. You act by writing JavaScript.*^You play as (\w+)\.$",
@@ -36,6 +39,7 @@ _CRITIC = "You assess the progress of a player"
 _SKILL = "You describe JavaScript programs"
 _JUDGE = "You are the judge of a contract"
 _REFLECTION = "You play a Minecraft scenario several times in a row"
+_MEMBER = re.compile(r"^You are (\w+), a member of the meeting")
 
 
 def _text(message: dict[str, Any]) -> str:
@@ -85,6 +89,8 @@ class ProtocolResponder:
             return f"(stub) Plays the scenario as {name.group(1) if name else 'the program'} does."
         if system.startswith(_REFLECTION):
             return self.reflect(users[0])
+        if match := _MEMBER.match(system):
+            return self.meet(match.group(1), users[0])
         if system.startswith(_JUDGE):
             return self.judge(users[0], first_attempt=not answered)
         return echo_last_user_message(request)
@@ -121,6 +127,17 @@ class ProtocolResponder:
         name = player.group(1) if player else "I"
         return (f"- (stub) {name} ended the episode with a reward of {reward.group(1) if reward else 'unknown'}.\n"
                 "- (stub) Keep every clause of the contract that names me.")
+
+    def meet(self, player: str, turn: str) -> str:
+        open_numbers = re.findall(r"^Proposal (\d+), by \w+:$", turn, re.MULTILINE)
+        in_force = _section(turn, "The contract in force:", "Open proposals (vote on each):")
+        grow = next((r for r in self.spec.rules if isinstance(r, GrowRule) and r.cap and r.factor > 1), None)
+        votes = "".join(f"\n[vote {n}] yes" for n in open_numbers)
+        if open_numbers or "at most" in in_force or grow is None or "Propose a change" not in turn:
+            return f"[thinking] (stub) {player} votes for every limit.\n[proposal] none{votes}"
+        share = int((grow.cap - grow.cap / grow.factor) // len(self.players))
+        return (f"[thinking] (stub) {player} proposes a quota that lets the {grow.block} regrow.\n[proposal]\n"
+                f"1. Each player mines at most {share} {grow.block} every {grow.every:g} seconds.\n[proposal end]")
 
     def judge(self, case: str, *, first_attempt: bool) -> str:
         contract = parse_contract(_section(case, "Contract:", "Tasks:"), self.players, spec=self.spec)

@@ -63,6 +63,21 @@ class InstitutionSpec:
             text += " (" + ", ".join(f"{p} {w:g}" for p, w in sorted(self.weights.items())) + ", others 1)"
         return text + (f"; {', '.join(self.veto)} may veto" if self.veto else "")
 
+    def passing(self, players: list[str]) -> str:
+        """What passing takes, in words, as a member's meeting prompt says it (experiments/institution_vote.py counts)."""
+        total = sum(self.weight(p) for p in players)
+        weights = (" (" + ", ".join(f"{p} has {self.weight(p):g} votes" for p in players if self.weight(p) != 1)
+                   + ", every other player 1)") if any(self.weight(p) != 1 for p in players) else ""
+        match self.rule:
+            case "unanimity":
+                text = f"every one of the {len(players)} players votes yes"
+            case "quorum":
+                text = f"yes votes make at least {self.quorum or 1:g} of all {total:g} votes{weights}"
+            case _:
+                text = f"yes votes make more than half of all {total:g} votes{weights}"
+        text += "; an abstention counts as no yes"
+        return text + (f"; a no from {' or '.join(self.veto)} defeats any proposal" if self.veto else "")
+
     def to_json(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "veto": list(self.veto), "can_change": list(self.can_change),
                 "description": self.describe()}
