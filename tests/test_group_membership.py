@@ -222,3 +222,11 @@ def test_shared_observation_follows_membership(moved) -> None:
     after = share_group_observations(seen, membership_at(groups, events, spec.players, 100.0).standing(100.0), 100.0)
     assert set(before["Ann"]["group"]) == {"Bo"} and set(after["Ann"]["group"]) == {"Cal", "Dee"}
     assert not after["Bo"].get("group") and set(after["Cal"]["group"]) == {"Dee", "Ann"}
+
+
+def test_the_action_prompt_lists_the_group_calls_only_in_a_world_with_groups() -> None:
+    from blockpact.skills.reference import GROUP_PRIMITIVES, primitive_reference
+
+    full, plain = primitive_reference(), primitive_reference(GROUP_PRIMITIVES)
+    assert "joinGroup(bot, group)" in full and "formGroup(bot, group, share = 1)" in full
+    assert "joinGroup" not in plain and "sendSignal(bot" in plain
