@@ -22,7 +22,8 @@ def test_simulator_offers_exactly_the_documented_primitives() -> None:
     assert implemented_primitives() == set(primitives())
     assert set(primitives()) == {
         "mineBlock", "craftItem", "smeltItem", "placeItem", "killMob", "exploreUntil", "getItemFromChest",
-        "depositItemIntoChest", "checkItemInsideChest", "moveTo", "sendSignal", "waitSignal",
+        "depositItemIntoChest", "checkItemInsideChest", "moveTo", "sendSignal", "waitSignal", "joinGroup", "leaveGroup",
+        "formGroup",
     }
 
 

@@ -17,7 +17,7 @@ from blockpact.agents.action_prompts import action_messages, parse_error_message
 from blockpact.agents.action_settings import action_settings
 from blockpact.agents.code_extraction import CodeExtractionError, extract_program, reply_sections
 from blockpact.llm.repair import ask_until_usable
-from blockpact.skills.reference import primitive_reference
+from blockpact.skills.reference import GROUP_PRIMITIVES, primitive_reference
 from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
@@ -83,7 +83,8 @@ class LLMActionAgent:
         """Raises ProposalError (no runnable program: the agent's failure) or the LLM layer's errors
         (the endpoint's failure: no answer, or no usable reply body in any attempt)."""
         skills = self.library.retrieve(f"{ctx.task}\n{ctx.contract or ''}", k=self.retrieved_skills) if self.library else []
-        messages = action_messages(ctx, primitive_reference(), skills, self.chat_log_lines)
+        reference = primitive_reference(() if ctx.world.groups else GROUP_PRIMITIVES)  # group calls where groups are
+        messages = action_messages(ctx, reference, skills, self.chat_log_lines)
         asked = await ask_until_usable(self.client, self.role, messages, extract_program,
                                        lambda reason: parse_error_message(reason), self.extraction_attempts,
                                        errors=(CodeExtractionError,))

@@ -31,6 +31,7 @@ from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutc
 from blockpact.experiments.settings import prompt, run_settings
 from blockpact.plain_text import plain_line
 from blockpact.worlds.events import Event
+from blockpact.worlds.membership import membership_at
 from blockpact.worlds.spec.schema import WorldSpec
 
 if TYPE_CHECKING:
@@ -194,7 +195,8 @@ class WorldEpisodeEngine:
         runs = _Runs(spec.episode_seconds)
         loops = {p: VoyagerLoop(minds.agents[p], minds.critic, library=minds.libraries.get(p), describer=minds.describer,
                                 attempts=1, on_event=runs.note) for p in players}
-        observations = share_group_observations({p: await world.observe(p) for p in players}, spec.groups, world.now)
+        groups = membership_at(spec.groups, list(world.events), players, world.now).standing(world.now)  # members now
+        observations = share_group_observations({p: await world.observe(p) for p in players}, groups, world.now)
         contexts = {p: _context(episode, p, task, observations[p]) for p in players}
         proposed = await asyncio.gather(*(loops[p].propose(contexts[p], 1) for p in players))
         proposals: dict[str, Proposal | str] = dict(zip(players, proposed))

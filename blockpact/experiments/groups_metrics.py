@@ -1,6 +1,8 @@
-"""The `groups` section of metrics.json: welfare and Gini per group, for the groups a world declares
-and those a contract forms ("X and Y share their rewards equally"), on each seed's last finished
-episode (rewards after transfers and sharing), with the mean over seeds."""
+"""The `groups` section of metrics.json: welfare and Gini per group, for the groups a world declares,
+those formed during play (formGroup) and those a contract forms ("X and Y share their rewards equally"),
+on each seed's last finished episode (rewards after transfers and sharing), with the mean over seeds.
+Per seed, each group's `membership` (its spells of fixed members, worlds/membership.py) and the seed's
+`membership_changes` (every joinGroup, leaveGroup and formGroup, in time order) show membership over time."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from blockpact.judge.contract import parse_contract
 from blockpact.judge.groups import group_outcomes
 from blockpact.judge.metrics import gini
 from blockpact.experiments.welfare import mean_std
+from blockpact.worlds.membership import GROUP_EVENTS
 from blockpact.worlds.spec.schema import WorldSpec
 
 
@@ -36,9 +39,13 @@ def groups_metrics(run: RunRecord, spec: WorldSpec) -> dict[str, Any] | None:
             final = s.final
             if final is None or final.rewards is None:
                 continue
-            groups = {**group_outcomes(spec, final.rewards), **_contract_groups(spec, s.contract, final.rewards)}
+            events = final.events or []
+            groups = {**group_outcomes(spec, final.rewards, events), **_contract_groups(spec, s.contract, final.rewards)}
             if groups:
-                seeds.append({"seed": s.seed, "groups": groups})
+                changes = [{"time": e.time, "player": e.agent, "change": e.kind.removeprefix("group_"),
+                            "group": e.data.get("group"), "members": list(e.data.get("members", []))}
+                           for e in events if e.kind in GROUP_EVENTS]
+                seeds.append({"seed": s.seed, "groups": groups, "membership_changes": changes})
         if not seeds:
             continue
         names = sorted({g for s in seeds for g in s["groups"]})
@@ -51,6 +58,7 @@ def groups_metrics(run: RunRecord, spec: WorldSpec) -> dict[str, Any] | None:
                 "welfare": mean_std([o["welfare"] for o in outcomes])["mean"],
                 "gini": mean_std(ginis)["mean"] if ginis else None,
                 "seeds": len(outcomes),
+                "changes": sum(1 for s in seeds for c in s["membership_changes"] if c["group"] == name),
             }
         conditions[condition.name] = {"groups": summary, "seeds": seeds}
     return {"conditions": conditions} if conditions else None

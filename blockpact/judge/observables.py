@@ -170,7 +170,7 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
     obs.collected = {p: dict(sorted(c.items())) for p, c in collected.items()}
     obs.mined = {p: dict(sorted(c.items())) for p, c in mined.items()}
     obs.crafted = {p: dict(sorted(c.items())) for p, c in crafted.items()}
-    if spec.groups:
+    if spec.groups or any(e.kind == "group_form" for e in events):  # a group formed during play shares too
         from blockpact.judge.groups import group_sharing
 
         obs.group_sharing = group_sharing(spec, events)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -123,9 +123,14 @@ def runner_bot_calls() -> list[str]:
     return [m.path for m in bot_members().values() if m.kind == "call"]
 
 
-def primitive_reference() -> str:
-    """The part of a prompt that tells the model which primitives and bot members it may use."""
-    prims = "\n".join(f"- `{p.signature}`: {p.doc} Returns {p.returns}." for p in primitives().values())
+# Shown only to players of a world that declares groups: elsewhere they would lengthen every prompt for a call
+# the task never needs (a program may still call them: formGroup works in any world).
+GROUP_PRIMITIVES = ("joinGroup", "leaveGroup", "formGroup")
+
+
+def primitive_reference(without: Collection[str] = ()) -> str:
+    """The part of a prompt that tells the model which primitives (all but `without`) and bot members it may use."""
+    prims = "\n".join(f"- `{p.signature}`: {p.doc} Returns {p.returns}." for p in primitives().values() if p.name not in without)
     members = bot_members().values()
     return Template(REFERENCE_TEMPLATE.read_text()).substitute(
         primitives=prims,

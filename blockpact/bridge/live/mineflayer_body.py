@@ -38,7 +38,7 @@ NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal
 NODE_CALL_SECONDS_PER_BOT = 0.25  # more per bot: 64 starting together block Node's main thread > 8 s at once
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
                  "expectBlocks", "readBlocks", "positions", "freeze", "commandNoWait", "observe", "cancel",
-                 "connectionLost", "players", "setHarvest", "loopDelay", "ping", "startLockstep", "endLockstep")
+                 "connectionLost", "players", "setHarvest", "setGroups", "loopDelay", "ping", "startLockstep", "endLockstep")
 
 
 def node_call_seconds() -> float:
@@ -201,8 +201,8 @@ class MineflayerWorld:
         """Log every player of the spec in (or only `players`), give them their inventories at their spawns, and
         wait until each bot sees that."""
         compiled = compiled or compile_world(spec)
-        # The bots refuse a dig without a harvesting tool by the rules the server was given, as the simulator does.
-        self._sync("setHarvest", json.dumps(harvest_rules(compiled)))
+        self._sync("setHarvest", json.dumps(harvest_rules(compiled)))  # the bots refuse a dig as the simulator does
+        self._sync("setGroups", json.dumps([{"name": g.name, "members": g.members, "share": g.share} for g in spec.groups]))
         names = list(spec.players) if players is None else list(players)
         bodies = {name: await self.connect(name) for name in names}
         for name in names:

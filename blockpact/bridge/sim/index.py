@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from blockpact.bridge.sim import blocks, chests, combat, crafting, movement, signals
+from blockpact.bridge.sim import blocks, chests, combat, crafting, groups, movement, signals
 from blockpact.bridge.sim.bounds import BOT_CALLS, check_text_arguments
 from blockpact.bridge.sim.common import Handler, with_defaults
 from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
 PRIMITIVE_HANDLERS: dict[str, Handler] = {
     name: handler
-    for group in (blocks, crafting, chests, combat, movement, signals)
+    for group in (blocks, crafting, chests, combat, movement, signals, groups)
     for name, handler in group.PRIMITIVES.items()
 }
 PRELUDE_PRIMITIVES = movement.PRELUDE_PRIMITIVES

@@ -38,6 +38,8 @@ class SimulationView(Protocol):
 
     def take_signal(self, agent: str, sender: str = "") -> str | None: ...
 
+    def change_group(self, agent: str, action: str, group: str, share: float = 1.0) -> list[str]: ...
+
 
 class PrimitiveError(Exception):
     """A primitive used wrongly; ends the program like a thrown Error in Voyager."""
@@ -373,6 +375,14 @@ class AgentAPI:
             return None
         self.state.emit(self.name, "signal_received", sender=got, task=task)
         return str(got)
+
+
+    async def change_group(self, action: str, group: str, share: float = 1.0) -> list[str]:
+        """joinGroup, leaveGroup, formGroup: what this player earns from now on is shared with the group's members
+        of the time (worlds/membership.py); returns the members after the change. Takes a chat's time."""
+        members = self.sim.change_group(self.name, action, group, share)
+        await self.sim.clock.sleep(self.name, self.timing["chat_seconds"])
+        return members
 
 
 ProgramFn = Callable[[AgentAPI], Awaitable[Any]]

@@ -12,6 +12,7 @@ from blockpact.settings import settings
 from blockpact.worlds.sim.clock import Clock, EpisodeOver
 from blockpact.worlds.sim.facing import SPAWN_FACING
 from blockpact.worlds.events import Event
+from blockpact.worlds.membership import Membership, MembershipError
 from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError, ProgramFn
 from blockpact.worlds.spec.schema import Vec, WorldSpec
 from blockpact.worlds.state import WorldState
@@ -43,6 +44,7 @@ class Simulation:
         self.facing: dict[str, tuple[float, float]] = {p: SPAWN_FACING for p in spec.players}  # (yaw, pitch)
         self.known_chests: dict[str, dict[Vec, dict[str, int]]] = {p: {} for p in spec.players}
         self._signals: dict[str, deque[str]] = {p: deque() for p in spec.players}
+        self.membership = Membership(spec.groups, spec.players)  # the groups' members now (joinGroup, leaveGroup)
         self.state.log.listeners.append(self._track_block_changes)
         self.state.emit(None, "episode_start", world=spec.name, seed=seed, **self.state.snapshot())
 
@@ -159,3 +161,18 @@ class Simulation:
                 del queue[i]
                 return signaller
         return None
+
+    def change_group(self, agent: str, action: str, group: str, share: float = 1.0) -> list[str]:
+        """`agent` joins, leaves or forms `group` now (worlds/membership.py), recorded as a group_ACTION event;
+        returns the group's members after the change. A call that cannot be made raises PrimitiveError."""
+        try:
+            if action == "join":
+                data = self.membership.join(agent, group)
+            elif action == "leave":
+                data = self.membership.leave(agent, group)
+            else:
+                data = self.membership.form(agent, group, share, self.now)
+        except MembershipError as exc:
+            raise PrimitiveError(f"{action}Group: {exc}") from None
+        self.state.emit(agent, f"group_{action}", **data)
+        return list(data["members"])

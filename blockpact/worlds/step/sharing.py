@@ -5,6 +5,9 @@ member's reward becomes r + share x (mean of the members' r - r), summed over th
 rewards before any sharing (zero-sum within a group). The simulator counts what was earned in (start, end] of
 each group; a step's reward is earned at the step's end, so a step counts for a group when its end falls in
 (start, end] (end None: the episode's end, the last step included).
+
+The groups are cut into spells of fixed members as the judge cuts them (worlds/membership.py); the step API
+has no action that joins or leaves a group, so here each group has one spell, its declared members.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import math
 
 import numpy as np
 
+from blockpact.worlds.membership import spells
 from blockpact.worlds.spec.schema import WorldSpec
 
 EPS = 1e-9
@@ -21,8 +25,9 @@ EPS = 1e-9
 class GroupSharing:
     def __init__(self, spec: WorldSpec, players: list[str], step_seconds: float) -> None:
         self.step_seconds = step_seconds
-        self.groups = [(np.array([players.index(m) for m in g.members], dtype=np.int64), float(g.share), float(g.start),
-                        math.inf if g.end is None else float(g.end)) for g in spec.groups]
+        share = {g.name: float(g.share) for g in spec.groups}
+        self.groups = [(np.array([players.index(m) for m in s.members], dtype=np.int64), share[s.group], float(s.start),
+                        float(s.end)) for s in spells(spec.groups, (), math.inf) if len(s.members) > 1]
 
     def apply(self, rewards: np.ndarray, t: int) -> np.ndarray:
         """The (B, N) rewards of step number `t` after every group standing at its end shared them."""

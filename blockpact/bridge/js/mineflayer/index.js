@@ -16,6 +16,7 @@ const { messageTable } = require('./feedback')
 const { explorePreludeSource } = require('./prelude')
 const { primitiveNames, hostCallNames, uses } = require('./primitives')
 const { signalBus } = require('./primitives/signals')
+const { groupTable } = require('./primitives/groups')
 const { queryNames } = require('./queries')
 const { Witness } = require('./witness')
 const { startViewer } = require('./viewer')
@@ -54,6 +55,7 @@ class LiveWorld {
     this.bus = signalBus()
     this.dugBy = new Map() // "x,y,z" -> {player, at}: who dug it, and when, for "mined by ... before I got to it"
     this.harvest = new Map() // block -> Set of the tools that harvest it: the world's [harvest] rules (setHarvest)
+    this.groups = groupTable() // group name -> {members, share}: the world's groups as they stand now (setGroups)
     this.journal = [] // world events only the bots see (signals; everything, on servers without the plugin)
     this.witness = null // set by witnessWorld(): the bots observe the world for the world master
     this.operators = new Set() // bots that only run commands and watch: no program, no signals
@@ -112,6 +114,12 @@ class LiveWorld {
   // harvests it), replacing minecraft-data's for those blocks in the bots' pre-check of a dig.
   setHarvest (rulesJson) {
     this.harvest = new Map(Object.entries(JSON.parse(rulesJson)).map(([block, tools]) => [block, new Set(tools)]))
+  }
+
+  // The world's reward-sharing groups and their first members, [{name, members, share}], which joinGroup,
+  // leaveGroup and formGroup change during play (primitives/groups.js).
+  setGroups (groupsJson) {
+    this.groups = groupTable(JSON.parse(groupsJson))
   }
 
   // The events recorded since the last drain, oldest first, as JSON (a quick synchronous call).

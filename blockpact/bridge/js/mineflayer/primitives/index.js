@@ -2,7 +2,7 @@
 // Every mineflayer primitive and host call, and the messages each takes from primitives.toml.
 const { uses: preludeUses } = require('../prelude')
 
-const groups = [require('./movement'), require('./blocks'), require('./crafting'), require('./chests'), require('./combat'), require('./signals')]
+const groups = [require('./movement'), require('./blocks'), require('./crafting'), require('./chests'), require('./combat'), require('./signals'), require('./groups')]
 
 // name -> {messagesOf, run(ctx, ...args)}: what host.call(name, args) runs.
 const calls = {}
