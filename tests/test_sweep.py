@@ -276,3 +276,21 @@ def test_llm_requests_are_bounded_per_endpoint_on_ray(tmp_path, llm_env) -> None
         assert stub.max_in_flight == 1 and len(stub.chat_requests) > 3
     index = json.loads((tmp_path / "s" / "index.json").read_text())["units"]
     assert len(index) == 3 and {u["status"] for u in index.values()} == {"complete"}
+
+
+def test_a_unit_whose_worker_fails_after_its_metrics_is_an_error_not_complete(tmp_path, monkeypatch) -> None:
+    """The report failing after metrics.json was written: the unit reads as an error (the sweep's exit status, a
+    re-run with --retry-errors redoes it), not as complete from the metrics it left."""
+    from blockpact.experiments import report
+    from blockpact.experiments.sweep import UNIT_ERROR, play_unit, unit_status
+
+    def broken_report(*args, **kwargs):
+        raise RuntimeError("the report template could not be rendered")
+
+    monkeypatch.setattr(report, "write_report", broken_report)
+    unit = load_study(write_study(tmp_path / "study", seeds=1)).units(lambda scenario: None)[0]
+    run_root = tmp_path / "unit"
+    result = play_unit(unit, run_root)
+    assert result.status == "failed" and result.error.startswith("RuntimeError: the report template")
+    assert (run_root / "metrics.json").is_file() and (run_root / UNIT_ERROR).is_file()
+    assert unit_status(run_root) == "error"

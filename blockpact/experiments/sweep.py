@@ -46,8 +46,14 @@ class UnitResult:
         return dataclasses.asdict(self)
 
 
+UNIT_ERROR = "unit_error.txt"  # in a unit's directory: its worker failed (the error and traceback)
+
+
 def unit_status(run_root: Path) -> str | None:
-    """What a unit's run directory says: its outcome if it finished, None if absent or cut short."""
+    """What a unit's run directory says: its outcome if it finished, None if absent or cut short; "error" when its
+    worker failed (UNIT_ERROR), even after metrics.json was written (e.g. by the report)."""
+    if (run_root / UNIT_ERROR).is_file():
+        return "error"
     metrics = run_root / "metrics.json"
     if not metrics.is_file():
         return None
@@ -107,8 +113,10 @@ def play_unit(unit: Unit, run_root: Path) -> UnitResult:
     except KeyboardInterrupt:
         return UnitResult(unit.id, rel, "interrupted", time.monotonic() - started, "interrupted", worker=worker)
     except Exception as exc:  # the unit is a failure to report; the sweep goes on
-        return UnitResult(unit.id, rel, "failed", time.monotonic() - started, f"{type(exc).__name__}: {exc}\n"
-                          f"{traceback.format_exc()}", worker=worker)
+        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        if run_root.is_dir():  # its directory may hold a metrics.json that reads complete: it is not
+            (run_root / UNIT_ERROR).write_text(error, encoding="utf-8")
+        return UnitResult(unit.id, rel, "failed", time.monotonic() - started, error, worker=worker)
     status = unit_status(run_root) or "interrupted"
     return UnitResult(unit.id, rel, status, time.monotonic() - started, _problem(run_root) if status == "error" else None,
                       welfare=_welfare(run_root), worker=worker, cpu_s=round(cpu_seconds() - cpu, 3))

@@ -10,6 +10,7 @@ from typing import Any
 
 from blockpact.experiments.compare_sources import load_run
 from blockpact.experiments.records import SeedRecord, read_run
+from blockpact.experiments.sweep import UNIT_ERROR
 from blockpact.experiments.suite.causes import add, agreement_causes, seed_causes
 from blockpact.experiments.suite.manifest import SuiteWorld
 
@@ -62,6 +63,9 @@ def unit_score(run_dir: Path, world: SuiteWorld, population: str, seed: int) -> 
     """The unit's measures; its status says why there are none (not run, cut short, a failed seed)."""
     if not (run_dir / "events.jsonl").is_file():
         return UnitScore(world.name, population, seed, "missing")
+    if (run_dir / UNIT_ERROR).is_file():  # its worker failed, whatever metrics.json it left
+        first = (run_dir / UNIT_ERROR).read_text(encoding="utf-8").splitlines()[0][:120]
+        return UnitScore(world.name, population, seed, f"failed: {first}")
     if (run_dir / "events.jsonl").stat().st_size == 0:  # stopped (SIGINT, SIGTERM) before its first event
         return UnitScore(world.name, population, seed, "interrupted")
     source = load_run(run_dir)
