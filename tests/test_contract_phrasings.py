@@ -19,6 +19,14 @@ PACT_FORMS = Path(__file__).parent / "worlds" / "pact_forms.toml"
 
 # (phrasing, its reading in the controlled form, or None: free text)
 PHRASINGS: list[tuple[str, str | None]] = [
+    ('Cy picks all pumpkins.',  # "pick" is mining a block, as the worlds' descriptions say ("picked by hand")
+     'Cy mines all pumpkin.'),
+    ('Cy does not pick pumpkins in the north patch.',
+     'Cy does not mine pumpkin in the north patch.'),
+    ('Ben picks at most 3 pumpkins.',
+     'Ben mines at most 3 pumpkin.'),
+    ('Ann picks up the iron pickaxe from the chest.',  # "pick up" an item is still taking it from a chest
+     'Ann takes 1 iron_pickaxe from the chest.'),
     ('Ann agrees not to mine any iron ore.',
      'Ann does not mine iron_ore.'),
     ("Ben won't mine diamond ore.",
