@@ -158,6 +158,8 @@ def _target(clause: Clause, lex: Lexicon) -> dict[str, object]:
         raise ClauseError("only mining can be limited to a region (the log says where a block was dug, not where an item was had)")
     if target is None:
         return {}
+    if verb == "take" and not getattr(clause, "chest", None) and _only_on_the_map(target, lex):
+        verb = "mine"  # "takes at most 5 kelp" in a world with no chest: taken from the world, by digging
     if verb == "mine" and lex.loose_block(target):
         target = lex.loose_block(target)  # "mines iron": the world's iron_ore
     if verb == "mine" and len(lex.block_candidates(target)) > 1:
@@ -169,6 +171,11 @@ def _target(clause: Clause, lex: Lexicon) -> dict[str, object]:
     if isinstance(clause, RegionLimit):
         raise ClauseError(f"only mining can be limited to a region, and {target} is an item, not a block of this world")
     return {"verb": verb, "target": as_item(target, lex)}
+
+
+def _only_on_the_map(target: str, lex: Lexicon) -> bool:
+    """Whether `target` is a block of a world that has no chest: what is taken of it is taken from the world."""
+    return lex.world is not None and not lex.chests and lex.world_blocks is not None and target in lex.world_blocks
 
 
 def _counted(clause: PerUnitTransfer | ThresholdTransfer, lex: Lexicon) -> dict[str, object]:
@@ -190,7 +197,8 @@ def _condition(condition: Condition | None, lex: Lexicon) -> Condition | None:
 
 def _resolve_one(clause: Clause, lex: Lexicon) -> Clause:
     updates: dict[str, object] = {}
-    if isinstance(clause, Exclusion) and clause.target is None and clause.region is None:
+    if isinstance(clause, Exclusion) and clause.target is None and clause.region is None and not (
+            clause.verb == "take" and clause.chest):  # "takes nothing from the pot" names the chest
         raise ClauseError("say what is not done: an item or block, or a region ('does not mine in the north patch')")
     if isinstance(clause, _ACTION_KINDS):
         updates.update(_target(clause, lex))

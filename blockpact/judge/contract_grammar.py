@@ -22,6 +22,7 @@ from blockpact.config import read_toml
 from blockpact.judge.clause_meaning import GENERIC_CHEST_WORDS, singular_forms
 from blockpact.judge.clauses import Assignment, Clause, FreeText, Steps
 from blockpact.judge.contract_hints import deed_hints, form_hints
+from blockpact.judge.contract_paraphrase import paraphrased
 from blockpact.judge.contract_refs import resolve_refs
 from blockpact.judge.contract_words import CONTRACTIONS, NUMBER, numbers, opening, then_words, uses_it_to
 from blockpact.judge.contract_lexicon import Lexicon
@@ -131,7 +132,8 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
         originals.append(" ".join(tokens[i : i + n]))
         i += n
     symbols = ["2" if s == "both" and nxt.startswith("#") else s for s, nxt in zip(symbols, [*symbols[1:], ""])]  # "both diamonds"
-    symbols = _pronoun_places(symbols)
+    casual = paraphrased(Normalised(_pronoun_places(symbols), originals))
+    symbols, originals = list(casual.symbols), list(casual.words)
     for k in range(len(symbols) - 2, 0, -1):  # "all three players": the count says nothing when it is everyone
         if symbols[k - 1] in ("all", "both") and symbols[k + 1] in ("players", "player") and symbols[k] == str(len(players)):
             del symbols[k], originals[k]
@@ -188,9 +190,9 @@ def _symbol_at(tokens: list[str], low: list[str], i: int, by_name: dict[str, str
             continue
         for name in singular_forms("_".join(run)):
             if name in vocabulary:
-                return f"#{name}", n
+                return f"#{lexicon.within_world(name) if lexicon is not None else name}", n
     place = _place_at(low, i, places, long=False)
-    if place is not None and word not in words:
+    if place is not None and (word not in words or _names_a_chest_here(low, i, place)):
         return place
     if lexicon is not None and word not in words:
         loose = next((f for f in singular_forms(word) if lexicon.loose_name(f)), None)
@@ -199,6 +201,15 @@ def _symbol_at(tokens: list[str], low: list[str], i: int, by_name: dict[str, str
     if word in words:
         return word, 1
     return (f"^{tokens[i]}" if tokens[i][0].isupper() else f"~{word}"), 1
+
+
+_CHEST_BEFORE = frozenset({"into", "in", "inside", "to", "from", "of", "named", "called"})
+
+
+def _names_a_chest_here(low: list[str], i: int, place: tuple[str, int]) -> bool:
+    """A world's chest whose one-word name is also a word of the grammar ("pool"): read as the chest where a chest
+    stands ("into the pool chest", "from the pool"), as the grammar's word elsewhere ("share ... pool")."""
+    return place[0].startswith("+") and (low[i + 1 : i + 2] == ["chest"] or (i > 0 and low[i - 1] in _CHEST_BEFORE))
 
 
 @cache
@@ -248,7 +259,7 @@ def _syntax_error(exc: UnexpectedInput, norm: Normalised) -> ClauseError:
         raise exc
     if index < len(norm.symbols) and _parses(" ".join(norm.symbols[:index])):
         expected = {*expected, "$END"}
-    done = " ".join(norm.words[:index]) or "the start"
+    done = " ".join(w for w in norm.words[:index] if w) or "the start"
     found = f"'{norm.words[index]}'" if index < len(norm.words) else "the end of the clause"
     if found.startswith("'") and norm.symbols[index].startswith("~") and "ITEM" in expected:
         found += " (not an item or block name)"

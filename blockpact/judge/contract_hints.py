@@ -15,6 +15,7 @@ from collections.abc import Sequence
 CONDITION_WORDS = re.compile(r"\b(while|when|whenever|as long as|unless|once)\b.*\b(fewer|less|more|at least|at most|"
                              r"remain|remains|left|below|above|under|over)\b", re.IGNORECASE)
 ONLY_ITEM = re.compile(r"\bonly\b(?!\s+(in|within|inside|while|when|if|before|after)\b)", re.IGNORECASE)
+LENDS = re.compile(r"\b(lends?|hands?|pass(es)?|loans?)\b(?!\s+(over\s+)?\d+\s+emeralds?)", re.IGNORECASE)
 _DEED_WORDS = r"once|after|when|whenever|until|till|as soon as|before|by the time|so long as|as long as"
 
 
@@ -29,6 +30,10 @@ def form_hints(text: str) -> str:
         hints.append("'only' limits a player to some blocks ('Gizmo mines only iron_ore': no other block) or to a region "
                      "('Ben mines pumpkins only in the south patch'); an amount is a quota ('Gizmo mines at most 3 "
                      "iron_ore')")
+    if LENDS.search(text):
+        hints.append("items pass between players through a chest ('Ann puts the iron_pickaxe into the tools chest, then "
+                     "signals Ben' and 'Ben waits for Ann's signal, then takes the iron_pickaxe from the tools chest'); "
+                     "a gift ('gives') is settled from the final inventories, on paper")
     return "".join(f"; {h}" for h in hints)
 
 
@@ -44,6 +49,9 @@ def deed_hints(text: str, players: Sequence[str]) -> list[str]:
         return []
     who = next(g for g in deed.groups() if g)
     who = next(p for p in players if p.lower() == who.lower())
+    if re.search(rf"\b{re.escape(who)}\s+(?:has|have|had)\s+(?:both\s+)?signall?ed\b", text, re.IGNORECASE):
+        return [f"an act held back until {who}'s signal is a wait said as a step: '... waits for {who}'s signal, then "
+                f"takes ...' (it binds the steps after it; several signals: 'waits for {who}'s signal and ...'s signal')"]
     return [f"a condition or time limit set by what {who} does is not in the judge's language (its conditions are on "
             f"what a region holds, its time limits are seconds of the episode): say the order with a signal, "
             f"'{who} ..., then signals ...' and '... waits for {who}'s signal, then ...'"]

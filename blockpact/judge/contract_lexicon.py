@@ -77,6 +77,17 @@ class Lexicon:
             return True
         return word in MATERIAL_WORDS and bool(self.block_candidates(word) or self.item_candidates(word))
 
+    def within_world(self, name: str) -> str:
+        """The world's one block (else item) whose name holds `name` whole ("kelp": dried_kelp_block), where `name`
+        itself is nothing the world has or players can hold; else `name` (refused later as never happening)."""
+        if self.world_blocks is None or self.obtainable is None or name in self.world_blocks or name in self.obtainable:
+            return name
+        for names in (self.world_blocks, self.obtainable):  # a block of the map first: "kelp" is what is fished
+            found = [n for n in names if f"_{name}_" in f"_{n}_"]
+            if found:
+                return found[0] if len(found) == 1 else name
+        return name
+
     def chest_names(self) -> list[str]:
         return sorted({name for _, name in self.chests})
 

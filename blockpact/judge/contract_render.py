@@ -122,7 +122,7 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
             text = text if who is None else who + text[len(player):]
             return f"{text}{_where(region)}{_around(clause)}."
         case Exclusion(player, verb, target, region, _, _, chest):
-            what = f" {target}" if target else ""
+            what = f" {target}" if target else (" anything" if chest else "")
             source = "" if chest is None else f" from {_chest(chest)}"
             return f"{who or player} does not {_BASE[verb]}{what}{source}{_where(region)}{_around(clause)}."
         case RegionLimit(player, verb, target, region):

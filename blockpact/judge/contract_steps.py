@@ -34,7 +34,8 @@ STEP_STARTS = frozenset({
     "grabs", "grab", "fetches", "fetch", "picks", "pick", "returns", "return", "brings", "bring", "gives", "give",
     "hands", "hand", "crafts", "craft", "makes", "make", "waits", "wait", "signals", "signal", "notifies", "notify",
     "sends", "send", "transfers", "transfer", "pays", "pay", "does", "will", "shall", "must", "never", "may", "can",
-    "should", "only", "always", "agrees", "promises", "drops", "drop", "borrows", "borrow", "signal",
+    "should", "only", "always", "agrees", "promises", "drops", "drop", "borrows", "borrow", "signal", "smelts", "smelt",
+    "cooks", "cook",
 })
 _RETURNS = frozenset({"returns", "return", "brings", "bring"})
 PRONOUNS = frozenset({"he", "she", "they"})

@@ -181,6 +181,21 @@ class _ToClause(MoneyClauses):
         item = one(children, Item).name
         return self._expand(children[0], None, lambda p, _: Craft(p, item, count or 0))
 
+    def smelt(self, children: list) -> Clause:
+        """"Oto smelts 3 raw_iron (into iron_ingot)": the furnace's product made, as crafting it."""
+        from blockpact.worlds.spec.mcdata import smelting_table
+
+        count = whole(one(children, Count, Count(1)), "a count of items")
+        raw = one(children, Item).name
+        outputs = smelting_table()["outputs"]
+        made = outputs.get(raw)
+        if made is None:
+            raise ClauseError(f"{raw} is not smelted in a furnace (its inputs: {', '.join(sorted(outputs))})")
+        named = next((c.name for c in children if isinstance(c, Tree) for c in c.children if isinstance(c, Item)), made)
+        if named != made:
+            raise ClauseError(f"{raw} smelts into {made}, not {named}")
+        return self._expand(children[0], None, lambda p, _: Craft(p, made, count or 0))
+
     def signal_from(self, children: list) -> str:
         return players_in(children)[0]  # type: ignore[return-value]
 

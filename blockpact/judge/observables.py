@@ -132,7 +132,7 @@ def observables_from_events(spec: WorldSpec, events: Sequence[Event]) -> Episode
             if e.data["delta"] > 0 and cause.startswith(COLLECT_CAUSES):
                 collected[e.agent][e.data["item"]] += e.data["delta"]
                 obs.gains.append((e.time, e.agent, e.data["item"], int(e.data["delta"])))
-            elif e.data["delta"] > 0 and cause == "craft":
+            elif e.data["delta"] > 0 and cause in ("craft", "smelt"):  # made at a crafting table or in a furnace
                 crafted[e.agent][e.data["item"]] += e.data["delta"]
                 obs.craft_events.append((e.time, e.agent, e.data["item"], int(e.data["delta"])))
                 obs.acts.append((e.time, e.agent, "craft"))

@@ -186,6 +186,10 @@ class _Compiler(MakingPart, OrderingPart):
     def exclude(self, n: int, part: Exclusion) -> None:
         if part.verb == "take" and part.target is not None:
             self.reserved.add(part.target)
+        elif part.verb == "take" and part.chest:  # "takes nothing from the pot": none of what the chest holds
+            held = next((c.items for c in self.spec.chests.values() if c.name == part.chest), {})
+            self.reserved.update(held)
+            self.note(n, f"takes no tool from the {part.chest} chest")
         elif part.target is None:
             self.note(n, f"stays out of the {part.region} only as far as its own blocks lie elsewhere")
         elif part.condition is not None and part.window is None and part.condition.region in self.spec.regions:

@@ -1,0 +1,111 @@
+"""Casual wordings of the clause forms read as the grammar's own words: the rules of
+`data/contract_paraphrases.toml` (each a pattern over a clause's symbols and what to put in its place), applied in
+order by one interpreter, so a new wording is a line of data and not a grammar rule.
+
+Applied after players, items, chests and regions are recognised (`#iron_ore`, `@Ann`, `+cache`) and before
+pronouns are resolved; each rewritten symbol keeps the words it came from, so messages quote the clause as written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from blockpact.config import read_toml
+from blockpact.judge.contract_steps import Normalised
+
+PARAPHRASES_FILE = Path(__file__).parent / "data" / "contract_paraphrases.toml"
+_CLASSES = {"PLAYER": "@", "ITEM": "#", "CHEST": "+"}
+
+
+@dataclass(frozen=True)
+class _Token:
+    options: tuple[str, ...]  # words, or a class name (PLAYER, ITEM, CHEST, NUMBER)
+    optional: bool
+
+    def matches(self, symbol: str) -> bool:
+        for option in self.options:
+            if option in _CLASSES and symbol.startswith(_CLASSES[option]):
+                return True
+            if option == "NUMBER" and symbol.replace(".", "", 1).isdigit():
+                return True
+            if option == symbol:
+                return True
+        return False
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    tokens: tuple[_Token, ...]
+    into: tuple[str, ...]
+    at: str | None  # "start" | "end" | None (anywhere)
+    not_after: frozenset[str]
+    not_before: frozenset[str]
+
+    def match_at(self, symbols: list[str], start: int) -> tuple[int, list[list[str]]] | None:
+        """(end, what each token matched) of a match starting at `start`, else None; an optional token is tried
+        matched first, then skipped."""
+        def walk(t: int, i: int, got: list[list[str]]) -> tuple[int, list[list[str]]] | None:
+            if t == len(self.tokens):
+                return i, got
+            token = self.tokens[t]
+            if i < len(symbols) and token.matches(symbols[i]):
+                found = walk(t + 1, i + 1, [*got, [symbols[i]]])
+                if found is not None:
+                    return found
+            return walk(t + 1, i, [*got, []]) if token.optional else None
+
+        if start > 0 and symbols[start - 1] in self.not_after:
+            return None
+        found = walk(0, start, [])
+        if found is None or found[0] == start:
+            return None
+        end = found[0]
+        if end < len(symbols) and symbols[end] in self.not_before:
+            return None
+        if self.at == "end" and any(s != "," for s in symbols[end:]):
+            return None
+        return found
+
+    def replacement(self, got: list[list[str]]) -> list[str]:
+        out: list[str] = []
+        for word in self.into:
+            out.extend(got[int(word[1:]) - 1] if word.startswith("$") else [word])
+        return out
+
+
+def _token(text: str) -> _Token:
+    optional = text.endswith("?")
+    return _Token(tuple(text.rstrip("?").split("|")), optional)
+
+
+@cache
+def rewrites(path: Path = PARAPHRASES_FILE) -> tuple[Rewrite, ...]:
+    """The rules of the paraphrase file, in order."""
+    raw = read_toml(path)
+    return tuple(
+        Rewrite(tuple(_token(t) for t in r["match"].split()), tuple(r["into"].split()), r.get("at"),
+                frozenset(r.get("not_after", ())), frozenset(r.get("not_before", ())))
+        for r in raw["rewrite"]
+    )
+
+
+def paraphrased(norm: Normalised) -> Normalised:
+    """`norm` with every rule applied where it matches (rules in order; each rewritten run keeps its words)."""
+    symbols, words = list(norm.symbols), list(norm.words)
+    for rule in rewrites():
+        i = 0
+        while i < len(symbols):
+            if rule.at == "start" and i > 0:
+                break
+            found = rule.match_at(symbols, i)
+            if found is None:
+                i += 1
+                continue
+            end, got = found
+            new = rule.replacement(got)
+            said = " ".join(words[i:end])
+            symbols[i:end], words[i:end] = new, [said, *[""] * (len(new) - 1)][: len(new)]  # quoted once
+            i += max(len(new), 1)
+    return Normalised(symbols, words, norm.unresolved)

@@ -1,0 +1,105 @@
+"""Casual wordings read as the clause forms they mean (blockpact/judge/data/contract_paraphrases.toml), each
+checked by its reading rendered back and read again; and wordings that must stay free text because the judge could
+not check what they add. Worlds: tests/worlds/contract_language.toml (Ann, Ben, Cy; cache and tools chests),
+smithy_chain.toml (Nia, Oto, Pia; a furnace), kelp_fishery.toml (Ama ... Eli; no chest), pool_chest.toml (Ann,
+Ben; a chest named "pool")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from blockpact.judge.contract import parse_contract, render_clause
+from blockpact.judge.contract_paraphrase import rewrites
+from blockpact.worlds.world_files import load_world
+
+WORLDS = Path(__file__).parent / "worlds"
+
+# (world, phrasing, its reading in the controlled form, or None: free text)
+PHRASINGS: list[tuple[str, str, str | None]] = [
+    ("contract_language", "Clause 3: Ann mines at most 2 pumpkins.", "Ann mines at most 2 pumpkin."),
+    ("contract_language", "4) Ben does not mine diamond ore.", "Ben does not mine diamond_ore."),
+    ("contract_language", "Ann mines all two diamond ore blocks with the iron pickaxe.",
+     "Ann mines at least 2 diamond_ore."),
+    ("contract_language", "Ben puts all 3 pumpkins into the cache chest.",
+     "Ben deposits 3 pumpkin into the cache chest."),
+    ("contract_language", "Cy picks the pumpkins in the south patch by hand and nothing else.", None),
+    ("contract_language", "Cy picks at most four pumpkins by hand.", "Cy mines at most 4 pumpkin."),
+    ("contract_language", "Each of us mines at most 3 pumpkins.", "Each player mines at most 3 pumpkin."),
+    ("contract_language", "None of us mines red mushroom blocks.", "Each player does not mine red_mushroom_block."),
+    ("contract_language", "Cy is the only one of us who mines iron ore.", "Nobody but Cy mines iron_ore."),
+    ("contract_language", "Ben shall not take anything out of the tools chest.",
+     "Ben does not take anything from the tools chest."),
+    ("contract_language", "Ann does not mine diamond ore at all.", "Ann does not mine diamond_ore."),
+    ("contract_language", "Over the whole game, Ann and Ben together mine at most 6 pumpkins.",
+     "Ann and Ben together mine at most 6 pumpkin."),
+    ("contract_language", "Ben mines no more than 5 pumpkins in total.", "Ben mines at most 5 pumpkin."),
+    ("contract_language", "Each miner mines at most 2 pumpkins per 60-second period.",
+     "Each player mines at most 2 pumpkin every 60 seconds."),
+    ("contract_language", "Ann takes the iron pickaxe from the tools chest first, then signals Ben.",
+     "Ann takes 1 iron_pickaxe from the tools chest, then Ann signals Ben when done."),
+    ("contract_language", "Ann mines at most 2 pumpkins in the first 60 seconds of the game.",
+     "Ann mines at most 2 pumpkin during the first 60 seconds."),
+    ("contract_language", "Ann puts the pumpkins into the cache right away.", None),  # "right away": no time the judge has
+    ("contract_language", "Ann lends the iron pickaxe to Ben.", None),  # no item passes between players but by chest
+    ("smithy_chain", "Oto smelts 3 raw iron into iron ingots.", "Oto crafts 3 iron_ingot."),
+    ("smithy_chain", "Oto smelts his three raw iron in the furnace, using his coal as fuel.", "Oto crafts 3 iron_ingot."),
+    ("smithy_chain", "Oto smelts the raw iron into gold ingots.", None),  # raw_iron does not make gold
+    ("smithy_chain", "Nia turns her oak logs into planks.", "Nia crafts 1 oak_planks."),
+    ("smithy_chain", "Pia crafts the iron pickaxe at the crafting table.", "Pia crafts 1 iron_pickaxe."),
+    ("kelp_fishery", "Each fisher takes at most 5 dried kelp blocks every 60 seconds.",
+     "Each player mines at most 5 dried_kelp_block every 60 seconds."),
+    ("kelp_fishery", "Together we harvest no more than twenty kelp blocks in any one period.",
+     "Ama, Bex, Col, Dax and Eli together mine at most 20 dried_kelp_block every 60 seconds."),
+    ("pool_chest", "Ann deposits 2 sticks into the pool chest.", "Ann deposits 2 stick into the pool chest."),
+    ("pool_chest", "Ben takes 1 stick from the pool.", "Ben takes 1 stick from the pool chest."),
+    ("pool_chest", "Ann and Ben pool their rewards and share them equally.", "Ann and Ben share their rewards equally."),
+]
+
+
+@pytest.fixture(scope="module")
+def worlds():
+    return {name: load_world(WORLDS / f"{name}.toml")
+            for name in ("contract_language", "smithy_chain", "kelp_fishery", "pool_chest")}
+
+
+@pytest.mark.parametrize(("world", "text", "reading"), PHRASINGS, ids=[t for _, t, _ in PHRASINGS])
+def test_each_casual_wording_reads_as_it_means_or_stays_free_text(worlds, world: str, text: str,
+                                                                   reading: str | None) -> None:
+    spec = worlds[world]
+    [clause] = parse_contract(f"1. {text}", sorted(spec.players), spec=spec).clauses
+    if reading is None:
+        assert not clause.formal, f"read as {render_clause(clause, world=spec.name)!r}"
+        assert clause.why
+        return
+    assert clause.formal, clause.why
+    assert render_clause(clause, world=spec.name) == reading
+    assert parse_contract(f"1. {reading}", sorted(spec.players), spec=spec).clauses == (clause,)
+
+
+def test_taking_a_block_is_mining_it_only_in_a_world_without_chests(worlds) -> None:
+    """"Takes kelp" in a fishery with no chest is digging it; with chests, "takes" stays taking from a chest."""
+    fishery, language = worlds["kelp_fishery"], worlds["contract_language"]
+    [kelp] = parse_contract("1. Ama takes at most 5 dried_kelp_block.", sorted(fishery.players), spec=fishery).clauses
+    [pumpkin] = parse_contract("1. Ann takes at most 5 pumpkins.", sorted(language.players), spec=language).clauses
+    assert (kelp.verb, pumpkin.verb) == ("mine", "take")
+
+
+def test_a_lent_tool_is_told_how_to_pass_through_a_chest(worlds) -> None:
+    spec = worlds["contract_language"]
+    [clause] = parse_contract("1. Ann lends the iron pickaxe to Ben.", sorted(spec.players), spec=spec).clauses
+    assert "items pass between players through a chest" in clause.why
+
+
+def test_a_quoted_clause_names_a_rewritten_word_once(worlds) -> None:
+    spec = worlds["contract_language"]
+    [clause] = parse_contract("1. Each of us mines at most 3 pumpkins and sings.", sorted(spec.players), spec=spec).clauses
+    assert not clause.formal and "Each of us Each of us" not in clause.why
+
+
+def test_every_rule_says_why_and_refers_only_to_tokens_it_matches() -> None:
+    for rule in rewrites():
+        for word in rule.into:
+            if word.startswith("$"):
+                assert 1 <= int(word[1:]) <= len(rule.tokens), rule
