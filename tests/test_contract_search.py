@@ -11,10 +11,11 @@ import pytest
 
 from blockpact.agents.scripted.candidates import candidates
 from blockpact.agents.scripted.plan_steps import quota_share as _quota_share
-from blockpact.agents.scripted.contract_search import OBJECTIVE, _transfers, evaluate, search
+from blockpact.agents.scripted.contract_search import OBJECTIVE, _transfers, best_contract, evaluate, play, search
 from blockpact.judge.contract import (
     Assignment, Craft, Deposit, FixedTransfer, ForEach, Give, Quota, TotalQuota, TurnTaking, parse_contract, render_contract,
 )
+from blockpact.judge.formal import judge_formal
 from blockpact.worlds.world_files import load_world
 
 WORLDS = Path(__file__).parent / "worlds"
@@ -94,6 +95,24 @@ def test_a_tool_in_a_chest_nobody_owns_that_several_need_is_relayed_and_the_ores
     assert found.outside == {"Ann": 39, "Bo": 0, "Cy": 0}
     assert found.best.welfare == 80 and "lent in turn" in found.best.candidate.name
     assert all(found.best.rewards[p] >= found.outside[p] for p in found.outside)
+
+
+@pytest.mark.parametrize("world", ["locked_pick", "relay", "owners_turn"])
+def test_no_clause_of_a_hold_ups_optimum_is_broken_when_the_cooperative_players_play_it(world: str) -> None:
+    """In owners_turn the owner needs her tool too: her turn is the lending chain's last. A clause "Vic takes the
+    iron_pickaxe" would read as only Vic taking it, broken by every borrower the chain hands it to."""
+    spec = load_world(WORLDS / f"{world}.toml")
+    best = asyncio.run(best_contract(spec)).best
+    assert "lent in turn" in best.candidate.name
+    contract = parse_contract(render_contract(best.candidate.clauses, world=spec.name), sorted(spec.players), world=spec.name)
+    obs = asyncio.run(play(spec, contract, 0))
+    judgment = judge_formal(contract, obs)
+    assert [c for c in judgment.clauses if c["status"] == "broken"] == []
+    if world == "owners_turn":  # Wes, then Xan, then Vic mine with it: every ore, the tool back in the locker
+        assert not any(isinstance(c, Assignment) and c.verb == "take" for c in best.candidate.clauses)
+        assert [c for c in best.candidate.clauses if isinstance(c, TurnTaking)] == [
+            TurnTaking("Wes", "iron_pickaxe", "Xan", True), TurnTaking("Xan", "iron_pickaxe", "Vic", True)]
+        assert obs.inventories["Vic"]["raw_iron"] == 3 and best.welfare == 53
 
 
 def test_items_go_to_whoever_values_them_most() -> None:

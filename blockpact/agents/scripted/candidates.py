@@ -4,7 +4,7 @@ Each candidate holds the clauses that change what players do; the search adds th
 transfers that leave nobody below its outside option) after playing it. The families:
 - division of labour: each valued block to the player expecting most from it, with the tools that takes: a free
   chest tool is taken, a tool in another player's chest or inventory is lent (deposited, then turn-taking clauses
-  hand it down a chain of borrowers and back to its owner);
+  hand it down a chain of borrowers and back to its owner, whose own turn, when it needs the tool, is the last);
 - making a tool nobody has: the recipe tree (every level, a table or furnace placed) is planned on what all players
   and free chests hold together; the others deposit what the crafter lacks, the crafter crafts and mines the block;
 - cleaning what the world's rules need kept low: 0, 1 or 2 cleaners;
@@ -103,7 +103,10 @@ def _tool_clauses(spec: WorldSpec, facts: WorldFacts, assigned: dict[str, list[s
         if not lenders:
             return None
         borrowers.setdefault(lenders[0], []).append(p)  # type: ignore[arg-type]
+    lent_back = {(tool, owner) for tool, owner in borrowers}
     for tool, users in sorted(taken.items()):
+        if len(users) == 1 and (tool, users[0]) in lent_back:
+            continue  # the owner's turn is the chain's last; "the owner takes the tool" would read as only the owner may
         if len(users) == 1:
             clauses.append(Assignment(users[0], "take", tool))
         else:

@@ -53,6 +53,7 @@ class _Compiler(MakingPart, OrderingPart):
         self.guards: dict[str, list[dict[str, object]]] = {}  # block -> conditions under which it must not mine it
         self.centres: dict[str | None, list[int]] = {}  # block (None: any) -> the centre of the region it mines in
         self.returns: list[tuple[int, Return]] = []
+        self.withdrawn: dict[str, list[tuple[int, str]]] = {}  # item -> (count, step) of each withdrawal a clause asks
         self.only: set[str] | None = None  # the blocks a "mines only" clause leaves it (None: no such clause)
         # waits said as a step ("waits for Ada's signal, then takes ..."): hold back only the later steps of their clause
         self.gated = {id(wait): later for clause in contract.clauses for wait, later in gated_waits(clause)}
@@ -214,10 +215,14 @@ class _Compiler(MakingPart, OrderingPart):
         if chest is None:
             self.note(n, f"no chest to take {part.item} from")
             return
-        self.plan.add(Step(f"withdraw:{n}", "take", f"take {part.count} {part.item} from the chest at {list(chest)}",
-                           args={"chest": list(chest), "item": part.item, "count": part.count}))
+        step_id = f"withdraw:{n}" if self.plan.find(f"withdraw:{n}") is None else f"withdraw:{n}:{part.item}"
+        self.plan.add(Step(step_id, "take", f"take {part.count} {part.item} from the chest at {list(chest)}",
+                           # the program's take fills the inventory up to `count`: what it holds already is not taken
+                           args={"chest": list(chest), "item": part.item,
+                                 "count": part.count + self.spec.players[self.player].inventory.get(part.item, 0)}))
+        self.withdrawn.setdefault(part.item, []).append((part.count, step_id))  # held once taken: a recipe uses them
         if part.item in self.facts.tools():  # a tool it takes is a tool it mines with
-            self.tool_steps.setdefault(part.item, f"withdraw:{n}")
+            self.tool_steps.setdefault(part.item, step_id)
 
     # -- tools -------------------------------------------------------------------------------------
     def take_tool(self, n: int, item: str) -> None:

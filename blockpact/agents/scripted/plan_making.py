@@ -37,17 +37,23 @@ class MakingPart:
     def make(self, n: int, craft: Craft) -> None:
         facts = self.facts
         have, source = self.holdings()
+        own = Counter(self.spec.players[self.player].inventory)
+        taken: list[str] = []  # the withdrawals a clause asks: what they bring is held, not fetched again
+        for item, withdrawals in self.withdrawn.items():
+            own[item] += sum(count for count, _ in withdrawals)
+            have[item] = max(have[item], own[item])
+            taken += [step_id for _, step_id in withdrawals]
         plan = facts.planner.plan(craft.item, craft.count, have, table=facts.on_map("crafting_table"),
                                   furnace=facts.on_map("furnace"))
         if plan is None:
             held = ", ".join(f"{k} {v}" for k, v in sorted(have.items())) or "nothing"
             self.note(n, f"cannot make {craft.item} from what it holds, is deposited for it or may take ({held})")
             return
-        own = self.spec.players[self.player].inventory
-        previous: list[str] = []
+        taken = [step_id for step_id in taken if self.plan.find(step_id).args["item"] in plan.used]  # type: ignore[union-attr]
+        previous = list(taken)
         near: Vec = self.spec.players[self.player].spawn
         for item, count in sorted(plan.used.items()):
-            lacking = count - own.get(item, 0)
+            lacking = count - own[item]
             if lacking <= 0 or item not in source:
                 continue
             chest, deposited = source[item]
@@ -56,11 +62,13 @@ class MakingPart:
             if deposited:
                 wait = self.plan.find(f"deposits:{list(chest)}") or self.plan.add(
                     Step(f"deposits:{list(chest)}", "wait_items", f"wait for the deposits into the chest at {list(chest)}",
-                         args={"chest": list(chest), "items": {}, "blocking": False, "patience": self.patience}))
+                         args={"chest": list(chest), "items": {}, "blocking": False, "patience": self.patience,
+                               "gives_up": True}))
+                wait.after = [*wait.after, *(t for t in taken if t not in wait.after)]  # what is left once it has taken its part
                 wait.args["items"][item] = lacking + facts.spec.chests[chest].items.get(item, 0)  # type: ignore[index]
                 after = [wait.id]
             fetch = self.plan.add(Step(f"fetch:{n}:{item}", "take", f"take {lacking} {item} from the chest at {list(chest)}",
-                                       after=after, args={"chest": list(chest), "item": item, "count": count}))
+                                       after=[*after, *taken], args={"chest": list(chest), "item": item, "count": count}))
             previous.append(fetch.id)
         for i, step in enumerate(plan.steps):
             args: dict[str, object] = {"item": step.item, "count": step.count}

@@ -202,6 +202,17 @@ async function playByContract(bot) {
     }
   }
 
+  // A wait for deposits whose patience has run out is given up after four looks in a row that find no new item
+  // in the chest: nobody is still filling it, so the steps that need it fail for good and the fallback runs.
+  function noNewItems(w, inside) {
+    const seen = Object.entries(w.items).reduce((sum, [item, n]) => sum + Math.min(inside[item] || 0, n), 0);
+    if (now() >= start + w.patience && seen <= (w.seen ?? Infinity)) {
+      w.failures += 1;
+      if (w.failures >= __MAX_FAILURES__) giveUp(w, `no new item in the chest in ${w.failures} looks`);
+    } else w.failures = 0;
+    w.seen = seen;
+  }
+
   // Look into the chests waited on (at most every few seconds each), and listen for signals, remembering every
   // sender: until the next step is due, or the patience of a wait runs out, when no chest is waited on.
   async function listen(waits, live) {
@@ -210,6 +221,7 @@ async function playByContract(bot) {
         lastLook[w.id] = now();
         const inside = (await checkItemInsideChest(bot, vec(w.chest))) || {};
         if (Object.entries(w.items).every(([item, n]) => (inside[item] || 0) >= n)) w.done = true;
+        else if (w.gives_up) noNewItems(w, inside);
       }
     }
     const open = waits.filter((w) => !w.done);
