@@ -3,7 +3,8 @@
 On the simulator a rule fires exactly at its tick. On a live server the world master applies the ticks due by
 the wall clock whenever it gets to run: on a busy machine a growth period due at 60 s may fire at 63 s, and ticks
 due before the episode's end may never fire if the episode ends first. Both change a commons' outcome, so the
-master counts them and the run reports them (experiments/live_notes.py).
+master counts them, logs a `firing_late` event as a late tick fires and a `firing_missed` event at the end for
+the ticks that never did, and the run reports them (experiments/lateness.py).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ class RuleTiming:
     def __init__(self, spec: WorldSpec) -> None:
         self.rules = [_Rule(f"{type(r).__name__.removesuffix('Rule').lower()} {r.block} in {r.region}") for r in spec.rules]
 
-    def applied(self, second: float, due: np.ndarray, late_s: float) -> None:
-        """The tick ending at `second` fired `late_s` after it was due, for the rules `due` marks."""
+    def applied(self, second: float, due: np.ndarray, late_s: float) -> list[str]:
+        """The tick ending at `second` fired `late_s` after it was due, for the rules `due` marks; returns the
+        rules for which it counts as late."""
+        late = []
         for i in np.flatnonzero(due):
             rule = self.rules[i]
             rule.due += 1
@@ -42,12 +45,15 @@ class RuleTiming:
                 rule.max_late_s = max(rule.max_late_s, round(late_s, 3))
                 if rule.first_late is None:
                     rule.first_late = second
+                late.append(rule.label)
+        return late
 
-    def never(self, second: float, due: np.ndarray) -> None:
-        """The tick ending at `second`, due before the episode's end, never fired."""
+    def never(self, second: float, due: np.ndarray) -> list[str]:
+        """The tick ending at `second`, due before the world's episode length, never fired; returns its rules."""
         for i in np.flatnonzero(due):
             self.rules[i].due += 1
             self.rules[i].missed.append(second)
+        return [self.rules[i].label for i in np.flatnonzero(due)]
 
     def to_json(self) -> list[dict[str, Any]]:
         return [{"rule": r.label, "due": r.due, "late": r.late, "max_late_s": r.max_late_s, "first_late_at": r.first_late,
