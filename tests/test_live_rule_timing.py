@@ -15,6 +15,7 @@ from typing import Any
 
 from blockpact.bridge.live.world_master import WorldMaster
 from blockpact.cli import main
+from blockpact.bridge.live.rule_timing import ServerClock
 from blockpact.experiments.lateness import period_firings
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.world_files import load_world
@@ -33,6 +34,9 @@ class _Server:
 
     def drain(self) -> tuple[list[dict[str, Any]], int]:
         return [], 0
+
+    def server_seconds(self, reset: bool = False) -> None:
+        return None  # a server whose clock is not read (another server's)
 
     def read_blocks(self, lo, hi) -> list[str]:  # noqa: ANN001
         region = next(r for r in self.state.spec.regions.values() if (r.lo, r.hi) == (lo, hi))
@@ -106,6 +110,33 @@ def test_quota_periods_the_episode_never_reached_are_missed_and_the_one_under_wa
     on_time = period_firings(spec, contract, 90.0)
     assert [(p["missed"], p["cut_at"]) for p in on_time] == [(0, None), (0, None)]
     assert period_firings(spec, None, 10.0) == [] and period_firings(spec, "3. Ann mines at most 3 pumpkins.", 1.0) == []
+
+
+def test_rounds_on_a_lagging_server_clock_begin_late_or_never() -> None:
+    """Programs keep time by the server's clock: a server 2.5 s behind from 10 s on starts the round of the period at
+    30 s at 32.5 s; one that fell 12 s behind never reached 60 s before the episode ended at 70 s."""
+    spec = load_world(WORLD)  # 90 s
+    contract = "1. Ann mines at most 2 pumpkins every 30 seconds."  # periods at 0, 30 and 60 s
+    lagging = [[10.0, 10.0], [12.5, 10.0], [40.0, 37.5]]  # stopped from 10 s to 12.5 s, then on time
+    [period] = period_firings(spec, contract, 90.2, lagging)
+    assert (period["late"], period["first_late_at"], period["worst_late_s"], period["missed"]) == (1, 30.0, 2.5, 1)
+    assert period["first_missed_at"] == 60.0  # the samples end at 37.5 s of the server's clock: it never got there
+    falling = [[10.0, 10.0], [70.0, 58.0]]  # 12 s behind by the end
+    [period] = period_firings(spec, contract, 70.0, falling)
+    assert (period["late"], period["first_late_at"], period["worst_late_s"]) == (1, 30.0, 5.0)  # 30 s reached at 35 s
+    assert (period["missed"], period["first_missed_at"]) == (1, 60.0)  # before 70 s on the wall clock, never on the server's
+    on_time = [[1.0, 1.0], [89.9, 89.6]]
+    assert period_firings(spec, contract, 90.0, on_time)[0]["late"] == 0  # 0.3 s behind: on time
+
+
+def test_the_server_clock_keeps_the_samples_where_its_lag_moved() -> None:
+    clock = ServerClock()
+    assert clock.to_json() is None
+    clock.sample(1.0, None)  # a server whose clock is not read: nothing
+    assert clock.to_json() is None
+    for second, server in ((1.0, 1.0), (2.0, 2.0), (3.0, 3.01), (4.0, 2.5), (5.0, 3.5), (6.0, 4.5)):
+        clock.sample(second, server)
+    assert clock.to_json() == [[1.0, 1.0], [4.0, 2.5], [6.0, 4.5]]  # the lag moved at 4 s; the last is always kept
 
 
 def _as_live(run: Path, sim_seconds: float | None = None) -> None:

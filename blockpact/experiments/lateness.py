@@ -4,15 +4,19 @@ On the simulator every `[[dynamics]]` rule fires at its tick and every period of
 so its numbers mean what the world file says. On a live server the world master applies the rules' ticks on the
 wall clock whenever it gets to run (bridge/live/rule_timing.py: a growth period due at 60 s applied at 63 s), and an
 episode whose clock stopped before the world's length never reaches the ticks and the contract's quota periods
-(the players' rounds) due after its end. A reader of metrics.json or report.html must see both, per seed.
+(the players' rounds) due after its end; a server that ticks slowly starts the players' rounds late. A reader of metrics.json or report.html must see both, per seed.
 
 Two kinds of firing are counted:
 - `rule`: each due tick of a dynamics rule, as the world master measured it (`dynamics_timing`): late when applied
   `threshold_s` or more after it was due, missed when due before the world's length but after the episode's end;
 - `period`: each period of a quota clause with a period (`every 60 s`, `per round`), from its window's start to
-  its end or the world's length: missed when it would have started at or after the episode's end (`cut_at`: the
-  period under way when the episode ended early). A period is a span of the episode's clock, by which the judge
-  counts what was done, so it is never late itself; the regrowth at its boundary is its rule's firing.
+  its end or the world's length. The judge counts what was done in it on the episode's clock, but the players'
+  programs keep time by the server's (`bot.time.age`: its ticks, 20 a second on an idle machine, fewer on a busy
+  one), so their round for the period begins when the server's clock reaches it (the world master's
+  `server_clock` samples): late when that is `threshold_s` or more after the period began, missed when the
+  server's clock had not reached it by the episode's end, or the episode ended first (`cut_at`: the period under
+  way when the episode ended early). Without samples (another server, whose clock is not read) only the episode's
+  end counts. The regrowth at a period's boundary is its rule's firing.
 
 `lateness` is None for a simulated episode (its clock is simulated: nothing fires late), and the condition's
 summary says `clock: "simulated"` with zero counts.
@@ -64,20 +68,38 @@ def _quota_periods(spec: WorldSpec, contract: str | None) -> dict[tuple[float, f
     return found
 
 
-def period_firings(spec: WorldSpec, contract: str | None, ended_at: float) -> list[dict[str, Any]]:
-    """The contract's quota periods due before the world's length, and which of them the episode never reached."""
+def _reached(samples: list[list[float]], second: float) -> float | None:
+    """The episode second at which the server's clock reached `second` (interpolated between samples, from 0 at 0);
+    None if it never did."""
+    before = (0.0, 0.0)
+    for episode, server in samples:
+        if server >= second - EPS:
+            span = server - before[1]
+            return episode if span <= EPS else before[0] + (second - before[1]) * (episode - before[0]) / span
+        before = (episode, server)
+    return None
+
+
+def period_firings(spec: WorldSpec, contract: str | None, ended_at: float, clock: list[list[float]] | None = None,
+                   threshold_s: float = LATE_S) -> list[dict[str, Any]]:
+    """The contract's quota periods due before the world's length: those the episode never reached, and, with the
+    server's `clock` samples ((episode s, server s): the world master's `server_clock`), the players' rounds that
+    began `threshold_s` or more late or never because the server's clock, by which programs keep time, lagged."""
     out = []
     for (period, start, end), clauses in _quota_periods(spec, contract).items():
         starts, k = [], 0
         while start + k * period < end - EPS:
             starts.append(round(start + k * period, 6))
             k += 1
-        missed = [s for s in starts if s >= ended_at - EPS]
+        began = {s: (_reached(clock, s) if clock else s) for s in starts}
+        missed = [s for s in starts if began[s] is None or began[s] >= ended_at - EPS]
+        late = {s: round(at - s, 3) for s, at in began.items() if s not in missed and at is not None and at - s >= threshold_s}
         under_way = [s for s in starts if s < ended_at - EPS and ended_at < min(s + period, end) - EPS]
         window = f" from {start:g} s" if start else ""
         window += f" to {end:g} s" if end < spec.episode_seconds else ""
         out.append({"kind": "period", "name": f"clause {', '.join(map(str, clauses))}: every {period:g} s{window}",
-                    "due": len(starts), "late": 0, "worst_late_s": 0.0, "first_late_at": None, "missed": len(missed),
+                    "due": len(starts), "late": len(late), "worst_late_s": max(late.values(), default=0.0),
+                    "first_late_at": min(late, default=None), "missed": len(missed),
                     "first_missed_at": missed[0] if missed else None, "cut_at": round(ended_at, 3) if under_way else None})
     return out
 
@@ -90,10 +112,14 @@ def episode_lateness(episode: EpisodeRecord, spec: WorldSpec | None, live: bool)
     timing = next((e.data for e in reversed(events) if e.kind == "dynamics_timing"), None)
     ended_at = timing["ended_at"] if timing is not None else episode.sim_seconds
     firings = _rule_firings(timing) if timing is not None else []
+    threshold = float(timing.get("threshold_s", LATE_S)) if timing is not None else LATE_S
+    clock = next((e.data for e in reversed(events) if e.kind == "server_clock"), None)
+    if ended_at is None and clock is not None:
+        ended_at = clock["ended_at"]
     if spec is not None and ended_at is not None:
-        firings += period_firings(spec, episode.contract, float(ended_at))
+        firings += period_firings(spec, episode.contract, float(ended_at), clock["samples"] if clock else None, threshold)
     off = [f for f in firings if f["late"] or f["missed"] or f["cut_at"] is not None]
-    return {"threshold_s": float(timing.get("threshold_s", LATE_S)) if timing is not None else LATE_S,
+    return {"threshold_s": threshold,
             "scheduled": sum(f["due"] for f in firings), "late": sum(f["late"] for f in firings),
             "missed": sum(f["missed"] for f in firings), "worst_late_s": max((f["worst_late_s"] for f in firings), default=0.0),
             "ended_at": ended_at, "episode_seconds": spec.episode_seconds if spec is not None else None, "firings": off}
@@ -124,9 +150,11 @@ def condition_lateness(runs: list[dict[str, Any]], live: bool) -> dict[str, Any]
 
 def _firing_text(f: dict[str, Any], ended_at: float | None, length: float | None) -> str:
     said = []
-    unit = "ticks" if f["kind"] == "rule" else "periods"
-    if f["late"]:
-        said.append(f"{f['late']} of {f['due']} {unit} late (up to {f['worst_late_s']:g} s, first due at {f['first_late_at']:g} s)")
+    if f["late"] and f["kind"] == "rule":
+        said.append(f"{f['late']} of {f['due']} ticks late (up to {f['worst_late_s']:g} s, first due at {f['first_late_at']:g} s)")
+    elif f["late"]:
+        said.append(f"{f['late']} of {f['due']} rounds began late on the server's clock, by which programs keep time "
+                    f"(up to {f['worst_late_s']:g} s after the period, first due at {f['first_late_at']:g} s)")
     if f["missed"]:
         verb = "fired" if f["kind"] == "rule" else "started"
         end = f"; the episode ended at {ended_at:g} s of {length:g}" if ended_at is not None and length is not None else ""

@@ -58,3 +58,29 @@ class RuleTiming:
     def to_json(self) -> list[dict[str, Any]]:
         return [{"rule": r.label, "due": r.due, "late": r.late, "max_late_s": r.max_late_s, "first_late_at": r.first_late,
                  "missed": len(r.missed), "first_missed_at": r.missed[0] if r.missed else None} for r in self.rules]
+
+
+CLOCK_STEP_S = 0.05  # a sample of the server's clock is kept when its lag moved this much since the last kept one
+
+
+class ServerClock:
+    """The server's clock (its ticks / 20: the world's age its players see as `bot.time.age`, by which programs keep
+    time) against the episode's wall clock. A busy server ticks slower than 20 a second: a quota round a program
+    starts at 60 s of the server's clock then starts later than 60 s into the episode, when the judge's period has
+    begun, or never. Samples `(episode s, server s)` are kept where the lag changed, so they interpolate it."""
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[float, float]] = []
+        self.last: tuple[float, float] | None = None
+
+    def sample(self, episode: float, server: float | None) -> None:
+        if server is None:
+            return
+        self.last = (round(episode, 3), round(server, 3))
+        if not self.kept or abs((episode - server) - (self.kept[-1][0] - self.kept[-1][1])) >= CLOCK_STEP_S:
+            self.kept.append(self.last)
+
+    def to_json(self) -> list[list[float]] | None:
+        if self.last is None:
+            return None
+        return [list(s) for s in (self.kept if self.kept[-1] == self.last else [*self.kept, self.last])]

@@ -32,7 +32,7 @@ from blockpact.worlds.rules.dynamics import Dynamics
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.spec.schema import Vec, WorldSpec
 from blockpact.worlds.state import WorldState
-from blockpact.bridge.live.rule_timing import LATE_S, RuleTiming
+from blockpact.bridge.live.rule_timing import LATE_S, RuleTiming, ServerClock
 from blockpact.worlds.rules.ticks import ticks_between
 
 DYNAMICS_CAUSES = ("regrow", "spawn", "grow")
@@ -69,6 +69,7 @@ class WorldMaster:
         self.started_at: float | None = None  # wall time of episode time 0
         self.dynamics_time = 0.0  # episode second up to which the dynamics have been applied
         self.timing = RuleTiming(spec)  # when each rule fired against when it was due
+        self.clock = ServerClock()  # the server's clock (by which programs keep time) against the episode's
         self.stats = TickStats()
         self._touched: set[Vec] | None = None  # cells the journals changed while reconcile_regions drained them
         self._regions = sorted({name for rule in spec.rules
@@ -90,7 +91,9 @@ class WorldMaster:
         self.bot_journal()
 
     def start(self) -> None:
+        """The episode's clock starts, and the server's (the world's age its players see) starts from 0 with it."""
         self.discard_journal()
+        self.access.server_seconds(reset=True)
         self.started_at = time.time()
 
     @property
@@ -102,6 +105,7 @@ class WorldMaster:
     def tick(self) -> None:
         """Record what happened, read the rules' regions back, and apply the dynamics due by now."""
         begun = time.perf_counter()
+        self.clock.sample(self.now, self.access.server_seconds())
         self.record()
         self._update_positions()
         if self.spec.rules:
@@ -257,6 +261,8 @@ class WorldMaster:
                                                    "ended_at": round(ended, 3)})
             self._emit(None, "dynamics_timing", {"rules": self.timing.to_json(), "ended_at": round(ended, 3),
                                                  "episode_seconds": self.spec.episode_seconds, "threshold_s": LATE_S})
+        if (samples := self.clock.to_json()) is not None:
+            self._emit(None, "server_clock", {"samples": samples, "ended_at": round(self.now, 3)})
         for player in connected:
             actual, mirrored = self.access.inventory(player), dict(self.state.inventories[player])
             if actual is None:
