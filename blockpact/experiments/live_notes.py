@@ -5,7 +5,8 @@ for seconds while the programs ran (`runtime_late`: a slowed episode, on a busy 
 reproduce part of the world (`live_unsupported`), or, in lockstep, the bots could not follow their simulated twin's
 order (`lockstep` with `diverged`: its races were not ordered) or the episode's end cut its programs short of what
 the twin did (`cut`: the live episode did less than the simulated one), or the world's dynamics fired late or
-never (`dynamics_timing`: a growth period due at 60 s applied at 63 s, ticks due before the end never applied). The run said so on stderr as it happened; a reader of
+never (`dynamics_timing`: a growth period due at 60 s applied at 63 s; with the contract's quota periods, one
+`lateness` warning: experiments/lateness.py). The run said so on stderr as it happened; a reader of
 metrics.json or report.html, days later, must see it there too, per seed, to decide what to publish.
 """
 
@@ -13,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from blockpact.experiments.lateness import lateness_warning
 from blockpact.experiments.records import EpisodeRecord, RunRecord
 from blockpact.worlds.events import Event
+from blockpact.worlds.spec.schema import WorldSpec
 
 
 def _last_attempt(episode: EpisodeRecord) -> list[Event]:
@@ -45,29 +48,20 @@ def dynamics_timing(episode: EpisodeRecord) -> dict[str, Any] | None:
     return {"rules": rules, "ended_at": data.get("ended_at"), "episode_seconds": data.get("episode_seconds")}
 
 
-def _timing_text(timing: dict[str, Any]) -> str:
-    parts = []
-    for r in timing["rules"]:
-        said = []
-        if r["late"]:
-            said.append(f"{r['late']} of {r['due']} ticks late (up to {r['max_late_s']:g} s, first due at {r['first_late_at']:g} s)")
-        if r["missed"]:
-            said.append(f"{r['missed']} never fired (the first due at {r['first_missed_at']:g} s; the episode ended at "
-                        f"{timing['ended_at']:g} s of {timing['episode_seconds']:g})")
-        parts.append(f"{r['rule']}: {', '.join(said)}")
-    return "; ".join(parts)
-
-
-def _ended_early(run: RunRecord) -> list[str]:
-    """Completed live episodes whose clock stopped a tick or more before the world's episode length."""
-    if run.config.backend == "sim":
-        return []
+def _world(run: RunRecord) -> WorldSpec | None:
     from blockpact.experiments.resume import recorded_world
 
     try:
-        length = recorded_world(run).episode_seconds
-    except Exception:  # noqa: BLE001 - a world that no longer loads: its length is unknown, nothing to compare
+        return recorded_world(run)
+    except Exception:  # noqa: BLE001 - a world that no longer loads: its length and periods are unknown
+        return None
+
+
+def _ended_early(run: RunRecord, spec: WorldSpec | None) -> list[str]:
+    """Completed live episodes whose clock stopped a tick or more before the world's episode length."""
+    if run.config.backend == "sim" or spec is None:
         return []
+    length = spec.episode_seconds
     return [f"{seed.condition} seed {seed.seed}" + (f" episode {ep.episode}" if len(seed.episodes) > 1 else "")
             + f" ({ep.sim_seconds:g} s of {length:g})"
             for seed in run.seeds if seed.completed for ep in seed.episodes
@@ -92,7 +86,6 @@ def live_warnings(run: RunRecord) -> list[str]:
     late: list[str] = []
     unordered: list[str] = []
     cut: list[str] = []
-    timed: list[str] = []
     parts: dict[str, None] = {}
     for seed in run.seeds:
         if not seed.completed:
@@ -102,8 +95,6 @@ def live_warnings(run: RunRecord) -> list[str]:
             if (stall := runtime_late_s(ep)) is not None:
                 late.append(f"{where} ({stall:g} s)")
             parts.update(dict.fromkeys(unsupported_parts(ep)))
-            if (timing := dynamics_timing(ep)) is not None and timing["rules"]:
-                timed.append(f"{where}: {_timing_text(timing)}")
             if (lockstep := lockstep_notes(ep)) is not None and lockstep["diverged"]:
                 unordered.append(f"{where} ({lockstep['diverged'][0]})")
             elif lockstep is not None and lockstep["cut"]:
@@ -119,12 +110,12 @@ def live_warnings(run: RunRecord) -> list[str]:
         out.append(f"live lockstep: the episode's end came before the bots took every shared action of the simulated "
                    f"twin in {len(cut)} completed episode(s) (bots in lockstep wait for each other, so they do less in "
                    f"the same time; what they did was in order): {'; '.join(cut)}")
-    if short := _ended_early(run):
+    spec = _world(run) if run.config.backend != "sim" else None
+    if short := _ended_early(run, spec):
         out.append(f"live: {len(short)} completed episode(s) ended before the world's length, so the contract's "
                    f"periods, the players' rounds and the rules due after their end never came: {', '.join(short)}")
-    if timed:
-        out.append(f"live: the world's dynamics fired late or not at all in {len(timed)} completed episode(s) (on the "
-                   f"simulator every rule fires at its tick): {' | '.join(timed)}")
+    if (lateness := lateness_warning(run, spec)) is not None:
+        out.append(lateness)
     if parts:
         out.append(f"live: the server did not reproduce part of the world: {'; '.join(parts)}")
     return out

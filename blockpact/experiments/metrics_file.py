@@ -15,6 +15,7 @@ from typing import Any
 from blockpact.experiments.commons_metrics import commons_section
 from blockpact.experiments.groups_metrics import groups_section
 from blockpact.experiments.institution_metrics import institution_section
+from blockpact.experiments.lateness import condition_lateness, episode_lateness, seed_lateness
 from blockpact.experiments.live_notes import episode_notes, live_warnings
 from blockpact.errors import UserError
 from blockpact.experiments.llm_accounting import llm_accounting
@@ -61,7 +62,7 @@ def judge_summary(seeds: list[SeedRecord]) -> dict[str, int]:
     }
 
 
-def _episode(ep: EpisodeRecord) -> dict[str, Any]:
+def _episode(ep: EpisodeRecord, spec: WorldSpec | None = None, live: bool = False) -> dict[str, Any]:
     rewards = ep.rewards or {}
     return {
         "episode": ep.episode,
@@ -78,10 +79,11 @@ def _episode(ep: EpisodeRecord) -> dict[str, Any]:
         "judgments": {j.source: j.transfers for j in ep.judgments},
         "judge_disagreement": judge_disagreement(ep),
         **episode_notes(ep),  # live: a stalled runtime, what the server did not reproduce
+        "lateness": episode_lateness(ep, spec, live),  # live: firings late or missed; None on the simulator
     }
 
 
-def _seed_run(seed: SeedRecord, spec: WorldSpec | None = None) -> dict[str, Any] | None:
+def _seed_run(seed: SeedRecord, spec: WorldSpec | None = None, live: bool = False) -> dict[str, Any] | None:
     """A completed unit's outcome (its last episode); None for failed and interrupted units. With the world's `spec`,
     the promises the players made in negotiation and chat, judged on what they did (experiments/promises.py)."""
     final = seed.final
@@ -98,7 +100,8 @@ def _seed_run(seed: SeedRecord, spec: WorldSpec | None = None) -> dict[str, Any]
         "inventory_welfare": social_welfare(final.inventory_rewards or final.rewards),
         "gini": measure["value"],
         "gini_measure": measure,
-        "episodes": [_episode(ep) for ep in seed.episodes if ep.finished],
+        "episodes": [_episode(ep, spec, live) for ep in seed.episodes if ep.finished],
+        "lateness": seed_lateness(seed, spec, live),
         "promises": tally.to_json() if spec is not None and (tally := promises_of(spec, seed)) is not None else None,
     }
 
@@ -251,9 +254,10 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
     conditions: dict[str, Any] = {}
     reference = world_reference(run)
     spec = _recorded_spec(run)
+    live = run.config.backend != "sim"
     for condition in run.config.conditions:
         seeds = run.of_condition(condition.name)
-        runs = [r for r in (_seed_run(s, spec) for s in seeds) if r is not None]
+        runs = [r for r in (_seed_run(s, spec, live) for s in seeds) if r is not None]
         conditions[condition.name] = {
             "contract_mode": condition.contract_mode,
             "gini": gini_stats(runs),
@@ -265,6 +269,7 @@ def run_metrics(run: RunRecord) -> dict[str, Any]:
             "units": unit_counts(seeds, len(run.config.seeds)),
             "failures": failures(seeds),
             "runs": runs,
+            "lateness": condition_lateness(runs, live),  # live firings late or missed; zero on the simulator
             "by_episode": by_episode(runs),  # the learning curve: each episode index over the seeds
             "outcomes": outcome_groups(runs),
             "errors": [{"seed": s.seed, "error": e, "cause": c} for s in seeds for e, c in zip(s.errors, s.causes)],

@@ -38,6 +38,7 @@ from blockpact.errors import UserError
 from blockpact.worlds.spec.schema import Vec, WorldSpec
 
 BUILD_POLL_SECONDS = 0.25
+TICKS_PER_SECOND = 20  # a server's ticks in a second of its clock (a busy server takes longer than a second for them)
 # Answers to an operator-only command by which servers say the bot is not an operator (vanilla hides the command).
 NOT_OPERATOR_ANSWERS = (*NOT_PERMITTED_ANSWERS, "unknown or incomplete command")
 
@@ -59,6 +60,7 @@ class WorldAccess(Protocol):
     def change_blocks(self, command: str, positions: Sequence[Vec], cause: str) -> None: ...
     def inventory(self, player: str) -> dict[str, int] | None: ...
     def chest(self, pos: Vec) -> dict[str, int] | None: ...
+    def server_seconds(self, reset: bool = False) -> float | None: ...
 
 
 class EmbeddedAccess:
@@ -101,6 +103,10 @@ class EmbeddedAccess:
 
     def chest(self, pos: Vec) -> dict[str, int] | None:
         return tally(self.server.request("getChest", pos=list(pos)))
+
+    def server_seconds(self, reset: bool = False) -> float | None:
+        """The server's clock: its ticks since the last reset (the world's age its players see, bot.time.age) / 20."""
+        return int(self.server.request("worldAge", reset=reset)["ticks"]) / TICKS_PER_SECOND
 
 
 class WitnessedAccess:
@@ -197,3 +203,6 @@ class WitnessedAccess:
 
     def chest(self, pos: Vec) -> dict[str, int] | None:
         return None  # unknown until a player opens it: the record is what the bots saw in it
+
+    def server_seconds(self, reset: bool = False) -> float | None:
+        return None  # another server's clock is its own: not read (nor reset)

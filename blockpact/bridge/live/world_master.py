@@ -32,7 +32,7 @@ from blockpact.worlds.rules.dynamics import Dynamics
 from blockpact.worlds.events import Event, EventLog
 from blockpact.worlds.spec.schema import Vec, WorldSpec
 from blockpact.worlds.state import WorldState
-from blockpact.bridge.live.rule_timing import RuleTiming
+from blockpact.bridge.live.rule_timing import LATE_S, RuleTiming, ServerClock
 from blockpact.worlds.rules.ticks import ticks_between
 
 DYNAMICS_CAUSES = ("regrow", "spawn", "grow")
@@ -69,6 +69,7 @@ class WorldMaster:
         self.started_at: float | None = None  # wall time of episode time 0
         self.dynamics_time = 0.0  # episode second up to which the dynamics have been applied
         self.timing = RuleTiming(spec)  # when each rule fired against when it was due
+        self.clock = ServerClock()  # the server's clock (by which programs keep time) against the episode's
         self.stats = TickStats()
         self._touched: set[Vec] | None = None  # cells the journals changed while reconcile_regions drained them
         self._regions = sorted({name for rule in spec.rules
@@ -90,7 +91,9 @@ class WorldMaster:
         self.bot_journal()
 
     def start(self) -> None:
+        """The episode's clock starts, and the server's (the world's age its players see) starts from 0 with it."""
         self.discard_journal()
+        self.access.server_seconds(reset=True)
         self.started_at = time.time()
 
     @property
@@ -102,6 +105,7 @@ class WorldMaster:
     def tick(self) -> None:
         """Record what happened, read the rules' regions back, and apply the dynamics due by now."""
         begun = time.perf_counter()
+        self.clock.sample(self.now, self.access.server_seconds())
         self.record()
         self._update_positions()
         if self.spec.rules:
@@ -214,14 +218,21 @@ class WorldMaster:
         state = self.state
         real_log, state.log = state.log, EventLog()
         now = self.now
+        late: dict[str, float] = {}  # rule -> the first second it was due on that fired late in this batch
+        worst = 0.0
         try:
             for second in seconds:
                 state.time = second
-                self.timing.applied(second, self.dynamics.compiled.due(second), now - second)
+                for rule in self.timing.applied(second, self.dynamics.compiled.due(second), now - second):
+                    late.setdefault(rule, second)
+                    worst = max(worst, now - second)
                 self.dynamics.tick(second)
             changes = [e for e in state.log.events if e.kind == "block" and e.data.get("cause") in DYNAMICS_CAUSES]
         finally:
             state.log = real_log
+        if late:  # said as it happens: the ticks of these rules came a second or more after they were due
+            self._emit(None, "firing_late", {"firing": "rule", "rules": list(late), "due_at": min(late.values()),
+                                             "worst_late_s": round(worst, 3), "threshold_s": LATE_S})
         for change in reversed(changes):  # the mirror shows only what the server reports
             self._set_cell(_vec(change.data["pos"]), change.data["old"])
         self.dynamics_time = seconds[-1]
@@ -239,10 +250,19 @@ class WorldMaster:
         self._update_positions()
         if self.spec.rules:
             ended = self.now
+            missed: dict[str, list[float]] = {}
             for second in ticks_between(self.dynamics_time, self.spec.episode_seconds, self.tick_seconds):
-                self.timing.never(second, self.dynamics.compiled.due(second))
+                for rule in self.timing.never(second, self.dynamics.compiled.due(second)):
+                    missed.setdefault(rule, []).append(second)
+            if missed:  # due before the world's length, after the episode's end
+                self._emit(None, "firing_missed", {"firing": "rule", "rules": list(missed),
+                                                   "first_due_at": min(t[0] for t in missed.values()),
+                                                   "missed": sum(len(t) for t in missed.values()),
+                                                   "ended_at": round(ended, 3)})
             self._emit(None, "dynamics_timing", {"rules": self.timing.to_json(), "ended_at": round(ended, 3),
-                                                 "episode_seconds": self.spec.episode_seconds})
+                                                 "episode_seconds": self.spec.episode_seconds, "threshold_s": LATE_S})
+        if (samples := self.clock.to_json()) is not None:
+            self._emit(None, "server_clock", {"samples": samples, "ended_at": round(self.now, 3)})
         for player in connected:
             actual, mirrored = self.access.inventory(player), dict(self.state.inventories[player])
             if actual is None:

@@ -13,6 +13,7 @@
 //   {"op": "viewDistance", "from"?: [x, y, z], "to"?: [x, y, z]} -> the view distance players joining from now on get:
 //     with a box (a world's map), the smallest that shows all of it from any of its cells (plugin/view.js)
 //   {"op": "drainEvents"} -> {"entries": [{time (ms), agent, kind, data}], "dropped": n}: the journal since the last drain
+//   {"op": "worldAge", "reset"?: true} -> {"ticks": n, "time": ms}: the server's ticks since the last reset (plugin/world_age.js)
 // A command may carry "cause": what the journal records its changes under (default 'command').
 // Errors answer {"id", "ok": false, "error": message}. The server stops when stdin closes.
 const readline = require('readline')
@@ -34,6 +35,10 @@ function handlers (serv, stop) {
     countBlocks: ({ from, to, block }) => api.countBlocks(vec(from), vec(to), block ?? null),
     readBlocks: ({ from, to }) => api.readBlocks(vec(from), vec(to)),
     drainEvents: () => api.journal.drain(),
+    worldAge: ({ reset }) => {
+      if (reset) api.age.reset()
+      return { ticks: api.age.ticks(), time: Date.now() }
+    },
     viewDistance: ({ from, to }) => from === undefined && to === undefined ? api.view.get() : api.view.fit(from, to),
     setDrops: ({ block, drops }) => api.setDrops(block, drops),
     setHarvest: ({ block, tools }) => api.setHarvest(block, tools),

@@ -18,6 +18,7 @@ const { playerStore } = require('./persistence')
 const { viewControl, limitEntityRange } = require('./view')
 const { refuseUnadmittedJoins } = require('./capacity')
 const { withoutLatencyUpdates } = require('./player_list')
+const { worldAge } = require('./world_age')
 
 const parts = new WeakMap() // serv -> the plugin's per-server pieces
 
@@ -31,7 +32,8 @@ module.exports.server = function (serv, settings) {
   const region = regionTools(serv)
   const store = playerStore(serv, tools)
   const verdicts = digVerdicts(serv)
-  parts.set(serv, { tools, windows, chests, drops, verdicts, log, store, ops: new Set(options.ops ?? []) })
+  const age = worldAge(serv)
+  parts.set(serv, { tools, windows, chests, drops, verdicts, log, store, age, ops: new Set(options.ops ?? []) })
   refuseUnadmittedJoins(serv, settings)
   limitEntityRange(serv, options.entityRange)
 
@@ -47,6 +49,7 @@ module.exports.server = function (serv, settings) {
     countBlocks: (from, to, name) => region.countBlocks(serv.overworld, from, to, name),
     readBlocks: (from, to) => region.readBlocks(serv.overworld, from, to),
     view: viewControl(settings),
+    age, // the world's age in ticks: ticks(), reset()
     // [{slot, name, count}] of a connected player's inventory window.
     inventory (username) {
       const player = serv.getPlayer(username)
@@ -83,8 +86,9 @@ module.exports.server = function (serv, settings) {
 }
 
 module.exports.player = function (player, serv) {
-  const { tools, windows, chests, drops, verdicts, log, store, ops } = parts.get(serv)
+  const { tools, windows, chests, drops, verdicts, log, store, age, ops } = parts.get(serv)
   withoutLatencyUpdates(player) // before flying-squid's login starts sending them
+  age.attach(player) // so does its update_time
   // 'asap' follows every plugin's player setup, so flying-squid's inventory exists by then.
   player.once('asap', () => {
     // flying-squid's login ends by sending the player back to where it logged in; after a teleport
