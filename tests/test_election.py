@@ -222,3 +222,47 @@ def test_candidates_must_be_players_of_the_world(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r"bad\.toml:\d+: institution\.candidates: no player 'Zed' in world "
                                             r"'election_pasture'"):
         scenario_plan(load_scenario(path), load_world(WORLD), None)
+
+
+def test_resume_holds_the_recorded_elections_and_compare_labels_them(tmp_path: Path) -> None:
+    from blockpact.experiments.compare_sources import institution_label
+
+    _, events, out = run(tmp_path, "resumed", scenario_text(episodes=2))
+    assert institution_label(events[0]["data"]) == (
+        "meetings (majority; the elected leader proposes; elected by plurality, terms of 2)")
+    lines = (out / "events.jsonl").read_text().splitlines(keepends=True)
+    (out / "events.jsonl").write_text(lines[0])
+    (tmp_path / "resumed.toml").write_text(scenario_text(episodes=2, institution="\n[institution]\n"))  # changed since
+    assert main(["resume", str(out)]) == 0
+    resumed = json.loads((out / "metrics.json").read_text())["institution"]["conditions"]["quota"]["office"]
+    assert (resumed["recalls_passed"], resumed["leaders_elected"]) == (1, ["Ann"])
+
+
+def test_an_llm_member_out_of_format_at_a_recall_abstains_and_is_recorded_as_failing(llm_env, tmp_path: Path) -> None:  # noqa: F811
+    responder = ProtocolResponder(load_world(WORLD))
+
+    def cal_rambles(request: dict[str, Any]) -> Any:
+        messages = request["messages"]
+        if messages[0]["content"].startswith("You are Cal, a member") and "a vote to recall" in messages[1]["content"]:
+            return "Bo should go, I suppose."
+        return responder(request)
+
+    text = scenario_text(ann="llm:stub-model", others="llm:stub-model", episodes=2)
+    with OpenAIStub(responder=cal_rambles, api_key=KEY) as stub:
+        metrics, events, out = run(tmp_path, "rambles", text, "--llm-base-url", stub.base_url, "--no-llm-cache")
+    [failed] = [t for t in of(events, "meeting_turn") if t["error"]]
+    assert (failed["player"], failed["stage"], failed["choice"], failed["attempts"]) == ("Cal", "recall", "abstain", 3)
+    assert failed["problems"][0] == "no [recall] line: write [recall] yes, no or abstain (yes removes Bo from office)"
+    assert len(failed["replies"]) == 3 and "counted as an abstention" in failed["error"]
+    votes = {v["player"]: (v["vote"], v["reason"]) for v in of(events, "recall_vote")}
+    assert votes["Cal"] == ("abstain", "no reply in the format") and votes["Ann"][0] == "yes"
+    [result] = of(events, "recall_result")
+    assert not result["passed"] and result["yes"] == 2  # Ann and Dee: 2 of 4 is no majority; Bo stays
+    assert of(events, "election") == [] and of(events, "meeting_end")[0]["leader"] == "Bo"
+    section = metrics["institution"]["conditions"]["quota"]
+    assert section["member_failures"] == 1
+    assert metrics["conditions"]["quota"]["agent_errors"]["by_player"] == {"Cal": {"meeting_format": 1}}
+    retry = next(r.body["messages"] for r in stub.chat_requests if len(r.body["messages"]) > 2
+                 and r.body["messages"][0]["content"].startswith("You are Cal, a member"))
+    assert retry[-1]["content"].startswith("Your reply does not follow the format: no [recall] line")
+    assert "<h3>Member turns out of format</h3>" in (out / "report.html").read_text()
