@@ -266,3 +266,22 @@ def test_an_llm_member_out_of_format_at_a_recall_abstains_and_is_recorded_as_fai
                  and r.body["messages"][0]["content"].startswith("You are Cal, a member"))
     assert retry[-1]["content"].startswith("Your reply does not follow the format: no [recall] line")
     assert "<h3>Member turns out of format</h3>" in (out / "report.html").read_text()
+
+
+@pytest.mark.parametrize(("table", "key", "expected"), [
+    ('elect = "lottery"', "institution.elect", "got 'lottery' (expected 'plurality' or 'majority')"),
+    ('elect = "majority"\ncandidates = ["Ann", "Zed"]', "institution.candidates", "no player 'Zed'"),
+    ('term = 3', "institution.term", "applies with elections only"),
+])
+def test_a_bad_election_key_in_a_world_file_names_file_line_and_key(tmp_path: Path, table: str, key: str,
+                                                                   expected: str) -> None:
+    from blockpact.worlds.spec.value_reader import WorldSpecError
+
+    world = tmp_path / "world.toml"
+    text = WORLD.read_text()
+    world.write_text(text[:text.index("[institution]")] + f"[institution]\n{table}\n\n" + text[text.index("[episode]"):])
+    with pytest.raises(WorldSpecError) as caught:
+        load_world(world)
+    [problem] = caught.value.problems
+    assert (problem.path, problem.file) == (key, str(world)) and expected in problem.message
+    assert problem.line is not None and world.read_text().splitlines()[problem.line - 1].startswith(key.split(".")[1])
