@@ -153,7 +153,7 @@ def parse_institution(raw: Any, fail: Fail) -> InstitutionSpec | None:
         raise fail("institution.elect", f"got {elect!r} (expected {' or '.join(map(repr, ELECTIONS))})")
     if propose == "leader" and leader is None and elect is None:
         raise fail("institution.leader", "missing (expected the leader's name: propose = \"leader\" lets only the "
-                                         "leader propose)")
+                                         "leader propose; or elect = \"plurality\" for an elected one)")
     rule = _choice(raw, "rule", RULES, fail)
     quorum = raw.get("quorum")
     if rule == "quorum":
