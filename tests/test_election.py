@@ -105,9 +105,11 @@ def test_no_recall_without_a_breach_and_an_election_when_the_term_is_over(tmp_pa
     assert of(events, "recall") == []
     [election] = of(events, "election")
     assert (election["for_episode"], election["why"], election["incumbent"]) == (2, "term", "Bo")
-    [result] = of(events, "election_result")
+    [result] = of(events, "election_result")  # nobody broke a clause: the most emeralds decide
+    assert (result["elected"], result["previous"], result["re_elected"]) == ("Ann", "Bo", False)
+    assert of(events, "ballot")[0]["reason"].startswith("the best record: 0 breaches")
     seed = metrics["institution"]["conditions"]["quota"]["seeds"][0]
-    assert [row["leader"] for row in seed["office"]["leaders"]] == ["Bo", "Bo", result["leader"]]
+    assert [row["leader"] for row in seed["office"]["leaders"]] == ["Bo", "Bo", "Ann"]
     # recall = "never": a leader in breach keeps office until the term is over
     _, events, _ = run(tmp_path, "never", scenario_text(institution='\n[institution]\npropose = "leader"\n'
                                                                     'leader = "Bo"\nelect = "plurality"\nterm = 2\n'
