@@ -158,6 +158,7 @@ def office(kind: str) -> Office:
 @pytest.mark.parametrize(("kind", "reply", "problem"), [
     ("recall", "[thinking] hmm", r"no \[recall\] line: write \[recall\] yes, no or abstain"),
     ("recall", "[recall] maybe", "must be yes, no or abstain, not 'maybe'"),
+    ("recall", "[recall] VOTE", "must be yes, no or abstain, not 'VOTE'"),  # the prompt's placeholder copied
     ("recall", "[recall] yes\n[recall] no", r"two different \[recall\] lines"),
     ("election", "[elect]", r"no \[elect\] line: write \[elect\] the name of one candidate \(Ann, Cal\)"),
     ("election", "[elect] Bo", r"'Bo' is not a candidate \(the candidates: Ann, Cal\)"),
@@ -188,7 +189,8 @@ def test_llm_members_recall_the_leader_and_elect_a_new_one(llm_env, tmp_path: Pa
                if r.body["messages"][0]["content"].startswith("You are Cal, a member of the meeting")]
     recall_prompt = next(m[1]["content"] for m in prompts if "a vote to recall the leader, Bo" in m[1]["content"])
     assert "The judge found Bo broke the contract in force: clause 1: Bo mined" in recall_prompt
-    assert "[recall] yes, no or abstain" in recall_prompt and "  Bo: 1 broken" in recall_prompt
+    assert "[recall] VOTE\n(VOTE: yes, no or abstain; yes removes Bo from office)" in recall_prompt
+    assert "  Bo: 1 broken, " in recall_prompt and "instead of a proposal and votes" in recall_prompt
     assert "Elections: the leader is elected by most votes" in prompts[0][0]["content"]
 
 

@@ -33,6 +33,13 @@ def answer_form(office: Office) -> str:
     return f"[elect] the name of one candidate ({', '.join(office.candidates)}), or [elect] abstain"
 
 
+def answer_lines(office: Office) -> str:
+    """The answer as the turn's prompt shows it: the line to write, then the other choices."""
+    if office.kind == "recall":
+        return f"[recall] VOTE\n(VOTE: yes, no or abstain; yes removes {office.leader} from office)"
+    return f"[elect] NAME\n(NAME: one of the candidates, {', '.join(office.candidates)}; or [elect] abstain)"
+
+
 def parse_office(text: str, office: Office) -> tuple[str, str | None]:
     """(thinking, choice) of a reply: a recall's vote, or an election's candidate (None: abstains)."""
     thinking = m.group(1).strip() if (m := _THINKING.search(text)) else ""
@@ -66,14 +73,14 @@ def office_messages(system: str, office: Office, players: Sequence[str], outcome
     if office.kind == "recall":
         question, ask = f"a vote to recall the leader, {office.leader}", (
             f"Vote on recalling {office.leader}: a recall passes as a proposal does; if it passes, {office.leader} "
-            "leaves office and the players elect a new leader, for whom they may not stand.")
+            f"leaves office and the players elect a new leader, an election in which {office.leader} may not stand.")
     else:
         question, ask = "the election of the leader", (
             f"Vote for one candidate ({', '.join(office.candidates)}): the leader elected leads the next term"
             + (" and is the only one who may propose." if office.institution.propose == "leader" else "."))
     user = render("member_office", for_episode=office.for_episode + 1, question=question, outcome=outcome,
-                  reason=office.reason[:1].upper() + office.reason[1:], records=records_text(office, players), ask=ask,
-                  answer=answer_form(office))
+                  reason=(office.reason[:1].upper() + office.reason[1:]).rstrip("."),
+                  records=records_text(office, players), ask=ask, answer=answer_lines(office))
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
