@@ -38,11 +38,13 @@ class OpenProposal:
 
 @dataclass(frozen=True)
 class LastEpisode:
-    """How the episode before the meeting ended: each player's reward, and each renewable resource's stock."""
+    """How the episode before the meeting ended: each player's reward, each renewable resource's stock, and who broke
+    which clause of the contract in force (the formal judge's breaches, "clause N: ..."; the record a recall reads)."""
 
     episode: int
     rewards: Mapping[str, float]
     stock: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # "block@region" -> (at start, at end)
+    breaches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # player -> the formal judge's breaches
 
     @property
     def welfare(self) -> float:
@@ -50,7 +52,8 @@ class LastEpisode:
 
     def to_json(self) -> dict[str, object]:
         return {"episode": self.episode, "welfare": self.welfare, "rewards": dict(self.rewards),
-                "stock": {k: {"start": a, "end": b} for k, (a, b) in sorted(self.stock.items())}}
+                "stock": {k: {"start": a, "end": b} for k, (a, b) in sorted(self.stock.items())},
+                "breaches": {p: list(b) for p, b in sorted(self.breaches.items())}}
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,45 @@ class Floor:
     may_propose: bool  # the member may still propose at this turn
     for_episode: int
     last: LastEpisode | None = None
+    leader: str | None = None  # the leader in office (elected, or the institution's fixed one)
+
+
+@dataclass(frozen=True)
+class Record:
+    """A player's record in the seed so far, as an election's voters weigh it."""
+
+    breaches: int = 0  # clauses of the contract in force the formal judge found it broke
+    reward: float = 0.0  # emeralds, over the episodes played
+    led: int = 0  # episodes it led
+
+
+@dataclass(frozen=True)
+class Office:
+    """A question of office a meeting puts to every member before its proposals: a recall vote on the leader (the
+    formal judge found it in breach), or an election of the leader for the next term."""
+
+    kind: str  # "recall" | "election"
+    institution: InstitutionSpec
+    leader: str | None  # the leader in office (the one a recall is about)
+    candidates: tuple[str, ...]  # who stands (an election)
+    records: Mapping[str, Record]
+    reason: str  # why it is held, in words
+    for_episode: int
+    last: LastEpisode | None = None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A member's answer to an Office: a recall's "yes" | "no" | "abstain", or an election's candidate (None:
+    abstains). The other fields as a Turn's."""
+
+    choice: str | None
+    reason: str
+    raw: str | None = None
+    attempts: int = 0
+    problems: tuple[str, ...] = ()
+    replies: tuple[str, ...] = ()
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,3 +120,5 @@ class Member(Protocol):
     source: str  # "scripted" | "llm"
 
     async def turn(self, floor: Floor) -> Turn: ...
+
+    async def office(self, office: Office) -> Choice: ...

@@ -18,12 +18,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from blockpact.agents.action_prompts import render
-from blockpact.agents.meeting_floor import Ballot, Floor, LastEpisode, Motion, Turn
+from blockpact.agents.meeting_floor import Ballot, Choice, Floor, LastEpisode, Motion, Office, Turn
+from blockpact.agents.meeting_office import ask_office, office_messages
 from blockpact.judge.amendment import out_of_order
 from blockpact.judge.clauses import Clause, ForEach, Quota
 from blockpact.judge.contract import parse_contract, render_clause, render_contract
 from blockpact.judge.contract_forms import contract_forms
 from blockpact.llm.repair import ask_until_usable
+from blockpact.worlds.spec.institution import InstitutionSpec
 from blockpact.worlds.spec.schema import WorldSpec
 
 ROLE = "member"
@@ -123,21 +125,32 @@ class LLMMember:
         self.role = role
         self.attempts = attempts
 
-    def messages(self, floor: Floor) -> list[dict[str, str]]:
-        spec, institution = self.spec, floor.institution
-        players = sorted(spec.players)
+    def system(self, institution: InstitutionSpec, leader: str | None) -> str:
+        """The member's system prompt: the rules of the meeting (and of its elections), as the leader in office
+        stands."""
+        spec, players = self.spec, sorted(self.spec.players)
         values = ", ".join(f"{i} {v:g}" for i, v in sorted(spec.players[self.player].values.items())) or "nothing"
         changeable = {"quota": "quota clauses (a limit on how much of a block players take in a period)",
                       "clauses": "any clause the judge reads"}
-        system = render(
+        if institution.propose == "anyone":
+            may = "You may propose."
+        elif institution.may_propose(self.player, leader):
+            may = "You are the leader: you alone may propose."
+        else:
+            may = f"Only the leader ({leader or 'nobody yet'}) may propose: you vote."
+        if institution.elect:
+            may += f"\nElections: {institution.electing()}."
+        return render(
             "member_system", player=self.player, title=spec.title or spec.name,
             others=" and ".join(p for p in players if p != self.player), description=spec.description_for(self.player),
             values=values, rules=institution.describe(),
             changeable="; ".join(changeable[c] for c in institution.can_change) + ".",
             passing=institution.passing(players) + ".",
-            may_propose="You may propose." if institution.may_propose(self.player) else
-            f"Only {institution.leader} may propose: you vote.",
-            forms=changeable_forms(spec, self.player, institution.can_change))
+            may_propose=may, forms=changeable_forms(spec, self.player, institution.can_change))
+
+    def messages(self, floor: Floor) -> list[dict[str, str]]:
+        spec = self.spec
+        system = self.system(floor.institution, floor.leader)
         open_text = "\n\n".join(f"Proposal {o.number}, by {o.player}:\n{_contract(o.clauses, spec.name)}"
                                 for o in floor.open) or "None (write no [vote] line)."
         ask = ("Propose a change to the contract, or write [proposal] none, then vote on each open proposal."
@@ -145,6 +158,12 @@ class LLMMember:
         user = render("member_turn", for_episode=floor.for_episode + 1, outcome=outcome_text(floor.last),
                       contract=_contract(floor.in_force, spec.name), open=open_text, ask=ask)
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+    async def office(self, office: Office) -> Choice:
+        """Its vote on a recall, or its ballot in an election (agents/meeting_office.py)."""
+        messages = office_messages(self.system(office.institution, office.leader), office, sorted(self.spec.players),
+                                   outcome_text(office.last))
+        return await ask_office(self.client, self.role, messages, office, self.attempts)
 
     async def turn(self, floor: Floor) -> Turn:
         retry = lambda reason: {"role": "user", "content": render("member_retry", reason=reason,  # noqa: E731

@@ -121,8 +121,10 @@ def institution_label(start: Mapping[str, Any]) -> str | None:
     rules = (start.get("scenario") or {}).get("institution")
     if not rules:
         return None
-    details = [str(rules.get("rule"))] + ([f"leader {rules['leader']} proposes"] if rules.get("propose") == "leader"
+    leader = "the elected leader" if rules.get("elect") else f"leader {rules.get('leader')}"
+    details = [str(rules.get("rule"))] + ([f"{leader} proposes"] if rules.get("propose") == "leader"
                                           else []) + ([f"veto {', '.join(rules['veto'])}"] if rules.get("veto") else [])
+    details += [f"elected by {rules['elect']}, terms of {rules.get('term', 1)}"] if rules.get("elect") else []
     return f"meetings ({'; '.join(details)})"
 
 

@@ -16,11 +16,12 @@ Fail = Callable[[str, str], Exception]
 
 
 def check_players(institution: InstitutionSpec | None, players: list[str], world: str, fail: Fail) -> None:
-    """Every player the institution names (leader, weights, veto holders) is one of the world's."""
+    """Every player the institution names (leader, weights, veto holders, candidates) is one of the world's."""
     if institution is None:
         return
     named = {"institution.leader": [institution.leader] if institution.leader else [],
-             "institution.weights": sorted(institution.weights), "institution.veto": list(institution.veto)}
+             "institution.weights": sorted(institution.weights), "institution.veto": list(institution.veto),
+             "institution.candidates": list(institution.candidates)}
     for key, names in named.items():
         unknown = [n for n in names if n not in players]
         if unknown:

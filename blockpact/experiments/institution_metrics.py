@@ -1,11 +1,13 @@
 """The `institution` section of metrics.json, from events.jsonl alone: the rules of the meetings, the contract in
 force in each episode, every proposal with each player's vote and the result, and per condition how many
-proposals were made and adopted and how each player voted. None for a run without an institution."""
+proposals were made and adopted and how each player voted; with elections, the recalls, elections, leaders and their
+direction (experiments/office_metrics.py). None for a run without an institution."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from blockpact.experiments.office_metrics import office_seed, office_summary
 from blockpact.experiments.records import RunRecord, SeedRecord
 
 
@@ -39,12 +41,13 @@ def _meetings(seed: SeedRecord) -> list[dict[str, Any]]:
     return meetings
 
 
-def _seed(seed: SeedRecord) -> dict[str, Any]:
+def _seed(seed: SeedRecord, rules: dict[str, Any]) -> dict[str, Any]:
     meetings = _meetings(seed)
     adopted_for = {m["for_episode"]: m["adopted"] for m in meetings}
     episodes = [{"episode": ep.episode, "contract": ep.contract, "amended": bool(adopted_for.get(ep.episode))}
                 for ep in seed.episodes]
-    return {"seed": seed.seed, "status": seed.status, "rules_in_force": episodes, "meetings": meetings}
+    office = {"office": office_seed(seed, rules)} if rules.get("elect") else {}
+    return {"seed": seed.seed, "status": seed.status, "rules_in_force": episodes, "meetings": meetings, **office}
 
 
 def _summary(seeds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -58,7 +61,8 @@ def _summary(seeds: list[dict[str, Any]]) -> dict[str, Any]:
             "voted": sum(p["result"] is not None for p in proposals), "adopted": sum(p["passed"] for p in proposals),
             "out_of_order": sum(not p["in_order"] for p in proposals), "votes_by_player": by_player,
             "member_failures": sum(len(m["failures"]) for s in seeds for m in s["meetings"]),
-            "seeds_amended": sum(any(m["adopted"] for m in s["meetings"]) for s in seeds)}
+            "seeds_amended": sum(any(m["adopted"] for m in s["meetings"]) for s in seeds),
+            **({"office": office_summary(seeds)} if seeds and all("office" in s for s in seeds) else {})}
 
 
 def institution_section(run: RunRecord) -> dict[str, Any] | None:
@@ -68,7 +72,7 @@ def institution_section(run: RunRecord) -> dict[str, Any] | None:
         return None
     conditions = {}
     for condition in run.config.conditions:
-        seeds = [_seed(s) for s in run.of_condition(condition.name)]
+        seeds = [_seed(s, rules) for s in run.of_condition(condition.name)]
         conditions[condition.name] = {**_summary(seeds), "seeds": seeds}
     return {"rules": rules, "scripted": all(str(k).startswith("scripted") for k in (run.config.population or {}).values()),
             "conditions": conditions}

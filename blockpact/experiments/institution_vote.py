@@ -1,9 +1,11 @@
-"""How a proposal's votes are counted under an institution's rule: one pure function, so tests and metrics agree.
+"""How a proposal's votes (and an election's ballots) are counted under an institution's rule: one pure function, so tests and metrics agree.
 
 Every player of the world is a voter; an abstention counts as no yes (a majority is of all the votes, not of
 those cast). Each player has the votes the institution's `weights` give it (others 1), under every rule;
 `weighted` is a majority of them, `unanimity` every player's yes. A veto holder's "no" defeats the proposal
-whatever the count.
+whatever the count. A recall is voted as a proposal is. An election's ballots name a candidate (or none: an
+abstention), each with its player's weight; `plurality` elects the candidate with the most votes, `majority` the one
+with more than half of all the votes (else nobody: the seat stays as it was); a tie goes to the candidate listed first.
 """
 
 from __future__ import annotations
@@ -54,3 +56,34 @@ def tally(institution: InstitutionSpec, votes: Mapping[str, str]) -> Tally:
     if vetoed:
         passed = False
     return Tally(passed, yes, count["no"], count["abstain"], total, needed, vetoed)
+
+
+@dataclass(frozen=True)
+class Count:
+    elected: str | None  # None: nobody reached what the rule needs
+    votes: dict[str, float]  # weighted votes per candidate (every candidate, 0 included)
+    abstain: float
+    total: float
+    needed: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"elected": self.elected, "votes": dict(self.votes), "abstain": self.abstain, "total": self.total,
+                "needed": self.needed}
+
+
+def count_ballots(institution: InstitutionSpec, candidates: list[str], ballots: Mapping[str, str | None]) -> Count:
+    """`ballots`: {voter: candidate or None (an abstention)} for every voter; `candidates` in their listed order."""
+    wrong = {p: c for p, c in ballots.items() if c is not None and c not in candidates}
+    if wrong:
+        raise ValueError(f"ballots must name a candidate ({', '.join(candidates)}) or none: {wrong}")
+    votes = {c: math.fsum(institution.weight(p) for p, b in ballots.items() if b == c) for c in candidates}
+    total = math.fsum(institution.weight(p) for p in ballots)
+    abstain = math.fsum(institution.weight(p) for p, b in ballots.items() if b is None)
+    best = max(candidates, key=lambda c: (votes[c], -candidates.index(c))) if candidates else None
+    if institution.elect == "majority":
+        needed = f"more than {total / 2:g} of {total:g} votes"
+        elected = best if best is not None and votes[best] > total / 2 else None
+    else:
+        needed = "the most votes (a tie: the candidate listed first)"
+        elected = best if best is not None and votes[best] > 0 else None
+    return Count(elected, votes, abstain, total, needed)

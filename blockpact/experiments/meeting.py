@@ -19,6 +19,7 @@ from typing import Any
 
 from blockpact.agents.meeting_floor import Ballot, Floor, LastEpisode, Member, Motion, OpenProposal, Turn
 from blockpact.agents.scripted.voting import ScriptedMember
+from blockpact.experiments.election import Elections
 from blockpact.experiments.institution import InstitutionSpec, institution_from_record
 from blockpact.experiments.institution_vote import tally
 from blockpact.experiments.run_events import Coords, EventWriter
@@ -40,6 +41,7 @@ class Meeting:
         self.spec = spec
         self.players = sorted(spec.players)
         self.seat = seat
+        self.elections = Elections(institution, self.players) if institution.elect else None
 
     async def hold(self, writer: EventWriter, coords: Coords, after_episode: int, contract: str | None,
                    last: LastEpisode | None = None) -> str | None:
@@ -47,9 +49,13 @@ class Meeting:
         spec, players, for_episode = self.spec, self.players, after_episode + 1
         members = self.seat(int(coords.seed or 0))
         coords = coords.at(episode=None)
+        elections = self.elections
+        leader = elections.leader(coords, after_episode) if elections else self.institution.leader
         writer.emit("meeting_start", {"after_episode": after_episode, "for_episode": for_episode,
-                                      "rules": self.institution.to_json(), "contract": contract,
+                                      "rules": self.institution.to_json(), "contract": contract, "leader": leader,
                                       "last_episode": last.to_json() if last is not None else None}, coords)
+        if elections is not None:  # a recall vote and an election come before the proposals
+            leader = await elections.hold(writer, coords, members, after_episode, last)
         clauses = parse_contract(contract, players, spec=spec).clauses
         motions: list[tuple[int, str, Motion, str | None]] = []  # (number, player, motion, why out of order)
         ballots: dict[int, dict[str, Ballot]] = {}
@@ -57,10 +63,10 @@ class Meeting:
             for player in players:
                 waiting = tuple(OpenProposal(n, who, m.clauses) for n, who, m, problem in motions
                                 if problem is None and player not in ballots[n])
-                may = not second and self.institution.may_propose(player)
+                may = not second and self.institution.may_propose(player, leader)
                 if second and not waiting:
                     continue
-                floor = Floor(self.institution, tuple(clauses), waiting, may, after_episode + 1, last)
+                floor = Floor(self.institution, tuple(clauses), waiting, may, after_episode + 1, last, leader)
                 turn = await members[player].turn(floor)
                 self._turn_event(writer, coords, for_episode, player, members[player].source, floor, turn)
                 for o in waiting:
@@ -98,17 +104,24 @@ class Meeting:
             text = render_contract(clauses, world=spec.name) if clauses else None
         writer.emit("meeting_end", {"after_episode": after_episode, "for_episode": for_episode,
                                     "proposals": len(motions), "adopted": adopted, "changed": bool(adopted),
-                                    "contract": text}, coords)
+                                    "contract": text, "leader": leader}, coords)
         return text
 
-    def outcome(self, episode: int, rewards: Mapping[str, float], events: Sequence[Event]) -> LastEpisode:
-        """How an episode ended, as the next meeting shows it: rewards, and each renewable stock at start and end."""
+    def outcome(self, episode: int, rewards: Mapping[str, float], events: Sequence[Event],
+                scores: Sequence[Mapping[str, Any]] = ()) -> LastEpisode:
+        """How an episode ended, as the next meeting shows it: rewards, each renewable stock at start and end, and
+        each player's breaches in the formal judge's clause `scores`."""
         stock = {}
         if events:
             for key, curve in resource_curves(events).items():
                 if curve.values:
                     stock[key] = (curve.values[0], curve.values[-1])
-        return LastEpisode(episode, dict(rewards), stock)
+        breaches: dict[str, list[str]] = {}
+        for score in scores:
+            for player in score.get("broken_by") or ():  # the judge's own words, those naming the player
+                said = [t for t in score.get("breaches") or () if player in str(t)] or [str(score.get("kind"))]
+                breaches.setdefault(player, []).extend(f"clause {score.get('clause')}: {t}" for t in said)
+        return LastEpisode(episode, dict(rewards), stock, {p: tuple(b) for p, b in sorted(breaches.items())})
 
     @staticmethod
     def _turn_event(writer: EventWriter, coords: Coords, for_episode: int, player: str, source: str, floor: Floor,

@@ -90,6 +90,7 @@ class EpisodeLog:
         self.writer = writer
         self.coords = coords
         self.kept = kept  # the world events, also kept here when a meeting after the episode reads them
+        self.scores: list[Mapping[str, Any]] = []  # the formal judge's clause scores, kept with `kept` (for recalls)
 
     def world(self, event: Event) -> None:
         self.writer.emit("world", {"event": event.to_json()}, self.coords)
@@ -126,6 +127,8 @@ class EpisodeLog:
                  problems: Sequence[str] = (), clauses: Sequence[Mapping[str, object]] = ()) -> None:
         """`attempts`: LLM replies asked for; `problems`: why the rejected ones failed validation;
         `clauses`: the formal judge's score of each clause (kept, broken by whom, settled, free text)."""
+        if self.kept is not None and source == "formal":
+            self.scores = [dict(c) for c in clauses]
         self.writer.emit("judgment", {"source": source, "transfers": tidy(dict(transfers)), "critiques": dict(critiques),
                                       "reasoning": reasoning, "valid": valid, "error": error, "attempts": attempts,
                                       "problems": list(problems), "clauses": [dict(c) for c in clauses]}, self.coords)
@@ -359,7 +362,8 @@ class RunProtocol:
         }, coords)
         CURRENT_COORDS.set(coords)
         kept: list[Event] | None = [] if self.meeting is not None and episode.followed else None
-        outcome = await self.participants.engine.play(episode, EpisodeLog(self.writer, coords, kept))
+        log = EpisodeLog(self.writer, coords, kept)
+        outcome = await self.participants.engine.play(episode, log)
         CURRENT_COORDS.set(coords.at(episode=None))
         # rewards and transfers are derived sums: written to twelve significant digits (blockpact.numbers)
         transfers = tidy(outcome.transfers)
@@ -368,5 +372,6 @@ class RunProtocol:
         self.writer.emit("episode_end", {"rewards": tidy(outcome.rewards),
                                          "inventory_rewards": tidy(outcome.inventory_rewards),
                                          "transfers": transfers, "sim_seconds": outcome.sim_seconds, **replayed}, coords)
-        last = self.meeting.outcome(episode.episode, outcome.rewards, kept) if self.meeting and kept is not None else None
+        last = self.meeting.outcome(episode.episode, outcome.rewards, kept, log.scores) \
+            if self.meeting and kept is not None else None
         return outcome.handover, last

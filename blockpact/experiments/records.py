@@ -300,7 +300,8 @@ class _Builder:
                 s.seating = list(d.get("seating") or [])
             case "episode_start":
                 self.episode(e).world_seed, self.episode(e).contract = d.get("world_seed"), d.get("contract")
-            case "meeting_start" | "meeting_turn" | "proposal" | "vote" | "vote_result" | "meeting_end":
+            case ("meeting_start" | "meeting_turn" | "proposal" | "vote" | "vote_result" | "meeting_end" | "recall"
+                  | "recall_vote" | "recall_result" | "election" | "ballot" | "election_result"):
                 self.seed(e).meetings.append((e.kind, dict(d)))
             case "world":
                 w = d["event"]

@@ -6,13 +6,17 @@
 - `scripted` (keeps a contract when there is one) proposes nothing and votes for a limit, as a conditional
   cooperator: it will keep what is agreed.
 A proposal without a limit (lifting one) gets the opposite votes: the cooperative ones vote no, the greedy yes.
+
+Offices: the greedy vote against recalling a leader (a recall enforces the rules) and for themselves when they
+stand, else for the candidate who earned most; the others vote to recall a leader the formal judge found in
+breach, and for the candidate with the best record: fewest breaches, then most emeralds, then the first listed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from blockpact.agents.meeting_floor import Ballot, Floor, Motion, Turn
+from blockpact.agents.meeting_floor import Ballot, Choice, Floor, Motion, Office, Record, Turn
 from blockpact.agents.scripted.contract_search import best_contract
 from blockpact.judge.amendment import is_limit, is_quota
 from blockpact.judge.clauses import Clause
@@ -65,3 +69,27 @@ class ScriptedMember:
             return Ballot("yes", "a limit that keeps the resource alive" if self.kind == "scripted:cooperative"
                           else "it keeps a contract once agreed, and this limit keeps the resource alive")
         return Ballot("no", "it sets no limit on what is taken")
+
+    async def office(self, office: Office) -> Choice:
+        greedy = self.kind == "scripted:greedy"
+        if office.kind == "recall":
+            if greedy:
+                return Choice("no", "a greedy player votes against enforcing the rules")
+            broken = (office.last.breaches.get(office.leader or "", ()) if office.last else ())
+            return Choice("yes", f"the judge found {office.leader} broke the contract: {'; '.join(broken)}") \
+                if broken else Choice("no", f"the judge found no breach by {office.leader}")
+        if greedy and self.player in office.candidates:
+            return Choice(self.player, "a greedy player votes for itself")
+        records = office.records
+        if greedy:
+            best = max(office.candidates, key=lambda c: records.get(c, _NONE).reward, default=None)
+            return Choice(best, "the candidate who earned most")
+        best = min(office.candidates, default=None, key=lambda c: (records.get(c, _NONE).breaches,
+                                                                    -records.get(c, _NONE).reward))
+        if best is None:
+            return Choice(None, "nobody stands")
+        record = records.get(best, _NONE)
+        return Choice(best, f"the best record: {record.breaches} breaches, {record.reward:g} emeralds")
+
+
+_NONE = Record()

@@ -12,7 +12,8 @@ in each role's protocol, deterministically, with the scripted players' logic beh
 - reflection: two lessons, one naming the reward the episode's outcome gave the player;
 - member (a meeting of an institution): with no quota in force and no proposal open, proposes the same quota for
   each player on the first renewable block, the share of its regrowth (cap less cap / factor) per period; votes
-  yes on every open proposal;
+  yes on every open proposal; votes to recall a leader (the question is put when the judge found it in breach) and
+  elects the candidate with the fewest clauses broken, then the most emeralds, then the first listed;
 - judge: JSON transfers computed from the case (fixed, proportional and per-unit clauses), after a
   first answer whose transfers do not add up to zero, so the judge's validation and retry run too.
 
@@ -129,6 +130,16 @@ class ProtocolResponder:
                 "- (stub) Keep every clause of the contract that names me.")
 
     def meet(self, player: str, turn: str) -> str:
+        first = turn.splitlines()[0] if turn else ""
+        if "a vote to recall the leader" in first:
+            return f"[thinking] (stub) {player} recalls a leader the judge found in breach.\n[recall] yes"
+        if "the election of the leader" in first:
+            listed = re.search(r"^Vote for one candidate \(([^)]*)\)", turn, re.MULTILINE)
+            candidates = listed.group(1).split(", ") if listed else []
+            records = {m.group(1): (int(m.group(2)), -float(m.group(3))) for m in
+                       re.finditer(r"^  (\w+): (\d+) broken, (-?[\d.]+) emeralds", turn, re.MULTILINE)}
+            best = min(candidates, key=lambda c: records.get(c, (0, 0.0)), default="abstain")
+            return f"[thinking] (stub) {player} elects the candidate with the best record.\n[elect] {best}"
         open_numbers = re.findall(r"^Proposal (\d+), by \w+:$", turn, re.MULTILINE)
         in_force = _section(turn, "The contract in force:", "Open proposals (vote on each):")
         grow = next((r for r in self.spec.rules if isinstance(r, GrowRule) and r.cap and r.factor > 1), None)

@@ -1,5 +1,5 @@
-"""`[institution]` in a scenario or world file: the players meet between the episodes of a seed and may amend
-their contract.
+"""`[institution]` in a scenario or world file: the players meet between the episodes of a seed, may amend
+their contract, and may elect (and recall) the leader who alone proposes.
 
 ```toml
 [institution]
@@ -11,6 +11,10 @@ quorum = 0.75               # rule = "quorum": the share of all votes that must 
 weights = { Ann = 2 }       # votes per player (others 1), counted under every rule; "weighted" needs them
 veto = ["Ann"]              # players whose "no" defeats any proposal, whatever the rule
 can_change = ["quota"]      # "quota" (quota clauses on a resource) and/or "clauses" (any formal clause)
+elect = "plurality"         # the players elect the leader: "plurality" | "majority" (none: the leader is fixed)
+candidates = ["Ann", "Bo"]  # who stands (default: every player)
+term = 2                    # episodes per term: an election at the meeting after every `term` episodes
+recall = "breach"           # a recall vote when the formal judge found the leader in breach: "breach" | "never"
 ```
 
 The shape is checked when the file is read (`parse_institution`: each error names the file, line and key, and
@@ -28,11 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 Fail = Callable[[str, str], Exception]
-KEYS = ("meet", "propose", "leader", "rule", "quorum", "weights", "veto", "can_change")
+KEYS = ("meet", "propose", "leader", "rule", "quorum", "weights", "veto", "can_change", "elect", "candidates", "term",
+        "recall")
 MEETINGS = ("between_episodes",)
 PROPOSERS = ("anyone", "leader")
 RULES = ("majority", "quorum", "unanimity", "weighted")
 CHANGEABLE = ("quota", "clauses")  # what a meeting may change: quota clauses on a resource, or any formal clause
+ELECTIONS = ("plurality", "majority")  # how an election's ballots are counted (experiments/institution_vote.py)
+RECALLS = ("breach", "never")
 
 
 @dataclass(frozen=True)
@@ -45,23 +52,43 @@ class InstitutionSpec:
     weights: dict[str, float] = field(default_factory=dict)  # votes per player, under any rule; one not listed has 1
     veto: tuple[str, ...] = ()
     can_change: tuple[str, ...] = ("quota",)
+    elect: str | None = None  # None: no elections (the leader, if any, is fixed)
+    candidates: tuple[str, ...] = ()  # who stands (empty: every player)
+    term: int = 1  # episodes per term, with elections
+    recall: str = "breach"  # with elections: a recall vote on a leader the formal judge found in breach
 
     def weight(self, player: str) -> float:
         return self.weights.get(player, 1.0)
 
-    def may_propose(self, player: str) -> bool:
-        return self.propose == "anyone" or player == self.leader
+    def may_propose(self, player: str, leader: str | None = None) -> bool:
+        """`leader`: the leader in office (an elected one); the fixed `leader` without elections."""
+        return self.propose == "anyone" or player == (leader if self.elect else self.leader)
+
+    def standing(self, players: list[str]) -> list[str]:
+        return [p for p in players if p in self.candidates] if self.candidates else list(players)
 
     def describe(self) -> str:
         """The rules of the meeting in one line, for the event log's readers and the report."""
         rule = {"majority": "a majority of the votes", "unanimity": "every vote",
                 "quorum": f"at least {self.quorum or 1:g} of the votes", "weighted": "more than half the weighted votes"}
-        who = "anyone" if self.propose == "anyone" else f"the leader ({self.leader})"
+        who = "anyone" if self.propose == "anyone" else \
+            "the elected leader" if self.elect else f"the leader ({self.leader})"
         text = (f"the players meet between episodes; {who} may propose a change to {' and '.join(self.can_change)}"
                 f" clauses; a proposal passes with {rule[self.rule]}")
         if self.weights:
             text += " (" + ", ".join(f"{p} {w:g}" for p, w in sorted(self.weights.items())) + ", others 1)"
-        return text + (f"; {', '.join(self.veto)} may veto" if self.veto else "")
+        text += f"; {', '.join(self.veto)} may veto" if self.veto else ""
+        return text + (f"; {self.electing()}" if self.elect else "")
+
+    def electing(self) -> str:
+        """The election rules in words (the description's and the members' prompt's)."""
+        count = "most votes" if self.elect == "plurality" else "more than half of all the votes"
+        stand = ", ".join(self.candidates) if self.candidates else "every player"
+        first = f"{self.leader} leads until the first election" if self.leader else "the first meeting elects one"
+        text = (f"the leader is elected by {count} (candidates: {stand}) for terms of {self.term} "
+                f"episode{'s' if self.term != 1 else ''}; {first}")
+        return text + ("; a leader the judge finds in breach of the contract faces a recall vote, passed as a "
+                       "proposal is" if self.recall == "breach" else "")
 
     def passing(self, players: list[str]) -> str:
         """What passing takes, in words, as a member's meeting prompt says it (experiments/institution_vote.py counts)."""
@@ -80,13 +107,15 @@ class InstitutionSpec:
 
     def to_json(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "veto": list(self.veto), "can_change": list(self.can_change),
-                "description": self.describe()}
+                "candidates": list(self.candidates), "description": self.describe()}
 
 
 def institution_from_record(record: Mapping[str, Any]) -> InstitutionSpec:
     return InstitutionSpec(record["meet"], record["propose"], record.get("leader"), record["rule"], record.get("quorum"),
                            {p: float(w) for p, w in (record.get("weights") or {}).items()}, tuple(record.get("veto") or ()),
-                           tuple(record.get("can_change") or ("quota",)))
+                           tuple(record.get("can_change") or ("quota",)), record.get("elect"),
+                           tuple(record.get("candidates") or ()), int(record.get("term") or 1),
+                           record.get("recall") or "breach")
 
 
 def _choice(raw: Mapping[str, Any], key: str, options: tuple[str, ...], fail: Fail) -> str:
@@ -119,9 +148,12 @@ def parse_institution(raw: Any, fail: Fail) -> InstitutionSpec | None:
     leader = raw.get("leader")
     if leader is not None and (not isinstance(leader, str) or not leader):
         raise fail("institution.leader", f"got {leader!r} (expected a player's name)")
-    if propose == "leader" and leader is None:
+    elect = raw.get("elect")
+    if elect is not None and elect not in ELECTIONS:
+        raise fail("institution.elect", f"got {elect!r} (expected {' or '.join(map(repr, ELECTIONS))})")
+    if propose == "leader" and leader is None and elect is None:
         raise fail("institution.leader", "missing (expected the leader's name: propose = \"leader\" lets only the "
-                                         "leader propose)")
+                                         "leader propose; or elect = \"plurality\" for an elected one)")
     rule = _choice(raw, "rule", RULES, fail)
     quorum = raw.get("quorum")
     if rule == "quorum":
@@ -143,5 +175,24 @@ def parse_institution(raw: Any, fail: Fail) -> InstitutionSpec | None:
     if not can_change or wrong:
         raise fail("institution.can_change", f"got {list(can_change)!r} (expected one or more of "
                                              f"{', '.join(map(repr, CHANGEABLE))})")
+    candidates, term, recall = _office(raw, elect, fail)
     return InstitutionSpec(str(meet), propose, leader, rule, quorum, {p: float(w) for p, w in weights.items()},
-                           veto, can_change)
+                           veto, can_change, elect, candidates, term, recall)
+
+
+def _office(raw: Mapping[str, Any], elect: str | None, fail: Fail) -> tuple[tuple[str, ...], int, str]:
+    """The election keys (`candidates`, `term`, `recall`): they apply with `elect` only."""
+    if elect is None:
+        for key in ("candidates", "term", "recall"):
+            if key in raw:
+                raise fail(f"institution.{key}", "applies with elections only (expected elect = \"plurality\" or "
+                                                 "\"majority\" in [institution])")
+        return (), 1, "breach"
+    candidates = _names(raw.get("candidates", []), "institution.candidates", fail)
+    if "candidates" in raw and not candidates:
+        raise fail("institution.candidates", "got [] (expected the players who stand, or no key: every player)")
+    term = raw.get("term", 1)
+    if isinstance(term, bool) or not isinstance(term, int) or term < 1:
+        raise fail("institution.term", f"got {term!r} (expected a whole number of episodes >= 1)")
+    recall = _choice(raw, "recall", RECALLS, fail)
+    return candidates, term, recall

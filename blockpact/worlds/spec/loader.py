@@ -154,7 +154,8 @@ class WorldReader(MapReader):
         if institution is not None:
             for key, names in (("institution.leader", [institution.leader] if institution.leader else []),
                                ("institution.weights", sorted(institution.weights)),
-                               ("institution.veto", list(institution.veto))):
+                               ("institution.veto", list(institution.veto)),
+                               ("institution.candidates", list(institution.candidates))):
                 unknown = [n for n in names if n not in players]
                 if unknown:
                     self.err(key, f"no player {', '.join(map(repr, unknown))} (players: {', '.join(players)})")
