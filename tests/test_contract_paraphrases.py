@@ -2,7 +2,7 @@
 checked by its reading rendered back and read again; and wordings that must stay free text because the judge could
 not check what they add. Worlds: tests/worlds/contract_language.toml (Ann, Ben, Cy; cache and tools chests),
 smithy_chain.toml (Nia, Oto, Pia; a furnace), kelp_fishery.toml (Ama ... Eli; no chest), pool_chest.toml (Ann,
-Ben; a chest named "pool")."""
+Ben; a chest named "pool"), orchard_clans.toml (the east and west groups)."""
 
 from __future__ import annotations
 
@@ -55,13 +55,19 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
     ("pool_chest", "Ann deposits 2 sticks into the pool chest.", "Ann deposits 2 stick into the pool chest."),
     ("pool_chest", "Ben takes 1 stick from the pool.", "Ben takes 1 stick from the pool chest."),
     ("pool_chest", "Ann and Ben pool their rewards and share them equally.", "Ann and Ben share their rewards equally."),
+    ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),
+    ("orchard_clans", "The west team together mines at most 6 pumpkins every 60 seconds.",
+     "Ny, Oz and Pi together mine at most 6 pumpkin every 60 seconds."),
+    ("orchard_clans", "Each member of the east clan mines at most 2 pumpkins.",
+     "Ka and Lu and Mo each mines at most 2 pumpkin."),
+    ("orchard_clans", "East mines at most 3 pumpkins.", None),  # the clan's total, or each member's? not said
 ]
 
 
 @pytest.fixture(scope="module")
 def worlds():
     return {name: load_world(WORLDS / f"{name}.toml")
-            for name in ("contract_language", "smithy_chain", "kelp_fishery", "pool_chest")}
+            for name in ("contract_language", "smithy_chain", "kelp_fishery", "pool_chest", "orchard_clans")}
 
 
 @pytest.mark.parametrize(("world", "text", "reading"), PHRASINGS, ids=[t for _, t, _ in PHRASINGS])

@@ -126,6 +126,20 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
     originals: list[str] = []
     i = 0
     while i < len(low):
+        members = _group_at(low, i, lexicon)
+        if members is not None:  # "the east clan": its members, as "Ka and Lu and Mo"
+            listed, n = members
+            k = next((len(w) for w in _EACH_OF if [x.lower() for x in symbols[-len(w):]] == list(w)), 0)
+            if k:  # "each member of the east clan": each of its members
+                said = " ".join([*originals[-k:], *tokens[i : i + n]])
+                del symbols[-k:], originals[-k:]
+                listed = [*listed, "each"]
+            else:
+                said = " ".join(tokens[i : i + n])
+            symbols += listed
+            originals += [said, *[""] * (len(listed) - 1)]
+            i += n
+            continue
         symbol, n = (_place_at(low, i, places, long=True)
                      or _symbol_at(tokens, low, i, by_name, phrases, vocabulary, words, places, lexicon))
         symbols.append(symbol)
@@ -141,6 +155,19 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
     if last > 0 and symbols[last] == "only" and symbols[last - 1].startswith("#"):
         symbols[last] = "exclusively"  # "Ann mines pumpkins only.": not "only in the north patch", which a region follows
     return resolve_refs(Normalised(symbols, originals), players, lexicon)
+
+
+_EACH_OF = (("each", "player", "of"), ("every", "player", "of"), ("each", "~member", "of"), ("every", "~member", "of"),
+            ("each", "of"), ("every", "one", "of"), ("each", "one", "of"))
+
+
+def _group_at(low: list[str], i: int, lexicon: Lexicon | None) -> tuple[list[str], int] | None:
+    """The members of the world's player group named at `i` (its longest words), as "@Ka and @Lu and @Mo"."""
+    for words, members in (lexicon.groups if lexicon is not None else ()):
+        if tuple(low[i : i + len(words)]) == words and (len(words) > 1 or words[0] not in keywords()):
+            listed = [x for m in members for x in (f"@{m}", "and")][:-1]
+            return listed, len(words)
+    return None
 
 
 def _pronoun_places(symbols: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from blockpact.worlds.spec.place_names import Words, chest_words, region_words
+from blockpact.worlds.spec.place_names import Words, chest_words, group_words, region_words
 from blockpact.worlds.spec.schema import GrowRule, WorldSpec
 
 # Words for a material that name no item or block of their own: the suffixes of the names they stand for.
@@ -31,6 +31,7 @@ class Lexicon:
     chest_positions: tuple[tuple[tuple[int, int, int], str], ...] = ()
     chest_owners: tuple[tuple[str, str], ...] = ()  # (owner, chest name) of the chests a player owns ("Kai's chest")
     regions: tuple[tuple[Words, str], ...] = ()  # (words, region name), longest words first
+    groups: tuple[tuple[Words, tuple[str, ...]], ...] = ()  # (words, members) of the world's player groups
     world: str | None = None  # the world's name (None: no world, only the version's names)
     episode_seconds: float | None = None
     world_period: float | None = None  # the one period of the world's grow rules, if they share one
@@ -122,6 +123,7 @@ def world_lexicon(spec: WorldSpec) -> Lexicon:
         chest_positions=tuple(sorted((pos, c.name) for pos, c in spec.chests.items())),
         chest_owners=tuple(sorted((c.owner, c.name) for c in spec.chests.values() if c.owner not in (None, "shared"))),
         regions=_longest_first({(w, name) for name, r in spec.regions.items() for w in region_words(r)}),
+        groups=tuple(sorted({(w, g.members) for g in spec.groups for w in group_words(g.name)}, key=lambda p: -len(p[0]))),
         world=spec.name, episode_seconds=spec.episode_seconds,
         world_period=periods.pop() if len(periods) == 1 else None,
         obtainable=frozenset(obtainable_items(spec)) | {"emerald"},

@@ -43,3 +43,17 @@ def clashing_names(regions: dict[str, Region], chests: list[ChestSpec]) -> list[
             if other != place:
                 out.append((place, f"{' '.join(words)!r} names both {other} and {place} (expected names a contract can tell apart)"))
     return out
+
+
+GROUP_NOUNS = ("clan", "group", "team", "tribe", "faction", "village")
+
+
+def group_words(name: str) -> set[Words]:
+    """A player group's words: its name's ("east" for east, "east clan" for east_clan), and its name with or
+    without a word for a group after it ("the east clan", "the east team")."""
+    words = name_words(name)
+    if not words:
+        return set()
+    base = words[:-1] if len(words) > 1 and words[-1] in GROUP_NOUNS else words
+    return {words, base, *((*base, noun) for noun in GROUP_NOUNS)}
+
