@@ -17,7 +17,7 @@ from blockpact.bridge.runtime import runtime
 from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server
 from blockpact.worlds.world_files import load_world
 
-from test_sandbox_limits import GB, HOSTILE, _gone, _peak_rss
+from test_sandbox_limits import GB, HOSTILE, _gone, _peak_rss, _tree_rss
 
 TESTS = Path(__file__).parent
 BUDGET = 5.0
@@ -106,20 +106,6 @@ ROUND2_EXPECTED = {
     "unreachable_move.js": (TIMED_OUT, "program_budget"),
     "unreachable_move_once.js": (rf"(^Error: No path to the goal!|^Error: I could not get to|{TIMED_OUT})", None),
 }
-
-
-def _tree_rss(pid: int) -> list[int]:
-    """The resident sets (bytes) of `pid` and its descendants (the sandbox processes), from /proc."""
-    sizes, todo = [], [pid]
-    while todo:
-        here = todo.pop()
-        try:
-            sizes.append(int(re.search(r"VmRSS:\s+(\d+) kB", Path(f"/proc/{here}/status").read_text()).group(1)) * 1024)
-            for task in Path(f"/proc/{here}/task").iterdir():
-                todo += [int(child) for child in (task / "children").read_text().split()]
-        except (OSError, AttributeError):  # gone meanwhile
-            continue
-    return sizes
 
 
 def test_round_two_hostile_programs_on_a_live_bot_end_with_their_limit_and_harm_no_one(server) -> None:

@@ -1,11 +1,13 @@
 """Second-round hostile programs (tests/programs/hostile/round2, one class each) on the simulator: each ends within
 its budget plus 15 s with the limit it broke named, the other player's program beside it and the next program on the
-same body are unaffected, and its text reaches no output raw. The wedging builtins run in sandbox processes (the
-probes are untrusted programs), each costing its 2 s budget of CPU."""
+same body are unaffected, its text reaches no output raw, and no process (Python, Node, a sandbox) passes 1.5 GB.
+The wedging builtins run in sandbox processes (the probes are untrusted programs), each costing its 2 s budget of
+CPU."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 from pathlib import Path
@@ -19,6 +21,8 @@ from blockpact.bridge.sim import SimWorld
 from blockpact.experiments.episode_engine import chat_lines
 from blockpact.worlds.events import Event
 from blockpact.worlds.world_files import load_world
+
+from test_sandbox_limits import GB, _tree_rss
 
 TESTS = Path(__file__).parent
 PROBES = TESTS / "programs" / "hostile" / "round2"
@@ -64,14 +68,22 @@ def test_every_probe_has_an_expected_outcome() -> None:
 @pytest.mark.parametrize("name", list(EXPECTED))
 def test_a_round_two_probe_ends_with_its_limit_and_harms_no_one(name: str) -> None:
     world = SimWorld(load_world(PARITY_WORLD), compute_budget=BUDGET)
+    largest = [0]  # bytes: the largest of this Python process, the Node runtime and its sandbox processes
+
+    async def watch() -> None:
+        while True:
+            largest[0] = max(largest[0], *_tree_rss(os.getpid()))
+            await asyncio.sleep(0.1)
 
     async def scenario():
+        watcher = asyncio.ensure_future(watch())
         try:
             started = time.monotonic()
             results = await world.run_programs({"Gizmo": (PROBES / name).read_text(), "Glitch": BESIDE})
             took = time.monotonic() - started
             return results["Gizmo"], results["Glitch"], took, await world.body("Gizmo").run(NORMAL)
         finally:
+            watcher.cancel()
             await world.close()
 
     try:
@@ -88,6 +100,7 @@ def test_a_round_two_probe_ends_with_its_limit_and_harms_no_one(name: str) -> No
     for line in [probe.error or "", *probe.chat, *probe.logs]:
         assert not RAW.search(line), f"raw control text reaches output: {line!r}"
     assert not any(line.lstrip().startswith("/") for text in probe.chat for line in text.split("\n")), probe.chat
+    assert largest[0] < 1.5 * GB, f"a process reached {largest[0] / 2**20:.0f} MB"
 
 
 def test_feedback_is_marked_apart_from_what_a_program_said_and_newlines_forge_no_line() -> None:
