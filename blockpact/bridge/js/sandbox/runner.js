@@ -118,9 +118,9 @@ class Runner {
     return run.result;
   }
 
-  // Stops the run now: the body is stopped, and run() resolves with `reason` (kind 'limit': a limit the host
-  // keeps, named by `limit`). A run out of budget or past a limit loses its worker (nothing survives a tight loop otherwise); a cancelled one keeps it if the
-  // program was only waiting, the usual case (an episode ends while it awaits a primitive).
+  // Stops the run now: the body is stopped, and run() resolves with `reason` (kind 'limit': a limit the host keeps,
+  // named by `limit`). A run out of budget or past a limit loses its worker (nothing survives a tight loop otherwise);
+  // a cancelled one keeps it if the program was only waiting, the usual case (an episode ends while it awaits a call).
   cancel(runId, reason = 'cancelled', kind = 'cancelled', limit = kind === 'budget' ? 'budget' : null) {
     const run = this.#active;
     if (!run || run.id !== runId || run.done) return false;
