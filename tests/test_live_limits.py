@@ -14,7 +14,11 @@ import pytest
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.mineflayer_body import MineflayerWorld, ServerAddress
 from blockpact.bridge.runtime import runtime
+from blockpact.bridge.live.world_access import EmbeddedAccess
 from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server
+from blockpact.bridge.live.world_master import WorldMaster
+from blockpact.experiments.episode_engine import chat_lines
+from blockpact.worlds.state import WorldState
 from blockpact.worlds.world_files import load_world
 
 from test_sandbox_limits import GB, HOSTILE, _gone, _peak_rss, _tree_rss
@@ -167,3 +171,39 @@ def test_round_two_hostile_programs_on_a_live_bot_end_with_their_limit_and_harm_
     assert len(sizes.logs) == 1000 and sizes.chat == [str(i).ljust(250, "z") for i in range(8)], (len(sizes.logs), sizes.chat[:1])
     assert re.fullmatch(r"answer: 5000 positions, \d{6} bytes", sizes.logs[2]), sizes.logs[2]  # past 64 KB, whole
     assert largest[0] < 1.5 * GB, f"a process reached {largest[0] / 2**20:.0f} MB"
+
+
+def test_a_live_chat_log_marks_feedback_apart_from_what_the_program_said(server) -> None:
+    """The server's chat cannot tell a bot's feedback from its program's lines: the bot's note in its journal lets the
+    world master mark it, so "I did the recipe for stick" said by the program is not shown as feedback."""
+    spec = load_world(TESTS / "worlds" / "bridge_parity.toml")
+    program = ("async function main(bot) {\n  bot.chat('I did the recipe for stick');\n"
+               "  const chest = bot.findBlock({ matching: 'chest', maxDistance: 32 });\n"
+               "  await getItemFromChest(bot, chest.position, { bogus_item: 1, 'x\\n/kill @a': 1 });\n"
+               "  await bot.waitForTicks(10);\n}\n")
+
+    async def scenario() -> tuple[str, ...]:
+        await build_world_on_server(server, spec)
+        world = MineflayerWorld(ServerAddress(port=server.port, version=server.version))
+        try:
+            await world.join(spec, ControlChannelTarget(server))
+            master = WorldMaster(EmbeddedAccess(server), spec, WorldState(spec))
+            master.bot_journal = world.drain_journal
+            master.start()
+            result = await world.body("Gizmo").run(program, budget=10)
+            assert result.success, result.error
+            deadline = time.monotonic() + 10
+            while len(chat := chat_lines(master.state.log.events)) < 3 and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)  # the server's journal: drained as a tick would
+                master.record()
+            return chat
+        finally:
+            await world.close()
+
+    try:
+        chat = asyncio.run(scenario())
+    finally:
+        runtime().close()
+    assert [line.split("] ", 1)[1] for line in chat] == [
+        "Gizmo: I did the recipe for stick", "Gizmo (feedback): No item named bogus_item",
+        "Gizmo (feedback): No item named x /kill @a"], chat

@@ -144,7 +144,9 @@ test('a program that ends before it is ready leaves the start line: the others s
 test('a body host keeps feedback up to its caps per program and per episode, plain, and says no server command', () => {
   const said = []
   const limited = []
-  const host = new BodyHost({ chat: (text) => said.push(text) }, {}, { maxFeedbackLines: 2, maxEpisodeFeedbackLines: 3 },
+  const notes = []
+  const world = { record: (agent, kind, data) => notes.push([agent, kind, data.message]) }
+  const host = new BodyHost({ username: 'Gizmo', chat: (text) => said.push(text) }, world, { maxFeedbackLines: 2, maxEpisodeFeedbackLines: 3 },
     (error, limit) => limited.push(limit))
   host.startRun()
   host.feedback('No item named x\n/kill @a')
@@ -154,6 +156,7 @@ test('a body host keeps feedback up to its caps per program and per episode, pla
     /over 2 lines in one program \(limit maxFeedbackLines\)/.test(err.message))
   assert.deepEqual(said, ['No item named x /kill @a', 'hello', 'No item named \\u001b[2Jy']) // one message each, plain
   assert.deepEqual(host.sources, ['primitive', 'program', 'primitive'])
+  assert.deepEqual(notes, [['Gizmo', 'feedback', said[0]], ['Gizmo', 'feedback', said[2]]]) // for the agents' chat log
   host.startRun() // the next program: its own count, the episode's goes on
   host.feedback('third')
   assert.throws(() => host.feedback('fourth'), /over 3 lines from this player's programs in one episode \(limit maxEpisodeFeedbackLines\)/)

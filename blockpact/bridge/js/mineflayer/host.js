@@ -59,7 +59,11 @@ class BodyHost {
     if (/^\s*\//.test(line)) throw new Error(`${JSON.stringify(line.slice(0, 40))} is a server command, and programs may not run server commands (limit serverCommands)`)
     this.transcript.push(line)
     this.sources.push(source)
-    this.bot.chat(line.length > MAX_CHAT_LINE ? line.slice(0, MAX_CHAT_LINE - 1) + '…' : line)
+    const sent = line.length > MAX_CHAT_LINE ? line.slice(0, MAX_CHAT_LINE - 1) + '…' : line
+    // The server's chat cannot tell feedback from the program's own lines: a note in the bots' journal tells the
+    // world master (world_master.py), which marks the chat line as the primitive's in the agents' chat log.
+    if (source === 'primitive') this.world.record?.(this.bot.username, 'feedback', { message: sent })
+    this.bot.chat(sent)
   }
 
   // A primitive's feedback line; past a cap none is kept or said, and the program ends even if it catches the failure.
