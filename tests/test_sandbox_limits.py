@@ -69,6 +69,20 @@ def _peak_rss(pid: int) -> int:
     return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024
 
 
+def _tree_rss(pid: int) -> list[int]:
+    """The resident sets (bytes) of `pid` and its descendants (the sandbox processes), from /proc."""
+    sizes, todo = [], [pid]
+    while todo:
+        here = todo.pop()
+        try:
+            sizes.append(int(re.search(r"VmRSS:\s+(\d+) kB", Path(f"/proc/{here}/status").read_text()).group(1)) * 1024)
+            for task in Path(f"/proc/{here}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+        except (OSError, AttributeError):  # gone meanwhile
+            continue
+    return sizes
+
+
 def _gone(pid: int, within: float = 10.0) -> bool:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:

@@ -1,11 +1,13 @@
 """The live world master keeps the episode's event log in time order when a journal is drained late
-(a busy machine): the late entry is logged at the latest time so far and says by how much it was late."""
+(a busy machine): the late entry is logged at the latest time so far and says by how much it was late. It marks a
+bot's primitive feedback apart from its program's chat, as the simulator does."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from blockpact.bridge.live.world_master import WorldMaster
+from blockpact.experiments.episode_engine import chat_lines
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.world_files import load_world
 
@@ -71,3 +73,24 @@ def test_a_dig_the_read_back_saw_before_its_journal_entry_is_the_dig_not_a_recon
     blocks = [(tuple(e.data["pos"]), e.data["cause"]) for e in state.log.events if e.kind == "block"]
     assert blocks == [(dug, "dig"), (lost, "reconcile")]
     assert state.block_at(dug) == state.block_at(lost) == "air"
+
+
+def test_a_chat_line_a_bot_noted_as_feedback_is_the_primitive_s_in_the_log_and_others_are_not() -> None:
+    spec = load_world("double_vein")
+    access = _Journal()
+    master = WorldMaster(access, spec, WorldState(spec))  # type: ignore[arg-type]
+    notes: list[dict[str, Any]] = []
+    master.bot_journal = lambda: [notes.pop() for _ in list(notes)]
+    master.start()
+    at = master.started_at * 1000 + 500
+    chat = lambda agent, text: {"time": at, "agent": agent, "kind": "chat", "data": {"message": text}}  # noqa: E731
+    notes.append({"time": at, "agent": "Gizmo", "kind": "feedback", "data": {"message": "No item named x"}})
+    # the server's line comes in the same millisecond as the bot's note (and before it in the drained list)
+    access.entries = [chat("Gizmo", "No item named x"), chat("Gizmo", "No item named x"), chat("Glitch", "No item named x")]
+    master.record()
+
+    said = [(e.agent, e.data.get("source")) for e in master.state.log.events if e.kind == "chat"]
+    assert said == [("Gizmo", "primitive"), ("Gizmo", None), ("Glitch", None)]  # one note, one line: the second is Gizmo's own
+    assert not [e for e in master.state.log.events if e.kind == "feedback"]
+    assert [line.split("] ", 1)[1] for line in chat_lines(master.state.log.events)] == [
+        "Gizmo (feedback): No item named x", "Gizmo: No item named x", "Glitch: No item named x"]

@@ -98,7 +98,7 @@ def bot_members() -> dict[str, BotMember]:
     return {path: BotMember(path, e.kind, e.signature, " ".join(e.doc.split())) for path, e in _file().bot.items()}
 
 
-HOST_LIMITS = frozenset({"maxFeedbackLines", "maxEpisodeFeedbackLines"})  # kept by the simulated body, not the sandbox
+HOST_LIMITS = frozenset({"maxFeedbackLines", "maxEpisodeFeedbackLines"})  # kept by the bodies (sim, live), not the sandbox
 
 
 @cache

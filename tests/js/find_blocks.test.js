@@ -5,7 +5,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { Vec3 } = require('vec3')
-const { findBlocksOfTypes, installFastFindBlocks } = require('../../blockpact/bridge/js/mineflayer/find_blocks')
+const { findBlocksOfTypes, installFastFindBlocks, MAX_COUNT } = require('../../blockpact/bridge/js/mineflayer/find_blocks')
 
 const VERSION = '1.20.4'
 const registry = require('minecraft-data')(VERSION)
@@ -30,7 +30,11 @@ function botInWorld (dirt, fill = []) {
     registry,
     game: { minY: -64, height: 384 },
     entity: { position: new Vec3(3.5, 64, 4.5) },
-    world: { getColumn: (x, z) => columns.get(key(x, z)), getBlockStateId: (pos) => column(pos).getBlockStateId(local(pos)) }
+    world: {
+      getColumn: (x, z) => columns.get(key(x, z)),
+      getColumns: () => [...columns].map(([at, chunk]) => ({ chunkX: at.split(',')[0], chunkZ: at.split(',')[1], column: chunk })),
+      getBlockStateId: (pos) => column(pos).getBlockStateId(local(pos))
+    }
   }
 }
 
@@ -79,4 +83,17 @@ test('bot.findBlocks: block ids go to the fast search (several types at once); a
   assert.deepEqual(bot.findBlocks({ matching: (block) => block.name === 'dirt' }), ['mineflayer'])
   assert.deepEqual(bot.findBlocks({ matching: dirt, useExtraInfo: true }), ['mineflayer'])
   assert.equal(asked.length, 2)
+})
+
+test('a search of every block id over a huge distance reads only the loaded columns and keeps at most MAX_COUNT', () => {
+  const bot = botInWorld([new Vec3(3, 64, 6)])
+  const every = Array.from({ length: 1000 }, (_, i) => i) // air too: every position of the 9 columns matches
+  const started = performance.now()
+  const found = findBlocksOfTypes(bot, every, 1e6, 1e6)
+  assert.ok(performance.now() - started < 5000, 'the search took seconds') // it once looked up 10^10 columns
+  assert.equal(found.length, MAX_COUNT)
+  const here = new Vec3(3, 64, 4)
+  for (let i = 1; i < found.length; i++) assert.ok(found[i - 1].distanceSquared(here) <= found[i].distanceSquared(here))
+  assert.deepEqual(findBlocksOfTypes(bot, every, 1e6, 3).map(p => p.toArray()), [[3, 64, 4], [2, 64, 4], [3, 63, 4]])
+  assert.deepEqual(findBlocksOfTypes(bot, [registry.blocksByName.dirt.id], 1e6, 1e6).map(p => p.toArray()), [[3, 64, 6]])
 })

@@ -1,8 +1,8 @@
 'use strict'
 // The mineflayer body's pieces that need no server: messages from primitives.toml, the signal
 // bus shared by the bots of a world, the checks a LiveWorld makes when it starts, the pathfinder's
-// searches kept apart from the paths they report and timed on their own computing time, and the start
-// line of programs that play together.
+// searches kept apart from the paths they report and timed on their own computing time, the start
+// line of programs that play together, and what a body's host keeps of a program's chat and feedback.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { messageTable } = require('../../blockpact/bridge/js/mineflayer/feedback')
@@ -12,6 +12,7 @@ const { primitiveNames } = require('../../blockpact/bridge/js/mineflayer/primiti
 const { detachPathResults } = require('../../blockpact/bridge/js/mineflayer/path_results')
 const { countSearchTime } = require('../../blockpact/bridge/js/mineflayer/search_time')
 const { startLine } = require('../../blockpact/bridge/js/mineflayer/start_line')
+const { BodyHost, FeedbackCapped } = require('../../blockpact/bridge/js/mineflayer/host')
 
 const TOML_LIKE = {
   mineBlock: { feedback: ['No {name} nearby, please explore first', 'I cannot mine {name} with {tool}'], errors: ['No block named {name}'] }
@@ -138,4 +139,29 @@ test('a program that ends before it is ready leaves the start line: the others s
   line.leave('b3', 2, 'Gizmo')
   await late
   line.leave('b3', 2, 'Gizmo') // after the start: nothing to do
+})
+
+test('a body host keeps feedback up to its caps per program and per episode, plain, and says no server command', () => {
+  const said = []
+  const limited = []
+  const notes = []
+  const world = { record: (agent, kind, data) => notes.push([agent, kind, data.message]) }
+  const host = new BodyHost({ username: 'Gizmo', chat: (text) => said.push(text) }, world, { maxFeedbackLines: 2, maxEpisodeFeedbackLines: 3 },
+    (error, limit) => limited.push(limit))
+  host.startRun()
+  host.feedback('No item named x\n/kill @a')
+  host.say('hello')
+  host.feedback('No item named \u001b[2Jy')
+  assert.throws(() => host.feedback('one too many'), (err) => err instanceof FeedbackCapped && err.limit === 'maxFeedbackLines' &&
+    /over 2 lines in one program \(limit maxFeedbackLines\)/.test(err.message))
+  assert.deepEqual(said, ['No item named x /kill @a', 'hello', 'No item named \\u001b[2Jy']) // one message each, plain
+  assert.deepEqual(host.sources, ['primitive', 'program', 'primitive'])
+  assert.deepEqual(notes, [['Gizmo', 'feedback', said[0]], ['Gizmo', 'feedback', said[2]]]) // for the agents' chat log
+  host.startRun() // the next program: its own count, the episode's goes on
+  host.feedback('third')
+  assert.throws(() => host.feedback('fourth'), /over 3 lines from this player's programs in one episode \(limit maxEpisodeFeedbackLines\)/)
+  assert.deepEqual(limited, ['maxFeedbackLines', 'maxEpisodeFeedbackLines'])
+  assert.deepEqual(host.transcript, ['third'])
+  assert.throws(() => host.say(' /kill @a'), /limit serverCommands/)
+  assert.equal(said.length, 4)
 })

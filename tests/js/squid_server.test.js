@@ -66,6 +66,15 @@ describe('one server started with an operator (its start is the costly part)', (
     assert.equal(await command(boss, 'fill 5 5 5 5 5 5 stone'), 'Successfully filled 1 block(s)')
   })
 
+  test("flying-squid's commands open to everyone (/kill @a killed every player) need operator rights too", async () => {
+    const { guest } = await bots()
+    for (const text of ['kill @a', 'kill', 'summon zombie', 'time set 0', 'gamemode creative', 'give guest diamond 1', 'tp guest 0 9 0']) {
+      assert.match(await command(guest, text), /permission/, text)
+    }
+    assert.equal(guest.health, 20)
+    assert.equal(await command(guest, 'ping'), 'pong!') // commands that only print stay open
+  })
+
   test('stops when its stdin closes, kicking connected bots', async () => {
     const { guest } = await bots()
     const kicked = once(guest, 'end')

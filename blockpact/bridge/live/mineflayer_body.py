@@ -26,7 +26,7 @@ from blockpact.errors import UserError
 from blockpact.settings import default_mc_version, settings
 from blockpact.bridge.live.world_compiler import (CompiledWorld, WorldTarget, apply, compile_world,
                                                    harvest_rules, run_command, teleport)
-from blockpact.skills.reference import primitives, runner_queries, sandbox_limits
+from blockpact.skills.reference import HOST_LIMITS, host_limit, primitives, runner_queries, sandbox_limits
 from blockpact.worlds.spec.schema import PlayerSpec, Vec, WorldSpec
 
 LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
@@ -83,7 +83,7 @@ def _live_world_settings() -> dict[str, Any]:
         "chatPerSecond": bots.chat_per_second,
         "chatBurst": bots.chat_burst,
         "bound": {"baseSeconds": bots.bound_base, "slack": bots.bound_slack},
-        "limits": sandbox_limits(),
+        "limits": sandbox_limits(), "hostLimits": {name: host_limit(name) for name in HOST_LIMITS},  # feedback caps
     }
 
 

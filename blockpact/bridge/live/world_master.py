@@ -72,6 +72,8 @@ class WorldMaster:
         self.clock = ServerClock()  # the server's clock (by which programs keep time) against the episode's
         self.stats = TickStats()
         self._touched: set[Vec] | None = None  # cells the journals changed while reconcile_regions drained them
+        # (player, line) a bot said as a primitive's feedback (bots' journal) and the server's chat has not shown yet
+        self._feedback: Counter[tuple[str | None, str]] = Counter()
         self._regions = sorted({name for rule in spec.rules
                                 for name in [rule.region, *(c.region for c in rule.when)]})
 
@@ -122,7 +124,7 @@ class WorldMaster:
         entries += self.bot_journal()
         if dropped:
             self._emit(None, "journal_overflow", {"dropped": dropped})
-        for entry in sorted(entries, key=lambda e: e["time"]):
+        for entry in sorted(entries, key=lambda e: (e["time"], e["kind"] != "feedback")):  # a note before its chat
             self._apply(entry)
 
     def _at(self, wall_ms: float) -> float:
@@ -167,6 +169,12 @@ class WorldMaster:
                 del chest[data["item"]]
             self._emit(agent, "chest", {"pos": list(pos), "item": data["item"], "delta": int(data["delta"]),
                                         "count": int(data["count"])}, at)
+        elif kind == "feedback":  # the next chat line of `agent` with this text is a primitive's, not its program's
+            self._feedback[(agent, str(data.get("message")))] += 1
+            return
+        elif kind == "chat" and self._feedback[(agent, str(data.get("message")))] > 0:
+            self._feedback[(agent, str(data.get("message")))] -= 1
+            self._emit(agent, kind, {**data, "source": "primitive"}, at)  # the chat log marks it apart
         else:  # chat, signal, connection: as recorded
             self._emit(agent, kind, data, at)
         self.stats.events += 1

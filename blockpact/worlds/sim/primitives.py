@@ -12,6 +12,7 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from blockpact.plain_text import plain_line
 from blockpact.worlds.rules import game as rules
 from blockpact.worlds.grid import within_reach
 from blockpact.worlds.rules.game import fmt
@@ -103,7 +104,7 @@ class AgentAPI:
     async def _say(self, message: str, source: str = "primitive") -> None:
         if source == "primitive" and self.feedback is not None:
             self.feedback.count()
-        self.state.emit(self.name, "chat", message=message, source=source)
+        self.state.emit(self.name, "chat", message=plain_line(message), source=source)  # a name may hold a line break
 
     def _route(self, goal: Callable[[Vec], bool]) -> list[Vec] | None:
         return self.state.grid.path(self.position, goal, up_cost=self.timing["step_up_seconds"] * self.timing["walk_speed"])

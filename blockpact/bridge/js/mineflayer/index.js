@@ -207,7 +207,8 @@ class LiveWorld {
     const options = JSON.parse(optionsJson)
     if (this.bodies.has(name)) return reply(done, { ok: false, error: `${name} is already connected` })
     connectBot({ ...options, username: name }).then(bot => {
-      const host = new BodyHost(bot, this)
+      // A limit the host keeps (primitive feedback) ends the program with it named, like the sandbox's own.
+      const host = new BodyHost(bot, this, this.settings.hostLimits, (error, limit) => body.run && runner.cancel(body.run.id, error, 'limit', limit))
       const runner = createRunner({
         mcVersion: bot.version,
         primitives: Object.keys(this.settings.primitives),
@@ -269,6 +270,7 @@ class LiveWorld {
         error_line: result.errorLine,
         stack: result.stack,
         chat: body.host.transcript,
+        chat_sources: body.host.sources,
         logs: result.logs,
         observation: this.#lastObservation(body),
         duration: result.durationMs / 1000,

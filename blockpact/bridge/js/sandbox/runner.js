@@ -118,14 +118,14 @@ class Runner {
     return run.result;
   }
 
-  // Stops the run now: the body is stopped, and run() resolves with `reason`. A run out of budget
-  // loses its worker (nothing survives a tight loop otherwise); a cancelled one keeps it if the
-  // program was only waiting, the usual case (an episode ends while it awaits a primitive).
-  cancel(runId, reason = 'cancelled', kind = 'cancelled') {
+  // Stops the run now: the body is stopped, and run() resolves with `reason` (kind 'limit': a limit the host keeps,
+  // named by `limit`). A run out of budget or past a limit loses its worker (nothing survives a tight loop otherwise);
+  // a cancelled one keeps it if the program was only waiting, the usual case (an episode ends while it awaits a call).
+  cancel(runId, reason = 'cancelled', kind = 'cancelled', limit = kind === 'budget' ? 'budget' : null) {
     const run = this.#active;
     if (!run || run.id !== runId || run.done) return false;
     const keep = kind === 'cancelled';
-    this.#finish(run, failure(String(reason), kind, kind === 'budget' ? 'budget' : null),
+    this.#finish(run, failure(String(reason), kind, limit),
       { stopBody: true, killWorker: !keep, abandonRun: keep });
     return true;
   }

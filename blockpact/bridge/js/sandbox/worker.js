@@ -7,18 +7,19 @@ const { parentPort, workerData } = require('node:worker_threads');
 // Modules are loaded before lockdown (they may touch intrinsics while loading),
 // except minecraft-data, loaded on first use (see mcdata.js).
 // Resizable and growable buffers reserve their maximum and grow outside the ArrayBuffer accounting the
-// memory checks rely on (a program grew the process past 2.5 GB): growing one is refused, naming the limit.
+// memory checks rely on (a program grew the process past 2.5 GB): growing one is refused, naming the limit (a
+// ValueLimitError: a program that does not catch it is reported with the limit, kind "limit").
+const { encode, decode, ValueLimitError, utf8Bytes } = require('./codec');
 for (const [proto, name] of [[ArrayBuffer.prototype, 'resize'], [globalThis.SharedArrayBuffer?.prototype, 'grow']]) {
   if (proto && typeof proto[name] === 'function') {
     Object.defineProperty(proto, name, {
-      value: { [name]() { throw new RangeError(`ArrayBuffer ${name}: resizable buffers are not allowed in programs (limit memoryMb)`); } }[name],
+      value: { [name]() { throw new ValueLimitError(`ArrayBuffer ${name}: resizable buffers are not allowed in programs (limit memoryMb)`, 'memoryMb'); } }[name],
       writable: true, configurable: true, enumerable: false,
     });
   }
 }
 require('ses');
 const { Vec3 } = require('vec3');
-const { encode, decode, ValueLimitError, utf8Bytes } = require('./codec');
 const { syncRequester } = require('./sync-channel');
 const { buildFacade } = require('./facade');
 const { makeLogger } = require('./logger');

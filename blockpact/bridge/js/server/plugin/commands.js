@@ -212,10 +212,21 @@ function gameRuleTable (serv) {
   }
 }
 
+// Commands anyone may run: they only print. flying-squid leaves many others open to every player (/kill @a killed
+// every player, /summon, /time, /gamemode, ...); players are given no command by a world, so every other one,
+// flying-squid's and ours, needs operator rights. Run after every command is registered.
+const OPEN_COMMANDS = new Set(['help', 'ping', 'version'])
+
+function operatorsOnly (serv) {
+  for (const command of new Set(Object.values(serv.commands.uniqueHash))) {
+    if (command.params.base && !OPEN_COMMANDS.has(command.params.base)) command.setOp(true)
+  }
+}
+
 function parseCount (text, min = 1) {
   const count = Number(text)
   if (!Number.isInteger(count) || count < min) throw new UserError(`bad count '${text}'`)
   return count
 }
 
-module.exports = { registerCommands }
+module.exports = { registerCommands, operatorsOnly }

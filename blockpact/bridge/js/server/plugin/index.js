@@ -11,7 +11,7 @@ const { chestStore } = require('./chests')
 const { dropRules, attachDigging } = require('./drops')
 const { digVerdicts } = require('./dig_verdicts')
 const { regionTools } = require('./region')
-const { registerCommands } = require('./commands')
+const { registerCommands, operatorsOnly } = require('./commands')
 const { applyWorldSettings } = require('./world')
 const { journal } = require('./journal')
 const { playerStore } = require('./persistence')
@@ -67,6 +67,7 @@ module.exports.server = function (serv, settings) {
       return true
     })
     registerCommands(serv, serv.blockpact, tools)
+    operatorsOnly(serv)
     applyWorldSettings(serv, options)
   })
 
