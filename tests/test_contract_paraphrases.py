@@ -55,6 +55,12 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
     ("pool_chest", "Ann deposits 2 sticks into the pool chest.", "Ann deposits 2 stick into the pool chest."),
     ("pool_chest", "Ben takes 1 stick from the pool.", "Ben takes 1 stick from the pool chest."),
     ("pool_chest", "Ann and Ben pool their rewards and share them equally.", "Ann and Ben share their rewards equally."),
+    ("smithy_chain", "Pia takes the three iron ingots and two sticks from the depot.",
+     "Pia takes 3 iron_ingot from the depot chest and Pia takes 2 stick from the depot chest."),
+    ("smithy_chain", "Nia deposits 2 oak logs, 1 stick and 1 pumpkin into the depot chest by 90 seconds.",
+     "Nia deposits 2 oak_log into the depot chest by 90 seconds and Nia deposits 1 stick into the depot chest by 90 "
+     "seconds and Nia deposits 1 pumpkin into the depot chest by 90 seconds."),
+    ("smithy_chain", "Nia deposits 2 oak logs and 1 stick into the depot chest, then signals Pia.", None),  # an order unsaid
     ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),
     ("orchard_clans", "The west team together mines at most 6 pumpkins every 60 seconds.",
      "Ny, Oz and Pi together mine at most 6 pumpkin every 60 seconds."),
