@@ -24,6 +24,8 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
      "Ann mines at least 2 diamond_ore."),
     ("contract_language", "Ben puts all 3 pumpkins into the cache chest.",
      "Ben deposits 3 pumpkin into the cache chest."),
+    ("contract_language", "Ben deposits both of his pumpkins into the cache chest.",
+     "Ben deposits 2 pumpkin into the cache chest."),
     ("contract_language", "Cy picks the pumpkins in the south patch by hand and nothing else.", None),
     ("contract_language", "Cy picks at most four pumpkins by hand.", "Cy mines at most 4 pumpkin."),
     ("contract_language", "Each of us mines at most 3 pumpkins.", "Each player mines at most 3 pumpkin."),
