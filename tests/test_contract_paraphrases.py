@@ -63,6 +63,11 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
      "Nia deposits 2 oak_log into the depot chest by 90 seconds and Nia deposits 1 stick into the depot chest by 90 "
      "seconds and Nia deposits 1 pumpkin into the depot chest by 90 seconds."),
     ("smithy_chain", "Nia deposits 2 oak logs and 1 stick into the depot chest, then signals Pia.", None),  # an order unsaid
+    ("contract_language", "Cy takes 2 pumpkins from the cache chest, but only after Ann and Ben have both signalled him.",
+     "Cy waits for Ann's signal and Ben's signal, then Cy takes 2 pumpkin from the cache chest."),
+    ("contract_language", "Ben crafts an iron pickaxe only after Ann has signalled him.",
+     "Ben waits for Ann's signal, then Ben crafts 1 iron_pickaxe."),
+    ("contract_language", "Ben does not take the iron pickaxe until Ann has signalled him.", None),  # a ban, not a promise
     ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),
     ("orchard_clans", "The west team together mines at most 6 pumpkins every 60 seconds.",
      "Ny, Oz and Pi together mine at most 6 pumpkin every 60 seconds."),

@@ -108,7 +108,7 @@ def paraphrased(norm: Normalised) -> Normalised:
             said = " ".join(words[i:end])
             symbols[i:end], words[i:end] = new, [said, *[""] * (len(new) - 1)][: len(new)]  # quoted once
             i += max(len(new), 1)
-    return shared_move(Normalised(symbols, words, norm.unresolved))
+    return shared_move(only_after_signals(Normalised(symbols, words, norm.unresolved)))
 
 
 _MOVES = frozenset({"deposits", "deposit", "puts", "put", "places", "place", "stores", "store", "drops", "drop",
@@ -167,3 +167,49 @@ def shared_move(norm: Normalised) -> Normalised:
             new_w += [words[v] if n == 0 else "", *words[a:b], *(tail[1] if n == len(spans) - 1 else [""] * len(tail[1]))]
         symbols[v:tail_end], words[v:tail_end] = new_s, new_w
     return Normalised(symbols, words, norm.unresolved)
+
+
+_SIGNALLED = frozenset({"signalled", "signaled"})
+_OBJECTS = frozenset({"~him", "her", "them", "~us", "~me"})
+
+
+def only_after_signals(norm: Normalised) -> Normalised:
+    """"Ana takes 3 diamonds from the pot, but only after Bo and Cal have both signalled her": a wait said as a step,
+    "Ana waits for Bo's signal and Cal's signal, then takes 3 diamonds from the pot" (the act is still promised; only
+    the steps after the wait are held back)."""
+    symbols, words = list(norm.symbols), list(norm.words)
+    if not symbols or not symbols[0].startswith("@"):
+        return norm
+    end = len(symbols)
+    while end and symbols[end - 1] == ",":
+        end -= 1
+    if end and symbols[end - 1] in _OBJECTS:
+        end -= 1
+    if not end or symbols[end - 1] not in _SIGNALLED:
+        return norm
+    k = end - 1
+    if k and symbols[k - 1] == "both":
+        k -= 1
+    if not k or symbols[k - 1] not in ("have", "has"):
+        return norm
+    k -= 1
+    senders: list[str] = []
+    while k > 0 and (symbols[k - 1].startswith("@") or symbols[k - 1] == "and"):
+        k -= 1
+        if symbols[k].startswith("@"):
+            senders.insert(0, symbols[k])
+    if k > 0 and symbols[k - 1] == "both":
+        k -= 1
+    if not senders or k < 2 or symbols[k - 1] != "after" or symbols[k - 2] != "only":
+        return norm
+    start = k - 2
+    while start > 0 and symbols[start - 1] in (",", "but"):
+        start -= 1
+    act = symbols[1:start]
+    if not act or "then" in act or symbols[0] in senders:
+        return norm
+    wait = ["waits", "for"] + [x for s in senders for x in (s, "'s", "signal", "and")][:-1]
+    said = " ".join(w for w in words[start:] if w)
+    new_symbols = [symbols[0], *wait, ",", "then", *act]
+    new_words = [words[0], said, *[""] * (len(wait) + 1), *words[1:start]]
+    return Normalised(new_symbols, new_words, norm.unresolved)
