@@ -100,3 +100,19 @@ def test_a_malformed_configuration_file_is_one_clear_error(tmp_path, capsys) -> 
         read_toml(bad)
     with pytest.raises(UserError, match="configuration file not found"):
         read_toml(tmp_path / "missing.toml")
+
+
+def test_a_reader_that_stops_early_ends_the_output_quietly(tmp_path) -> None:
+    """`blockpact contract check ... | head -1`: the pipe closes while blockpact writes; no traceback, exit 0."""
+    import subprocess
+    import sys
+
+    text = tmp_path / "contract.txt"
+    text.write_text("\n".join(f"{i}. Ann mines at most {i} pumpkins." for i in range(1, 2000)))
+    world = Path(__file__).parent / "worlds" / "contract_language.toml"
+    cli = subprocess.Popen([sys.executable, "-m", "blockpact.cli", "contract", "check", f"@{text}", "--world", str(world)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert cli.stdout is not None and cli.stdout.readline().startswith(b"1. formal")
+    cli.stdout.close()
+    _, err = cli.communicate(timeout=120)
+    assert cli.returncode == 0 and b"Traceback" not in err, err.decode()

@@ -24,6 +24,8 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
      "Ann mines at least 2 diamond_ore."),
     ("contract_language", "Ben puts all 3 pumpkins into the cache chest.",
      "Ben deposits 3 pumpkin into the cache chest."),
+    ("contract_language", "Ben deposits both of his pumpkins into the cache chest.",
+     "Ben deposits 2 pumpkin into the cache chest."),
     ("contract_language", "Cy picks the pumpkins in the south patch by hand and nothing else.", None),
     ("contract_language", "Cy picks at most four pumpkins by hand.", "Cy mines at most 4 pumpkin."),
     ("contract_language", "Each of us mines at most 3 pumpkins.", "Each player mines at most 3 pumpkin."),
@@ -55,6 +57,17 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
     ("pool_chest", "Ann deposits 2 sticks into the pool chest.", "Ann deposits 2 stick into the pool chest."),
     ("pool_chest", "Ben takes 1 stick from the pool.", "Ben takes 1 stick from the pool chest."),
     ("pool_chest", "Ann and Ben pool their rewards and share them equally.", "Ann and Ben share their rewards equally."),
+    ("smithy_chain", "Pia takes the three iron ingots and two sticks from the depot.",
+     "Pia takes 3 iron_ingot from the depot chest and Pia takes 2 stick from the depot chest."),
+    ("smithy_chain", "Nia deposits 2 oak logs, 1 stick and 1 pumpkin into the depot chest by 90 seconds.",
+     "Nia deposits 2 oak_log into the depot chest by 90 seconds and Nia deposits 1 stick into the depot chest by 90 "
+     "seconds and Nia deposits 1 pumpkin into the depot chest by 90 seconds."),
+    ("smithy_chain", "Nia deposits 2 oak logs and 1 stick into the depot chest, then signals Pia.", None),  # an order unsaid
+    ("contract_language", "Cy takes 2 pumpkins from the cache chest, but only after Ann and Ben have both signalled him.",
+     "Cy waits for Ann's signal and Ben's signal, then Cy takes 2 pumpkin from the cache chest."),
+    ("contract_language", "Ben crafts an iron pickaxe only after Ann has signalled him.",
+     "Ben waits for Ann's signal, then Ben crafts 1 iron_pickaxe."),
+    ("contract_language", "Ben does not take the iron pickaxe until Ann has signalled him.", None),  # a ban, not a promise
     ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),
     ("orchard_clans", "The west team together mines at most 6 pumpkins every 60 seconds.",
      "Ny, Oz and Pi together mine at most 6 pumpkin every 60 seconds."),

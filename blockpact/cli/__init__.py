@@ -4,6 +4,7 @@ package below (the Runner in experiments/runner.py for runs) and printing. Nothi
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -80,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"blockpact: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `blockpact contract check ... | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt as exc:
         from blockpact.experiments.stopping import Terminated
 
