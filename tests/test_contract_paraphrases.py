@@ -67,7 +67,8 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
      "Cy waits for Ann's signal and Ben's signal, then Cy takes 2 pumpkin from the cache chest."),
     ("contract_language", "Ben crafts an iron pickaxe only after Ann has signalled him.",
      "Ben waits for Ann's signal, then Ben crafts 1 iron_pickaxe."),
-    ("contract_language", "Ben does not take the iron pickaxe until Ann has signalled him.", None),  # a ban, not a promise
+    ("contract_language", "Ben does not take the iron pickaxe until Ann has signalled him.",  # a ban, not a promise
+     "Ben does not take iron_pickaxe until Ann has signalled."),
     ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),
     ("orchard_clans", "The west team together mines at most 6 pumpkins every 60 seconds.",
      "Ny, Oz and Pi together mine at most 6 pumpkin every 60 seconds."),

@@ -156,10 +156,16 @@ def _exclusion(n: int, c: Exclusion, obs: EpisodeObservables, say: Say) -> str |
     if na:
         return na
     events = within(obs, [e for e in actions(obs, c.verb, c.target, c.chest, c.region) if e[1] == c.player], c.window, c.condition)
+    signalled = max((min((t for t, sender, _ in obs.signals if sender == s), default=math.inf)
+                     for s in c.until_signals_from), default=math.inf)
+    events = [e for e in events if e[0] < signalled]  # with no senders: every act (signalled is then infinite)
     done = sum(k for _, _, k in events)
     if done:
-        what = c.target or "blocks"
+        what = c.target or ("items" if c.verb == "take" else "blocks")
         when = f" while {c.condition}" if c.condition else ""
+        if c.until_signals_from:
+            said = " and ".join(f"{s}'s" for s in c.until_signals_from)
+            when += f" before {said} signal" if signalled < math.inf else f" with no signal from {' and '.join(c.until_signals_from)}"
         say(c.player, f"{c.player} {_DID[c.verb]} {done} {what}{_where(c.region)}{window_text(c.window)}{when}, "
                       f"which clause {n} rules out.", did=Deed(c.verb, c.target, done, min(events)[0] - obs.start_time))
     return None

@@ -64,6 +64,8 @@ class Exclusion(_Formal):
     window: Window | None = None
     condition: Condition | None = None
     chest: str | None = None  # for `take`: from this chest only ("" or None: any)
+    # "... until Ann and Ben have signalled": only what is done before a signal from each of them counts
+    until_signals_from: tuple[str, ...] = ()
     kind = "exclusion"
 
 

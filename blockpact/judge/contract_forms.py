@@ -88,6 +88,8 @@ FORMS: list[tuple[str, Example]] = [
     ("taking turns with a tool", lambda n: TurnTaking(n.me, n.tool, n.other, True) if n.tool else None),
     ("steps in order", lambda n: Steps((Deposit(n.me, n.item, 1, n.chest), Signal(n.me, n.other)), True) if n.chest else None),
     ("waiting for a signal", lambda n: WaitFor(n.other, n.me)),
+    ("not taking a tool before a signal",
+     lambda n: Exclusion(n.other, "take", n.tool, chest=n.chest, until_signals_from=(n.me,)) if n.tool and n.chest else None),
     ("a signal", lambda n: Signal(n.me, n.other)),
     ("a gift of items at the end", lambda n: Give(n.me, n.other, n.item, 2)),
     ("a payment", lambda n: FixedTransfer(n.me, n.other, 11)),

@@ -124,7 +124,9 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
         case Exclusion(player, verb, target, region, _, _, chest):
             what = f" {target}" if target else (" anything" if chest else "")
             source = "" if chest is None else f" from {_chest(chest)}"
-            return f"{who or player} does not {_BASE[verb]}{what}{source}{_where(region)}{_around(clause)}."
+            until = f" until {' and '.join(clause.until_signals_from)} {'have' if len(clause.until_signals_from) > 1 else 'has'} signalled" \
+                if clause.until_signals_from else ""
+            return f"{who or player} does not {_BASE[verb]}{what}{source}{_where(region)}{_around(clause)}{until}."
         case RegionLimit(player, verb, target, region):
             what = f" {target}" if target else ""
             return f"{who or player} {_VERBS[verb]}{what} only{_where(region)}{_around(clause)}."

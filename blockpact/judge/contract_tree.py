@@ -64,6 +64,23 @@ class _ToClause(MoneyClauses):
         return self._expand(subject, None, lambda p, _: Exclusion(
             p, verb, item.name if item else None, place.region if place else None, chest=chest))  # type: ignore[arg-type]
 
+    def until_signals(self, children: list) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p for p in players_in(children) if isinstance(p, str)))
+
+    def exclusion_until(self, children: list) -> Clause:
+        """"Bo does not take the iron_pickaxe until Ann has signalled": no taking before Ann's signal (a ban, not a
+        promise to take it after)."""
+        senders = next(c for c in children if isinstance(c, tuple))
+        clause = self.exclusion([c for c in children if not isinstance(c, tuple)])
+        if isinstance(clause, ForEach):  # "Nobody mines ... until Ann has signalled": everybody but Ann
+            kept = tuple(p for p in clause.parts if p.player not in senders)  # type: ignore[union-attr]
+            if not kept:
+                raise ClauseError("nobody is left to hold back: every player named sends a signal")
+            clause = ForEach(clause.quantifier + " but " + " and ".join(senders), kept)
+        elif clause.player in senders:  # type: ignore[union-attr]
+            raise ClauseError(f"{clause.player} cannot wait for his own signal")  # type: ignore[union-attr]
+        return _with_senders(clause, senders)
+
     def exclusion_pair(self, children: list) -> Clause:
         """"Neither Ben nor Cy mines X": one exclusion each."""
         first, second = players_in(children)
@@ -309,3 +326,10 @@ def to_clause(tree: Tree, players: Sequence[str], phrases: Sequence, lexicon: Le
     if found:
         raise ClauseError(found)
     return clause
+
+
+def _with_senders(clause: Clause, senders: tuple[str, ...]) -> Clause:
+    if isinstance(clause, ForEach):
+        return ForEach(clause.quantifier, tuple(_with_senders(p, senders) for p in clause.parts))
+    return dataclasses.replace(clause, until_signals_from=senders)  # type: ignore[type-var]
+

@@ -58,6 +58,7 @@ class _Compiler(MakingPart, OrderingPart):
         # waits said as a step ("waits for Ada's signal, then takes ..."): hold back only the later steps of their clause
         self.gated = {id(wait): later for clause in contract.clauses for wait, later in gated_waits(clause)}
         self.gates: list[tuple[str, int, tuple[Clause, ...]]] = []  # (wait step, clause number, the steps it holds back)
+        self.held_back: list[tuple[int, Exclusion]] = []  # "does not take X until Ann has signalled" (plan_order)
 
     def note(self, number: int, text: str) -> None:
         self.plan.notes.append(f"clause {number}: {text}")
@@ -88,6 +89,7 @@ class _Compiler(MakingPart, OrderingPart):
         if self.signals:
             self.signal_when_done()
         self.order_steps()
+        self.hold_back()
         for step in self.plan.steps:
             if step.id not in self.blocking:
                 step.after = [*self.blocking, *(a for a in step.after if a not in self.blocking)]
@@ -185,6 +187,9 @@ class _Compiler(MakingPart, OrderingPart):
             self.note(n, f"mines the nearest blocks, inside the {part.region} or not")
 
     def exclude(self, n: int, part: Exclusion) -> None:
+        if part.until_signals_from:
+            self.held_back.append((n, part))
+            return
         if part.verb == "take" and part.target is not None:
             self.reserved.add(part.target)
         elif part.verb == "take" and part.chest:  # "takes nothing from the pot": none of what the chest holds

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from blockpact.agents.scripted.plan_steps import Step, blocks_of
 from blockpact.judge.contract import Assignment, Craft, Deposit, Quota, Return, Signal, WaitFor, Withdraw, parts
-from blockpact.judge.clauses import Clause, ForEach, Steps
+from blockpact.judge.clauses import Clause, Exclusion, ForEach, Steps
 
 
 class OrderingPart:
@@ -34,6 +34,23 @@ class OrderingPart:
             for step in serving(self.carrying_out(n, later)):
                 if step.id != wait and wait not in step.after:
                     step.after = [*step.after, wait]
+
+    def hold_back(self) -> None:
+        """"Bo does not take the iron_pickaxe until Ann has signalled": every step of Bo's that would take it (or mine
+        the block, or take from the chest) waits for a signal from each sender first; nothing else waits."""
+        for n, ban in self.held_back:
+            acts = [st for st in self.plan.steps if _does(st, ban, self)]
+            if not acts:
+                continue
+            waits = [self.plan.add(Step(f"wait:{s}:{n}", "wait_signal", f"wait for {s}'s signal (clause {n})",
+                                        args={"from": s, "blocking": True, "patience": 0})) for s in ban.until_signals_from]
+            for step in acts:
+                step.after = [*step.after, *(w.id for w in waits if w.id not in step.after)]
+            if _has_cycle(self.plan.steps):
+                for step in acts:
+                    step.after = [a for a in step.after if a not in {w.id for w in waits}]
+                self.plan.steps = [st for st in self.plan.steps if st not in waits]
+                self.note(n, "not kept: the signal it waits for comes only after the steps it holds back")
 
     def carrying_out(self, n: int, later: tuple[Clause, ...]) -> set[str]:
         """The ids (or id prefixes) of this player's plan steps that carry out the parts `later` of clause `n`."""
@@ -86,3 +103,14 @@ def ordered_sequences(clause: Clause) -> list[tuple[Clause, ...]]:
     if isinstance(clause, ForEach):
         return [s for p in clause.parts for s in ordered_sequences(p)]
     return []
+
+
+def _does(step: Step, ban: Exclusion, plan: OrderingPart) -> bool:
+    """Whether carrying out `step` would do what `ban` holds back: mining its block, taking its item (from its chest)."""
+    if ban.verb in ("mine", "collect"):
+        return step.op == "mine" and step.args.get("block") in blocks_of(ban.verb, ban.target, plan.facts)
+    chest = plan.facts.chest_named(ban.chest) if ban.chest else None
+    options = step.args.get("options") if step.op == "take_tool" else [step.args] if step.op in ("take", "wait_items") else []
+    return any((ban.target is None or o.get("item") == ban.target)  # type: ignore[union-attr]
+               and (chest is None or list(o.get("chest") or []) == list(chest)) for o in options or [])  # type: ignore[union-attr]
+
