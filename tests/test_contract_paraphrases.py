@@ -69,6 +69,9 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
      "Ben waits for Ann's signal, then Ben crafts 1 iron_pickaxe."),
     ("contract_language", "Ben does not take the iron pickaxe until Ann has signalled him.",  # a ban, not a promise
      "Ben does not take iron_pickaxe until Ann has signalled."),
+    ("smithy_chain", "Oto does not take the sticks from the depot before Nia has signalled him and Pia has signalled "
+     "him, in either order.", "Oto does not take stick from the depot chest until Nia and Pia have signalled."),
+    ("contract_language", "Cy takes the pickaxe from the tools chest.", None),  # iron or stone: named where it is one
     ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),
     ("orchard_clans", "The west team together mines at most 6 pumpkins every 60 seconds.",
      "Ny, Oz and Pi together mine at most 6 pumpkin every 60 seconds."),

@@ -19,7 +19,10 @@ from blockpact.worlds.spec.schema import GrowRule, WorldSpec
 MATERIAL_BLOCKS: dict[str, tuple[str, ...]] = {"log": ("_log",), "wood": ("_log",), "timber": ("_log",),
                                                "plank": ("_planks",)}
 MATERIAL_ITEMS: dict[str, tuple[str, ...]] = {"log": ("_log",), "wood": ("_log", "_planks"), "timber": ("_log",),
-                                              "plank": ("_planks",), "lumber": ("_planks",)}
+                                              "plank": ("_planks",), "lumber": ("_planks",),
+                                              # a tool by its kind: "the pickaxe" where players can hold one kind only
+                                              "pickaxe": ("_pickaxe",), "pick": ("_pickaxe",), "axe": ("_axe",),
+                                              "shovel": ("_shovel",), "sword": ("_sword",), "hoe": ("_hoe",)}
 MATERIAL_WORDS = frozenset(MATERIAL_BLOCKS) | frozenset(MATERIAL_ITEMS)
 
 

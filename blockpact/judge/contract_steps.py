@@ -97,7 +97,7 @@ def step_splits(norm: Normalised) -> Iterator[tuple[list[Normalised], bool]]:
 
 def _names_part_of(symbol: str, item: str) -> bool:
     """"the pickaxe" after "the iron_pickaxe": a plain word that is the last part of the item named before."""
-    return symbol.startswith("~") and symbol[1:].rstrip("s") == item[1:].rsplit("_", 1)[-1] != item[1:]
+    return symbol.startswith(("~", "#")) and symbol[1:].rstrip("s") == item[1:].rsplit("_", 1)[-1] != item[1:]
 
 
 def _completed(pieces: list[Normalised]) -> list[Normalised]:
