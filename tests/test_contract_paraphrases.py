@@ -73,6 +73,18 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
     ("smithy_chain", "Oto does not take the sticks from the depot before Nia has signalled him and Pia has signalled "
      "him, in either order.", "Oto does not take stick from the depot chest until Nia and Pia have signalled."),
     ("contract_language", "Cy takes the pickaxe from the tools chest.", None),  # iron or stone: named where it is one
+    ("contract_language", "Cy alone mines iron ore.", "Nobody but Cy mines iron_ore."),
+    ("contract_language", "Ben does not mine any diamond ore or iron ore.",
+     "Ben does not mine diamond_ore and Ben does not mine iron_ore."),
+    ("contract_language", "Ann and Ben, combined, mine at most 6 pumpkins.", "Ann and Ben together mine at most 6 pumpkin."),
+    ("contract_language", "Ann and Ben between them mine at most 6 pumpkins.",
+     "Ann and Ben together mine at most 6 pumpkin."),
+    ("contract_language", "Cy will not mine anything before Ann signals 'go'.", "Cy does not mine until Ann has signalled."),
+    ("contract_language", "Ben returns the iron pickaxe to the tools chest (the one at the start) before 200 seconds "
+     "have passed.", "Ben returns the iron_pickaxe to the tools chest by 200 seconds."),
+    ("contract_language", "Ann mines at most 3 pumpkins a minute.", "Ann mines at most 3 pumpkin every 60 seconds."),
+    ("contract_language", "Ann signals 'done' within the first 30 seconds.", None),  # a signal has no deadline
+    ("contract_language", "Ann breaks at most 2 mushroom blocks.", "Ann mines at most 2 red_mushroom_block."),
     ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),
     ("orchard_clans", "The west team together mines at most 6 pumpkins every 60 seconds.",
      "Ny, Oz and Pi together mine at most 6 pumpkin every 60 seconds."),

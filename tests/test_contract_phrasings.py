@@ -310,8 +310,8 @@ PHRASINGS: list[tuple[str, str | None]] = [
      "Cy waits for Ann's signal and Ben's signal."),
     ('Ann sends Ben a signal once she is done.',
      'Ann signals Ben when done.'),
-    ('Ben does not mine until Ann signals.',
-     None),
+    ('Ben does not mine until Ann signals.',  # a ban on mining before the signal (a wait would rule out every act)
+     'Ben does not mine until Ann has signalled.'),
     ('Ann takes the iron pickaxe, uses it to mine all diamond ore, and then returns it to the tools chest.',
      'Ann takes the iron_pickaxe, then Ann mines all diamond_ore, then Ann returns the iron_pickaxe to the tools chest.'),
     ('Ben takes the stone pickaxe and gives it back when he is finished.',

@@ -198,7 +198,8 @@ def _condition(condition: Condition | None, lex: Lexicon) -> Condition | None:
 def _resolve_one(clause: Clause, lex: Lexicon) -> Clause:
     updates: dict[str, object] = {}
     if isinstance(clause, Exclusion) and clause.target is None and clause.region is None and not (
-            clause.verb == "take" and clause.chest):  # "takes nothing from the pot" names the chest
+            clause.verb == "take" and clause.chest) and not clause.until_signals_from:  # "takes nothing from the
+        # pot" names the chest; "does not mine anything until Ann has signalled" holds back every dig
         raise ClauseError("say what is not done: an item or block, or a region ('does not mine in the north patch')")
     if isinstance(clause, _ACTION_KINDS):
         updates.update(_target(clause, lex))

@@ -24,7 +24,7 @@ from blockpact.judge.clauses import Assignment, Clause, FreeText, Steps
 from blockpact.judge.contract_hints import deed_hints, form_hints
 from blockpact.judge.contract_paraphrase import paraphrased
 from blockpact.judge.contract_refs import resolve_refs
-from blockpact.judge.contract_words import CONTRACTIONS, NUMBER, numbers, opening, then_words, uses_it_to
+from blockpact.judge.contract_words import ASIDES, CONTRACTIONS, NUMBER, numbers, opening, then_words, uses_it_to
 from blockpact.judge.contract_lexicon import Lexicon
 from blockpact.judge.contract_steps import Normalised, step_splits
 from blockpact.judge.contract_tree import ClauseError, to_clause
@@ -73,7 +73,7 @@ def tokenize(text: str, ignored: Collection[str] = (), commas: bool = False) -> 
     """Words, numbers, "%" and "'s", as written ("doesn't" as "does not"); punctuation and `ignored` words
     dropped, but with `commas` a comma between words (where a sentence may join two steps) is kept, and so is the
     end of a sentence another follows in the same clause ("... the cache chest. Then she signals Hal."), as a comma."""
-    for pattern, words in CONTRACTIONS:
+    for pattern, words in (*CONTRACTIONS, *ASIDES):
         text = pattern.sub(words, text)
     found = (_TOKEN_OR_COMMA if commas else _TOKEN).findall(text)
     return ["," if t in ".;" else t.replace("’", "'") for t in found if t.lower() not in ignored]
@@ -222,6 +222,11 @@ def _symbol_at(tokens: list[str], low: list[str], i: int, by_name: dict[str, str
     if place is not None and (word not in words or _names_a_chest_here(low, i, place)):
         return place
     if lexicon is not None and word not in words:
+        pair = low[i : i + 2]
+        if len(pair) == 2 and pair[1] in ("block", "blocks"):  # "mushroom blocks": the world's one *_mushroom_block
+            found = lexicon.block_candidates(f"{pair[0]}_block")
+            if len(found) == 1:
+                return f"#{found[0]}", 2
         loose = next((f for f in singular_forms(word) if lexicon.loose_name(f)), None)
         if loose is not None:  # "iron" in a world whose only iron block is iron_ore: resolved where the clause says
             return f"#{loose}", 1

@@ -51,6 +51,8 @@ class Lexicon:
         if self.world_blocks is None or word in self.blocks or word in self.items:
             return []
         found = [b for b in (f"{word}_ore", f"{word}_block", f"{word}_log") if b in self.world_blocks]
+        if not found and word not in MATERIAL_BLOCKS:  # "mushroom blocks": the world's blocks named with the word
+            found = sorted(b for b in self.world_blocks if f"_{word}_" in f"_{b}_")
         suffixes = MATERIAL_BLOCKS.get(word, ())
         return found + sorted(b for b in self.world_blocks if suffixes and b.endswith(suffixes) and b not in found)
 
@@ -79,6 +81,8 @@ class Lexicon:
         which the world has any, so that a clause naming two candidates is refused with them listed."""
         if self.loose_block(word) is not None or self.loose_item(word) is not None:
             return True
+        if len(self.block_candidates(word)) > 1 and word not in (self.world_blocks or ()):
+            return True  # "mushroom" with mushroom_stem and red_mushroom_block: refused, naming both
         return word in MATERIAL_WORDS and bool(self.block_candidates(word) or self.item_candidates(word))
 
     def within_world(self, name: str) -> str:

@@ -14,6 +14,18 @@ CONTRACTIONS = ((re.compile(r"\b(won)['’]t\b", re.I), "will not"), (re.compile
                  (re.compile(r"['’]ll\b", re.I), " will"),
                  # "pays Ben an emerald", "one emerald apiece"
                  (re.compile(r"\ban?\s+(emerald)\b", re.I), r"1 \1"), (re.compile(r"\bapiece\b", re.I), "each"))
+_SIGNAL_VERBS = {"says": "signals", "say": "signal", "said": "signalled", "announces": "signals", "announce": "signal",
+                 "announced": "signalled"}
+_QUOTED = r"[\"'‘“][^\"'’”]{1,40}[\"'’”]"
+# Text the clause forms do not need, taken out before the words are read: a signal's words ("signals 'clean'": the
+# judge counts that a signal came, not what it said), an aside in parentheses (but not a position "(2, 64, 6)"),
+# "a period" for "per period", "before 220 seconds have passed".
+ASIDES = ((re.compile(rf"\b(signals?|signall?ed|says?|said|announces?|announced)\s+{_QUOTED}", re.I),
+           lambda m: _SIGNAL_VERBS.get(m.group(1).lower(), m.group(1))),
+          (re.compile(rf"\b(signals?|signall?ed)\s+([A-Z][A-Za-z0-9_]*)\s+{_QUOTED}"), r"\1 \2"),
+          (re.compile(r"\s*\((?!\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\))[^()]*\)"), ""),
+          (re.compile(r"\ba\s+(period|round|minute)\b", re.I), r"per \1"),
+          (re.compile(r"\b(seconds?|minutes?)\s+(?:have|has)\s+(?:passed|elapsed|gone\s+by)\b", re.I), r"\1"))
 NUMBER = re.compile(r"\d+(?:\.\d+)?$")
 _UNITS = dict(zip("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
                   "seventeen eighteen nineteen".split(), range(20)))

@@ -107,8 +107,8 @@ def ordered_sequences(clause: Clause) -> list[tuple[Clause, ...]]:
 
 def _does(step: Step, ban: Exclusion, plan: OrderingPart) -> bool:
     """Whether carrying out `step` would do what `ban` holds back: mining its block, taking its item (from its chest)."""
-    if ban.verb in ("mine", "collect"):
-        return step.op == "mine" and step.args.get("block") in blocks_of(ban.verb, ban.target, plan.facts)
+    if ban.verb in ("mine", "collect"):  # no target: any mining
+        return step.op == "mine" and (ban.target is None or step.args.get("block") in blocks_of(ban.verb, ban.target, plan.facts))
     chest = plan.facts.chest_named(ban.chest) if ban.chest else None
     options = step.args.get("options") if step.op == "take_tool" else [step.args] if step.op in ("take", "wait_items") else []
     return any((ban.target is None or o.get("item") == ban.target)  # type: ignore[union-attr]
