@@ -52,7 +52,7 @@ class Lexicon:
             return []
         found = [b for b in (f"{word}_ore", f"{word}_block", f"{word}_log") if b in self.world_blocks]
         if not found and word not in MATERIAL_BLOCKS:  # "mushroom blocks": the world's blocks named with the word
-            found = sorted(b for b in self.world_blocks if f"_{word}_" in f"_{b}_")
+            found = named_with(word, self.world_blocks)
         suffixes = MATERIAL_BLOCKS.get(word, ())
         return found + sorted(b for b in self.world_blocks if suffixes and b.endswith(suffixes) and b not in found)
 
@@ -91,7 +91,7 @@ class Lexicon:
         if self.world_blocks is None or self.obtainable is None or name in self.world_blocks or name in self.obtainable:
             return name
         for names in (self.world_blocks, self.obtainable):  # a block of the map first: "kelp" is what is fished
-            found = [n for n in names if f"_{name}_" in f"_{n}_"]
+            found = named_with(name, names)
             if found:
                 return found[0] if len(found) == 1 else name
         return name
@@ -104,6 +104,11 @@ class Lexicon:
 
     def region_names(self) -> list[str]:
         return sorted({name for _, name in self.regions})
+
+
+def named_with(word: str, names: frozenset[str]) -> list[str]:
+    """The names that hold `word` as whole parts ("kelp" in dried_kelp_block, "mushroom_block" in red_mushroom_block)."""
+    return sorted(n for n in names if f"_{word}_" in f"_{n}_")
 
 
 def _longest_first(pairs: set[tuple[Words, str]]) -> tuple[tuple[Words, str], ...]:

@@ -28,6 +28,13 @@ from blockpact.judge.contract_values import (
 from blockpact.worlds.spec.schema import Condition
 
 @dataclass(frozen=True)
+class _Product:
+    """What a smelting clause says comes out of the furnace ("into iron ingots")."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class _Back:
     """The chest a returned item goes back into."""
 
@@ -198,6 +205,9 @@ class _ToClause(MoneyClauses):
         item = one(children, Item).name
         return self._expand(children[0], None, lambda p, _: Craft(p, item, count or 0))
 
+    def smelt_into(self, children: list) -> _Product:
+        return _Product(one(children, Item).name)
+
     def smelt(self, children: list) -> Clause:
         """"Oto smelts 3 raw_iron (into iron_ingot)": the furnace's product made, as crafting it."""
         from blockpact.worlds.spec.mcdata import smelting_table
@@ -208,7 +218,7 @@ class _ToClause(MoneyClauses):
         made = outputs.get(raw)
         if made is None:
             raise ClauseError(f"{raw} is not smelted in a furnace (its inputs: {', '.join(sorted(outputs))})")
-        named = next((c.name for c in children if isinstance(c, Tree) for c in c.children if isinstance(c, Item)), made)
+        named = one(children, _Product, _Product(made)).name
         if named != made:
             raise ClauseError(f"{raw} smelts into {made}, not {named}")
         return self._expand(children[0], None, lambda p, _: Craft(p, made, count or 0))
