@@ -81,9 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"blockpact: {exc}", file=sys.stderr)
         return 1
-    except BrokenPipeError:  # `blockpact contract check ... | head`: the reader left; say nothing more
+    except BrokenPipeError:  # `blockpact contract check ... | head`: the reader left; no traceback, but the command
+        # did not finish (a run cut off this way is not a success): 141, as a process a SIGPIPE ended
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return 141
     except KeyboardInterrupt as exc:
         from blockpact.experiments.stopping import Terminated
 
