@@ -53,6 +53,9 @@ def _owned_chests(symbols: list[str], words: list[str], lexicon: Lexicon, why: l
     k = 0
     while k + 1 < len(symbols):
         owner, after = _owner_at(symbols, k)
+        if owner and after >= len(symbols):  # "... then Tia's.": an owner and nothing owned after it
+            k += 1
+            continue
         if not owner:
             if owner == "":
                 why.append(f"'{symbols[k]} chest' is the chest of one player only where the clause names one: name whose")
