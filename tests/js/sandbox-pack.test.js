@@ -115,11 +115,13 @@ test('a failing program, and one that breaks a limit, end alone: the programs be
 });
 
 test("each packed program has its own compute budget: one computing does not use up another's", async () => {
-  // alice computes tens of ms between calls, 30 times; bob only waits for slow answers over the same span.
+  // alice computes a few ms between calls, until her budget runs out; bob only waits for slow answers over
+  // the same span. (Short stretches: a program cut off while it computes is asked to yield, and a pack whose
+  // program takes longer than a ping's timeout to yield ends with every program in it, bob's too.)
   const busy = packed('alice', { delayMs: 5 }).run(`async function busy(bot) {
     let sum = 0;
-    for (let i = 0; i < 30; i++) {
-      for (let j = 0; j < 2e7; j++) sum += j;
+    for (let i = 0; i < 2000; i++) {
+      for (let j = 0; j < 2e6; j++) sum += j;
       await moveTo(bot, i, 64, 0);
     }
     return sum;
