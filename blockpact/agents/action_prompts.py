@@ -13,6 +13,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from blockpact.agents.chat_digest import condensed_chat
 from blockpact.agents.observation import render_observation
 from blockpact.bridge.protocols import shown_chat
 
@@ -50,7 +51,7 @@ def action_messages(ctx: ActionContext, primitives: str, skills: Sequence[Skill]
     spec = ctx.world
     values = spec.players[ctx.player].values
     others = "\n".join(f"- {p}: {items_text(inv)}" for p, inv in sorted(ctx.others_inventories.items())) or "none known"
-    chat = list(ctx.chat_log)[-chat_lines:]
+    chat = condensed_chat(ctx.chat_log)[-chat_lines:]
     user = render(
         "action_user",
         world_title=spec.title or spec.name,
@@ -101,7 +102,7 @@ def critic_messages(task: str, result: ProgramResult, contract: str | None = Non
         player=result.player,
         contract=contract.strip() if contract and contract.strip() else "none (no contract was adopted)",
         task=task,
-        chat="\n".join(shown_chat(result)) if result.chat else "(nothing said)",
+        chat="\n".join(condensed_chat(shown_chat(result))) if result.chat else "(nothing said)",
         position=obs.get("position", "unknown"),
         held=obs.get("held") or "nothing",
         inventory=items_text(obs.get("inventory", {})),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.agents.action_prompts import items_text, render
+from blockpact.agents.chat_digest import condensed_chat
 from blockpact.llm.repair import ask_until_usable
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def reflection_messages(spec: WorldSpec, r: Recollection, limit: int = LESSONS) 
         code=r.code.strip() if r.code else "You wrote no runnable program.",
         outcome=r.outcome.strip(),
         critique=r.critique.strip() or "None.",
-        chat="\n".join(r.chat) if r.chat else "No messages.",
+        chat="\n".join(condensed_chat(r.chat)) if r.chat else "No messages.",
         lessons="\n".join(f"- {lesson}" for lesson in r.lessons) if r.lessons else "None yet (this was your first episode).",
     )
     return [{"role": "system", "content": render("reflection_system", lessons=limit)}, {"role": "user", "content": user}]
