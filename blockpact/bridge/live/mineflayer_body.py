@@ -19,6 +19,7 @@ from typing import Any
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.machine_load import stretched
+from blockpact.bridge.liveness import LIVENESS_POLL_SECONDS, await_while_alive
 from blockpact.bridge.live.joins import JoinQueue
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
 from blockpact.bridge.live.watchdog import RuntimeWatchdog, lateness_note
@@ -33,7 +34,6 @@ LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
 CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget (stretched by load): the JS side answers before this
 AUTH_MODES = ("offline", "microsoft")
 SETTLE_POLL_SECONDS = 0.1
-LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
 NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain) on an idle machine
 NODE_CALL_SECONDS_PER_BOT = 0.25  # more per bot: 64 starting together block Node's main thread > 8 s at once
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
@@ -117,15 +117,10 @@ class MineflayerWorld:
         self._callbacks.add(done)
         try:
             self._node.call(method, self._methods[method], *args, done)
-            deadline = loop.time() + timeout
-            while True:  # a dead runtime is noticed within LIVENESS_POLL_SECONDS, not after `timeout`
-                try:
-                    return json.loads(await asyncio.wait_for(asyncio.shield(answer), min(LIVENESS_POLL_SECONDS, timeout)))
-                except TimeoutError:
-                    if not self._node.alive:
-                        raise BridgeBroken(f"the Node runtime died while waiting for {method} ({self._node.end})") from None
-                    if loop.time() >= deadline:
-                        raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
+            try:  # a dead runtime is noticed within a liveness poll, not after `timeout`
+                return json.loads(await await_while_alive(answer, self._node, f"while waiting for {method}", timeout=timeout))
+            except TimeoutError:
+                raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
         finally:
             self._callbacks.discard(done)
 

@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+from blockpact.bridge.liveness import await_while_alive
 from blockpact.bridge.machine_load import node_held, stretched
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.runtime import BridgeBroken, NodeRuntime, runtime
@@ -31,7 +32,6 @@ from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
 QUERY_TIMEOUT_SECONDS = 30.0
 NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
-LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
 NODE_CALL_SECONDS = 9.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
 # (not JSPyBridge's 10 s default, which jspybridge.py stretches for patience)
 NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
@@ -130,28 +130,28 @@ class SimBody:
         """Node's report of the run's end. A program may await a primitive for as long as the simulation needs;
         when Python owes it no answer and it has been silent NODE_PING_SECONDS, Node's main thread must answer a ping
         (the program may compute, in its worker), and report within HARD_WINDOW_FACTOR windows of the compute budget
-        plus a grace period; otherwise the runtime is wedged and is replaced. A dead one is noticed within a poll."""
+        plus a grace period; otherwise the runtime is wedged and is replaced. A dead one is noticed within a poll
+        (liveness.py)."""
         loop = asyncio.get_running_loop()
         window = self.world.compute_budget + NODE_GRACE_SECONDS
         node = self._node
-        while True:
-            try:
-                return await asyncio.wait_for(asyncio.shield(run.done), LIVENESS_POLL_SECONDS)
-            except TimeoutError:
-                if node is None or not node.alive:
-                    raise BridgeBroken(f"the Node runtime died during program run {run.id}") from None
-                if self._broken is not None:
-                    broken, self._broken = self._broken, None
-                    node.close()  # its answers no longer arrive: the next program gets a new runtime
-                    raise BridgeBroken(f"{broken}; the runtime was restarted") from None
-                silent = 0.0 if self._queue or self._current is not None else loop.time() - run.last_exchange
-                if silent < NODE_PING_SECONDS or node_held():  # BLOCKPACT_NODE_DEBUG: a debugger may hold it
-                    continue
-                if silent < HARD_WINDOW_FACTOR * window and await self._node_answers():
-                    continue
-                node.kill()  # wedged (it would not end on its stdin's close either): the next program gets a new one
-                raise BridgeBroken(f"the Node runtime did not answer during program run {run.id} (silent for "
-                                   f"{loop.time() - run.last_exchange:.0f} s); it was restarted") from None
+
+        async def not_wedged() -> None:
+            assert node is not None  # await_while_alive found it alive
+            if self._broken is not None:
+                broken, self._broken = self._broken, None
+                node.close()  # its answers no longer arrive: the next program gets a new runtime
+                raise BridgeBroken(f"{broken}; the runtime was restarted")
+            silent = 0.0 if self._queue or self._current is not None else loop.time() - run.last_exchange
+            if silent < NODE_PING_SECONDS or node_held():  # BLOCKPACT_NODE_DEBUG: a debugger may hold it
+                return
+            if silent < HARD_WINDOW_FACTOR * window and await self._node_answers():
+                return
+            node.kill()  # wedged (it would not end on its stdin's close either): the next program gets a new one
+            raise BridgeBroken(f"the Node runtime did not answer during program run {run.id} (silent for "
+                               f"{loop.time() - run.last_exchange:.0f} s); it was restarted")
+
+        return await await_while_alive(run.done, node, f"during program run {run.id}", on_poll=not_wedged)
 
     async def _node_answers(self) -> bool:
         """Whether Node's main thread answers a ping within NODE_PING_SECONDS (asked from a worker thread:
