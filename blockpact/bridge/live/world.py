@@ -26,6 +26,7 @@ from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.live.mineflayer_body import (MineflayerBody, MineflayerWorld, ServerAddress, StartBatch,
                                                    node_call_seconds)
 from blockpact.bridge.runtime import BridgeBroken
+from blockpact.bridge.live.watchdog import lateness_note
 from blockpact.bridge.live.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.live.world_master import WorldMaster
 from blockpact.errors import UserError
@@ -156,7 +157,7 @@ class LiveWorld:
     async def _tick_forever(self) -> None:
         while True:
             await asyncio.sleep(self.tick_interval)
-            if self.bots is None or self.bots.answering:  # else the journals wait in Node for the next tick
+            if self.bots is None or self.bots.watchdog.answering:  # else the journals wait in Node for the next tick
                 self.master.tick()
 
     async def observe(self, player: str) -> dict[str, Any]:
@@ -200,7 +201,7 @@ class LiveWorld:
                                           if self.humans is not None and p in self.humans else
                                           self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget, batch))
                  for p in sorted(programs)}
-        watchdog = asyncio.ensure_future(self.bots.watch())  # a dead or wedged Node runtime ends the episode at once
+        watchdog = asyncio.ensure_future(self.bots.watchdog.watch())  # a dead or wedged Node runtime ends the episode at once
         try:
             failure = await self._wait_for_players(set(tasks.values()), watchdog, end)
             ended = {p for p, t in tasks.items() if not t.done() and (self.humans is None or p not in self.humans)}
@@ -215,8 +216,8 @@ class LiveWorld:
                 task.cancel()
             if self.lockstep is not None and schedule is not None and (status := self.lockstep.end(self.bots)):
                 self._lockstep_ended(status)
-            if (note := self.bots.lateness_note()) is not None:
-                self.state.emit(None, "runtime_late", late_s=round(self.bots.worst_late, 3))
+            if (note := lateness_note(late := self.bots.watchdog.worst_late)) is not None:
+                self.state.emit(None, "runtime_late", late_s=round(late, 3))
                 self.announce(f"seed {self.seed}: {note}")
         failure = failure or next((o for o in outcomes if isinstance(o, BaseException)), None)
         if failure is not None:
