@@ -1,4 +1,4 @@
-"""The World and Body conformance suites (tests/conformance/) over every backend here: the simulator, the
+"""The World and Body conformance suites (blockpact/conformance/) over every backend here: the simulator, the
 session's embedded server, and, when BLOCKPACT_CONFORMANCE_SERVER=HOST:PORT[:VERSION] is set, that server
 (docs/backends.md)."""
 
@@ -11,10 +11,9 @@ import pytest
 from blockpact.bridge.live.world import LiveWorld
 from blockpact.bridge.live.mineflayer_body import ServerAddress
 from blockpact.bridge.sim import SimWorld
+from blockpact.conformance import check_body, check_world
+from blockpact.conformance.world import check_events, documented_world_kinds
 from blockpact.worlds.events import Event
-
-from conformance.body_test import check_body
-from conformance.world_test import check_events, check_world, documented_world_kinds
 
 
 def _external() -> ServerAddress | None:

@@ -19,6 +19,7 @@ ALLOWED: dict[str, set[str]] = {
     "worlds": {"base"},
     "skills": {"worlds", "base"},
     "bridge": {"skills", "worlds", "base"},
+    "conformance": {"bridge", "skills", "worlds", "base"},  # the backend contracts' suites, for a backend's author
     "llm": {"base"},
     "judge": {"llm", "worlds", "base"},
     "agents": {"judge", "llm", "bridge", "skills", "worlds", "base"},

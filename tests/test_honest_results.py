@@ -317,7 +317,7 @@ def test_a_seed_whose_node_runtime_died_during_a_program_is_failed_with_cause_br
     import signal
 
     from blockpact.bridge.runtime import runtime
-    from blockpact.bridge.sim.body import SimBody
+    from blockpact.bridge.sim.node_host import SimHost
     from blockpact.experiments.protocol import Participants, RunPlan
     from blockpact.experiments.records import ConditionSpec
     from blockpact.experiments.runner import run_plan
@@ -326,16 +326,16 @@ def test_a_seed_whose_node_runtime_died_during_a_program_is_failed_with_cause_br
 
     inner = scripted_participants().engine
     kill_next_start = {"armed": False}
-    original = SimBody._node_call
+    original = SimHost.call
 
     def node_call(self, what, method, *args):
         answer = original(self, what, method, *args)
-        if method == "start" and self.player == "Glitch" and kill_next_start["armed"]:
+        if method == "start" and args[0].startswith("Glitch-") and kill_next_start["armed"]:  # the run's id names its player
             kill_next_start["armed"] = False
             os.kill(runtime().pid, signal.SIGKILL)  # Python has not answered any of its primitives yet
         return answer
 
-    monkeypatch.setattr(SimBody, "_node_call", node_call)
+    monkeypatch.setattr(SimHost, "call", node_call)
 
     class NodeDiesOnSeedOne:
         async def play(self, episode, log):

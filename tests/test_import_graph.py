@@ -1,5 +1,5 @@
-"""The package's import graph (issue 16): no cycle between its modules, none between its folders, and no module
-over 400 lines. Every import counts: at module level, inside functions and under TYPE_CHECKING (two modules
+"""The package's import graph (issue 16): no cycle between its modules, none between its folders, no module
+over 400 lines and no class over 250 (a class that big holds more than one job; a module under the cap may still). Every import counts: at module level, inside functions and under TYPE_CHECKING (two modules
 that name each other cannot be read one before the other, whenever the import runs). Which way the arrows may
 point between subpackages is test_dependency_direction.py's business."""
 
@@ -14,6 +14,7 @@ import blockpact
 
 PACKAGE = Path(blockpact.__file__).parent
 MAX_LINES = 400
+MAX_CLASS_LINES = 250
 
 
 def module_name(path: Path, package: Path) -> str:
@@ -104,6 +105,27 @@ def test_no_module_over_400_lines() -> None:
     files = [p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".js") and "__pycache__" not in p.parts]
     long = {str(p.relative_to(PACKAGE)): n for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def long_classes(package: Path = PACKAGE) -> dict[str, int]:
+    """`module:Class` -> its lines, from `class` to its last line, for every class (nested ones too) over MAX_CLASS_LINES."""
+    found = {}
+    for name, path in sources(package).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and (n := node.end_lineno - node.lineno + 1) > MAX_CLASS_LINES:  # type: ignore[operator]
+                found[f"{name}:{node.name}"] = n
+    return found
+
+
+def test_no_class_over_250_lines() -> None:
+    long = long_classes()
+    assert not long, f"classes over {MAX_CLASS_LINES} lines (split one by what its parts do): {long}"
+
+
+def test_the_class_measure_finds_a_long_class(tmp_path: Path) -> None:
+    body = "".join(f"    def m{i}(self) -> None:\n        pass\n" for i in range(MAX_CLASS_LINES // 2))
+    root = _package(tmp_path, {"big.py": f"class Big:\n{body}", "small.py": "class Small:\n    pass\n"})
+    assert long_classes(root) == {"blockpact.big:Big": MAX_CLASS_LINES + 1}
 
 
 def test_the_cycle_finder_finds_one() -> None:

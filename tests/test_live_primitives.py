@@ -77,7 +77,7 @@ def test_a_runtime_that_stops_answering_and_fills_its_heap_fails_the_programs_wi
     a quick call is a quarter of production's here (2 s idle, at most 6 s loaded): the starved runtime spins a
     core until it is killed."""
     from blockpact.bridge.live import mineflayer_body
-    from blockpact.bridge.live.mineflayer_body import LIVENESS_POLL_SECONDS
+    from blockpact.bridge.liveness import LIVENESS_POLL_SECONDS
 
     monkeypatch.setattr(mineflayer_body, "NODE_CALL_SECONDS", mineflayer_body.NODE_CALL_SECONDS / 4)
     NODE_CALL_SECONDS = mineflayer_body.NODE_CALL_SECONDS

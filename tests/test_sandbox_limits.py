@@ -19,6 +19,7 @@ from harness.pace import scaled
 
 from blockpact.bridge.machine_load import MAX_STRETCH
 from blockpact.bridge.sim import body as sim_body
+from blockpact.bridge.sim import node_host
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
 from blockpact.worlds.world_files import load_world
@@ -171,7 +172,7 @@ def test_a_wedged_node_runtime_fails_the_program_and_is_replaced(monkeypatch) ->
     and an unanswered ping show it (within 10 s on an idle machine, whatever the compute budget), and the next program
     runs on a new runtime. The grace and per-call bounds are shortened (10 s and 9 s in production)."""
     monkeypatch.setattr(sim_body, "NODE_GRACE_SECONDS", 3.0)
-    monkeypatch.setattr(sim_body, "NODE_CALL_SECONDS", 3.0)
+    monkeypatch.setattr(node_host, "NODE_CALL_SECONDS", 3.0)
     world = SimWorld(load_world(PARITY_WORLD), compute_budget=1)
     body = world.body("Gizmo")
 

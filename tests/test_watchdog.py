@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from blockpact.bridge import liveness
 from blockpact.bridge.live import watchdog
 from blockpact.bridge.live.watchdog import RuntimeWatchdog
 from blockpact.bridge.runtime import BridgeBroken
@@ -58,7 +59,7 @@ def test_a_stopped_runtime_is_killed_within_a_poll_period() -> None:
         took = asyncio.run(scenario())
     finally:
         release.set()
-    assert node.killed and took < 3 * watchdog.LIVENESS_POLL_SECONDS
+    assert node.killed and took < 3 * liveness.LIVENESS_POLL_SECONDS
 
 
 def test_an_unanswered_ping_tells_the_loop_not_to_call_node(monkeypatch) -> None:
@@ -73,7 +74,7 @@ def test_an_unanswered_ping_tells_the_loop_not_to_call_node(monkeypatch) -> None
         await asyncio.sleep(0.5)
         late = dog.answering
         release.set()
-        await asyncio.sleep(1.5 * watchdog.LIVENESS_POLL_SECONDS)
+        await asyncio.sleep(1.5 * liveness.LIVENESS_POLL_SECONDS)
         answered = dog.answering
         task.cancel()
         return early, late, answered
@@ -89,7 +90,7 @@ def test_a_runtime_running_late_is_given_longer_before_it_counts_as_wedged(monke
     64-bot runtime runs 9-18 s late while its bots walk, and a fixed bound (8 s on a machine idle a minute before)
     killed it (issue 18). The stand-in's ping fails as JSPyBridge's call does when it is not answered within its bound."""
     monkeypatch.setattr(watchdog, "LATE_MEMORY_SECONDS", 1.0)
-    monkeypatch.setattr(watchdog, "LIVENESS_POLL_SECONDS", 0.2)
+    monkeypatch.setattr(liveness, "LIVENESS_POLL_SECONDS", 0.2)
     node, bounds = StandIn(), []
     takes = iter([(0.0, 0.4), (0.6, 0.6)])  # (seconds to answer, lateness it reports)
 
@@ -128,7 +129,7 @@ def test_how_late_the_runtime_ran_is_kept_for_the_episode_and_said_past_two_seco
     lateness the pings reported stays known after the bound has forgotten it, and from LATE_NOTE_SECONDS on the
     live world logs a `runtime_late` event and says so on stderr (bridge/live/world.py)."""
     monkeypatch.setattr(watchdog, "LATE_MEMORY_SECONDS", 0.1)
-    monkeypatch.setattr(watchdog, "LIVENESS_POLL_SECONDS", 0.1)
+    monkeypatch.setattr(liveness, "LIVENESS_POLL_SECONDS", 0.1)
     lateness = iter([0.2, 3.5, 0.1])
     dog = RuntimeWatchdog(StandIn(), lambda bound: next(lateness, 0.0), lambda: 30.0)  # type: ignore[arg-type]
     asyncio.run(_watch_for(dog, 0.8))
@@ -150,11 +151,11 @@ def test_a_runtime_held_in_a_debugger_is_not_killed(monkeypatch) -> None:
     dog = RuntimeWatchdog(node, lambda bound: bounds.append(bound) or release.wait(10), lambda: machine_load.stretched(8.0))  # type: ignore[arg-type]
 
     async def scenario() -> None:
-        await _watch_for(dog, 3 * watchdog.LIVENESS_POLL_SECONDS)  # it was killed within one
+        await _watch_for(dog, 3 * liveness.LIVENESS_POLL_SECONDS)  # it was killed within one
         task = asyncio.ensure_future(dog.watch())
         node.alive, node.end = False, "exited with code 1"  # type: ignore[attr-defined]
         with pytest.raises(BridgeBroken, match="died"):
-            await asyncio.wait_for(task, 3 * watchdog.LIVENESS_POLL_SECONDS)
+            await asyncio.wait_for(task, 3 * liveness.LIVENESS_POLL_SECONDS)
         release.set()
 
     try:

@@ -1,6 +1,6 @@
 """The contracts every backend keeps: a `World` (one episode of a world spec) and its `Body`s (one player's
 way to act), and the `ProgramResult` a body reports. The episode engine, the organizations and the tools
-use nothing else, so a new backend is one folder plus a green run of `tests/conformance/` (see
+use nothing else, so a new backend is one folder plus a green run of `blockpact.conformance` (see
 docs/backends.md). Two backends keep them: the grid simulator (`bridge/sim/`) and a Minecraft server
 (`bridge/live/`)."""
 

@@ -119,18 +119,6 @@ class Mind:
             return f"stage {self.stage + 1} of {len(self.stages)}: " + "; ".join(j.text() for j in self.stages[self.stage])
         return self.objective
 
-    def able(self, member: str, job: Job, data_recipes: dict[str, list[Any]]) -> int:
-        """How many working agents under `member` can do `job` (collect: all; place: those holding
-        the block or every ingredient of one of its recipes)."""
-        def can(agent: str) -> bool:
-            if job.verb == COLLECT:
-                return True
-            inv = self.inventories.get(agent, {})
-            if inv.get(job.item, 0) > 0:
-                return True
-            return any(all(inv.get(i, 0) >= n for i, n in r.ingredients.items()) for r in data_recipes.get(job.item, []))
-        return sum(1 for agent in self.role.team.get(member, ()) if can(agent))
-
     # -- what the agent perceived -----------------------------------------------------------------
     def absorb(self, incoming: list[Incoming], progress: Progress, inventory: dict[str, int]) -> None:
         """Record messages and the own job's progress; move to the next stage when one is complete."""

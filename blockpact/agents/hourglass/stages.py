@@ -122,13 +122,26 @@ def context_chars(mind: Mind, perception: Perception, world: str) -> int:
             + sum(len(line) + 1 for line in perception.context) + 20 * len(perception.inventory))
 
 
+def able(mind: Mind, member: str, job: Job, data: MinecraftData) -> int:
+    """How many working agents under `member` can do `job`, as far as `mind` knows their inventories (collect: all;
+    place: those holding the block or every ingredient of one of its recipes)."""
+    def can(agent: str) -> bool:
+        if job.verb == COLLECT:
+            return True
+        inv = mind.inventories.get(agent, {})
+        if inv.get(job.item, 0) > 0:
+            return True
+        return any(all(inv.get(i, 0) >= n for i, n in r.ingredients.items()) for r in data.recipes.get(job.item, []))
+    return sum(1 for agent in mind.role.team.get(member, ()) if can(agent))
+
+
 def share_out(mind: Mind, data: MinecraftData) -> list[tuple[str, Job]]:
     """The scripted task planner's decision: split fresh stage jobs evenly over the members able to
     do them; give failed rests to members with a success record."""
     members = list(mind.role.team)
     assignments: list[tuple[str, Job]] = []
     for job in mind.fresh:
-        weights = [mind.able(m, job, data.recipes) for m in members]
+        weights = [able(mind, m, job, data) for m in members]
         if sum(weights) == 0:
             mind.problems.append(f"nobody in my team can {job.text()}")
             mind.reassign.append((job, ""))
@@ -139,11 +152,11 @@ def share_out(mind: Mind, data: MinecraftData) -> list[tuple[str, Job]]:
     still: list[tuple[Job, str]] = []
     busy = {m for m, _ in mind.open.values()} | {m for m, _ in assignments}
     for job, failed_by in mind.reassign:
-        able = [m for m in members if mind.able(m, job, data.recipes) and m != failed_by]
-        proven = [m for m in able if mind.successes[m] > 0]
-        ranked = [m for m in proven if m not in busy] or proven or [m for m in able if m not in busy]
+        capable = [m for m in members if able(mind, m, job, data) and m != failed_by]
+        proven = [m for m in capable if mind.successes[m] > 0]
+        ranked = [m for m in proven if m not in busy] or proven or [m for m in capable if m not in busy]
         if not ranked:
-            if mind.role.commander is not None and not any(m != failed_by for m in able):
+            if mind.role.commander is not None and not any(m != failed_by for m in capable):
                 mind.give_up(job)
                 return assignments
             still.append((job, failed_by))

@@ -12,8 +12,11 @@ from __future__ import annotations
 import re
 
 from blockpact.agents.scripted.plan_making import MakingPart
+from blockpact.agents.scripted.plan_mining import MiningPart
 from blockpact.agents.scripted.plan_order import OrderingPart
+from blockpact.agents.scripted.plan_putting_away import PuttingAwayPart
 from blockpact.agents.scripted.plan_steps import Limit, Plan, Step, blocks_of, quota_share
+from blockpact.agents.scripted.plan_tools import ToolsPart
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.judge.contract import (
     Assignment, Contract, Craft, Deposit, Exclusion, FixedTransfer, FreeText, Give, MineOnly, Penalty, PerUnitTransfer, Pool,
@@ -28,10 +31,9 @@ __all__ = ["Limit", "Plan", "Step", "plan_for"]
 SETTLED = (Give, Pool, RewardSplit, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer)
 KNOWN = (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, MineOnly, *SETTLED)
 FILLER_PATIENCE = 0.2  # of the episode: how long a player waits for deposits or a tool before mining for itself
-DEADLINE_MARGIN = 15.0  # seconds before a deadline the player stops mining to put a tool back, or deposits what it has
 
 
-class _Compiler(MakingPart, OrderingPart):
+class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart):
     def __init__(self, contract: Contract, player: str, facts: WorldFacts, episode_seconds: float) -> None:
         self.contract, self.player, self.facts = contract, player, facts
         self.spec = facts.spec
@@ -228,167 +230,6 @@ class _Compiler(MakingPart, OrderingPart):
         self.withdrawn.setdefault(part.item, []).append((part.count, step_id))  # held once taken: a recipe uses them
         if part.item in self.facts.tools():  # a tool it takes is a tool it mines with
             self.tool_steps.setdefault(part.item, step_id)
-
-    # -- tools -------------------------------------------------------------------------------------
-    def take_tool(self, n: int, item: str) -> None:
-        chest = self.facts.chest_with(item) or self.deposited_into(item)
-        if chest is None:
-            if self.spec.players[self.player].inventory.get(item):
-                return
-            self.note(n, f"no chest holds a {item}")
-            return
-        step = self.plan.find(f"take:{item}") or self.plan.add(
-            Step(f"take:{item}", "take", f"take the {item} from the chest at {list(chest)}",
-                 args={"chest": list(chest), "item": item, "count": 1}))
-        self.tool_steps[item] = step.id
-
-    def deposited_into(self, item: str) -> Vec | None:
-        """The chest some player's deposit clause puts `item` into."""
-        for clause in self.contract.clauses:
-            for part in parts(clause):
-                if isinstance(part, Deposit) and part.item == item:
-                    return self.facts.chest_named(part.chest)
-        return None
-
-    def turn(self, n: int, part: TurnTaking) -> None:
-        chest = self.facts.chest_with(part.item) or self.deposited_into(part.item)
-        if chest is None:
-            self.note(n, f"no chest holds a {part.item} to take turns with")
-            return
-        self.turn_chest[part.item] = chest
-        uses = any(self.facts.needs_tool(b) and self.facts.harvests(part.item, b) for b in self.targets)
-        passes_on = any(p.first == self.player and p.item == part.item for _, p in self.turn_parts)
-        if part.then == self.player and (uses or passes_on):
-            wait = Step(f"turn:{part.first}:{part.item}", "wait_signal", f"wait for {part.first} to return the {part.item}",
-                        args={"from": part.first, "blocking": False, "patience": self.patience})
-            if not part.signal:
-                wait = Step(f"turn:{part.first}:{part.item}", "wait_items", f"wait for the {part.item} in the chest at {list(chest)}",
-                            args={"chest": list(chest), "items": {part.item: 1}, "blocking": False, "patience": self.patience})
-            self.plan.add(wait)
-            self.take_tool(n, part.item)
-            take = self.plan.find(f"take:{part.item}")
-            if take is not None:
-                take.after.append(wait.id)
-        if part.first == self.player:
-            self.take_tool(n, part.item)
-            self.firsts.append(part)
-
-    def turns(self) -> None:
-        """The tools deposited for the player to take (lent): wait until they are in the chest."""
-        for item, step_id in self.tool_steps.items():
-            take = self.plan.find(step_id)
-            if take is None or self.facts.chest_with(item) is not None:
-                continue
-            wait = self.plan.add(Step(f"lent:{item}", "wait_items", f"wait for the {item} in the chest at {take.args['chest']}",
-                                      args={"chest": take.args["chest"], "items": {item: 1}, "blocking": False,
-                                            "patience": self.patience}))
-            take.after.append(wait.id)
-
-    # -- mining --------------------------------------------------------------------------------------
-    def mining(self) -> None:
-        self.mine_steps(self.targets, self.filler, fallback=False)
-        mentioned = {part.target for clause in self.contract.clauses for part in parts(clause)
-                     if isinstance(part, (Assignment, Quota, TotalQuota))}
-        values = self.facts.block_values(self.player)
-        spare = {b: [] for b in sorted(values, key=lambda b: (-values[b], b))
-                 if b not in self.targets and b not in self.assigned_to_others and b not in mentioned | self.excluded}
-        if spare:  # what it does for itself when a step of its part fails for good (a tool another player took)
-            self.mine_steps(spare, True, fallback=True)
-
-    def mine_steps(self, targets: dict[str, list[Limit]], filler: bool, *, fallback: bool) -> None:
-        facts, me = self.facts, self.player
-        held = set(self.spec.players[me].inventory)
-        lacking = [b for b in targets if facts.needs_tool(b) and not any(facts.harvests(t, b) for t in held)]
-        from_chest = [b for b in lacking if fallback or not any(facts.harvests(t, b) for t in self.tool_steps)]
-        options = [o for o in facts.tool_options(from_chest, prefer_weakest=True, exclude=frozenset(self.reserved))
-                   if self.spec.chests[o.chest].owner in (None, "shared", me)]
-        tools_id = "spare tools" if fallback else "tools"
-        from_chests = self.plan.add(Step(tools_id, "take_tool", f"take {' or '.join(o.item for o in options)}", filler=filler,
-                                         args={"options": [{"chest": list(o.chest), "item": o.item} for o in options],
-                                               "fallback": fallback})) if options else None
-        for block, limits in targets.items():
-            after: list[str] = []
-            harvest_with = sorted(t for t in facts.tools() if facts.harvests(t, block)) if facts.needs_tool(block) else []
-            if block in lacking:
-                mine_with = [self.tool_steps[t] for t in self.tool_steps if facts.harvests(t, block)]
-                if mine_with and not fallback:
-                    after = mine_with[:1]
-                elif from_chests is not None and any(facts.harvests(o["item"], block) for o in from_chests.args["options"]):  # type: ignore[union-attr]
-                    after = [from_chests.id]
-                else:
-                    if not filler:
-                        self.plan.notes.append(f"no tool it holds, is lent, crafts or may take harvests {block}")
-                    continue
-            renew = block in facts.renewing_blocks
-            rest = list(self.spec.players[me].spawn) if renew and facts.grows_on_free_cells(block) else None
-            limit_args = [{"count": x.count, "period": x.period, "from": x.start, "until": x.until} for x in limits]
-            self.plan.add(Step(
-                f"{'spare' if fallback else 'mine'}:{block}", "mine",
-                ("if its part fails: " if fallback else "") + self.mine_words(block, limits, renew), after=after, filler=filler,
-                args={"block": block, "want": None, "renew": renew, "harvest_with": harvest_with, "rest": rest,
-                      "centre": self.centres.get(block, self.centres.get(None)),
-                      "limits": limit_args, "guards": self.guards.get(block, []), "fallback": fallback}))
-
-    @staticmethod
-    def mine_words(block: str, limits: list[Limit], renew: bool) -> str:
-        bounds = []
-        for x in limits:
-            when = f" every {x.period:g} s" if x.period else " in all"
-            if x.start is not None or x.until is not None:
-                when += f" from {x.start or 0:g} s" + (f" to {x.until:g} s" if x.until is not None else "")
-            bounds.append(f"at most {x.count}{when}")
-        return f"mine {block}" + (f" ({', '.join(bounds)})" if bounds else "") + (", as it grows back" if renew else "")
-
-    # -- deposits, returns, signals ------------------------------------------------------------------------
-    def put_away(self) -> None:
-        facts = self.facts
-        mines = {s.args["block"]: s.id for s in self.plan.steps if s.op == "mine"}
-        makes = [s.id for s in self.plan.steps if s.op in ("craft", "smelt")]
-        for n, dep in self.deposits:
-            chest = facts.chest_named(dep.chest)
-            from_mining = [mines[b] for b in facts.blocks_dropping(dep.item) if b in mines] + (
-                [mines[dep.item]] if dep.item in mines else [])
-            after = from_mining or (makes[-1:] if dep.item in {s.args.get("item") for s in self.plan.steps if s.op == "craft"} else [])
-            by = None if dep.by is None else max(dep.by - DEADLINE_MARGIN, 0.0)
-            if by is not None:  # a deadline: deposit as soon as it holds the items (or what it has, near the deadline)
-                after = makes[-1:] if not from_mining and after else []
-            self.plan.add(Step(f"deposit:{n}", "deposit",
-                               f"deposit {'all' if dep.count is None else dep.count} {dep.item} into the chest at {list(chest)}"
-                               + (f" by {dep.by:g} s" if dep.by is not None else ""),
-                               after=after, args={"chest": list(chest), "item": dep.item, "count": dep.count,
-                                                  "again": bool(from_mining) and dep.count is None and by is None,
-                                                  "by": by}))
-        for n, back in self.returns:  # "puts every item it takes back": after its withdrawals and its first round
-            chest = facts.chest_named(back.chest) if back.chest else facts.chest_with(back.item)
-            if chest is None:
-                self.note(n, f"no chest to put the {back.item} back into")
-                continue
-            after = [s.id for s in self.plan.steps if s.op == "mine" or (s.op == "take" and s.args.get("item") == back.item)]
-            if back.by is not None:  # stop mining with the tool in time to put it back by the deadline
-                stop = max(back.by - DEADLINE_MARGIN, 0.0)
-                for step in self.plan.steps:
-                    if step.op == "mine" and back.item in step.args.get("harvest_with", []):
-                        step.args["limits"].append({"count": 0, "period": None, "from": stop, "until": None})
-                self.note(n, f"stops mining with the {back.item} at {stop:g} s to put it back by {back.by:g} s")
-            self.plan.add(Step(f"putback:{n}", "deposit", f"put every {back.item} back into the chest at {list(chest)}",
-                               after=after, args={"chest": list(chest), "item": back.item, "count": None, "again": False,
-                                                  "by": None}))
-        for part in self.firsts:
-            users = [s.id for s in self.plan.steps if s.op == "mine" and self.tool_steps.get(part.item) in s.after]
-            take = self.tool_steps.get(part.item)
-            chest = self.turn_chest[part.item]
-            back = self.plan.find(f"return:{part.item}") or self.plan.add(Step(
-                f"return:{part.item}", "deposit", f"return the {part.item} to the chest at {list(chest)}",
-                after=[*([take] if take else []), *users], args={"chest": list(chest), "item": part.item, "count": 1, "again": False}))
-            if part.signal:
-                self.plan.add(Step(f"returned:{part.item}:{part.then}", "signal", f"signal {part.then} that the {part.item} is back",
-                                   after=[back.id], args={"task": f"the {part.item} is back in the chest"}))
-
-    def signal_when_done(self) -> None:
-        """Signal once the deposits, crafts and returns others may wait for are done."""
-        after = [s.id for s in self.plan.steps if s.op in ("deposit", "craft", "smelt", "place") and s.id.split(":")[0] != "return"]
-        after += [s.id for s in self.plan.steps if s.id.startswith("return:")]
-        self.plan.add(Step("done", "signal", "signal that its part is done", after=after, args={"task": "done"}))
 
 
 def plan_for(contract: Contract, player: str, facts: WorldFacts) -> Plan:

@@ -76,7 +76,7 @@ class EpisodeLockstep:
     def end(self, bots: MineflayerWorld) -> dict[str, Any] | None:
         """The batch's account ({diverged, done, scheduled, cut}); None if the runtime cannot say (the episode fails)."""
         try:
-            status = bots.end_lockstep() if bots.answering else None
+            status = bots.end_lockstep() if bots.watchdog.answering else None
         except BridgeBroken:
             return None
         if status is not None and status["diverged"]:

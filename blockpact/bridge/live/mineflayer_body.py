@@ -19,9 +19,10 @@ from typing import Any
 from blockpact.bridge.protocols import ProgramResult
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.machine_load import stretched
+from blockpact.bridge.liveness import LIVENESS_POLL_SECONDS, await_while_alive
 from blockpact.bridge.live.joins import JoinQueue
 from blockpact.bridge.runtime import JS_DIR, BridgeBroken, NodeRuntime, runtime
-from blockpact.bridge.live.watchdog import RuntimeWatchdog, lateness_note
+from blockpact.bridge.live.watchdog import RuntimeWatchdog
 from blockpact.errors import UserError
 from blockpact.settings import default_mc_version, settings
 from blockpact.bridge.live.world_compiler import (CompiledWorld, WorldTarget, apply, compile_world,
@@ -33,7 +34,6 @@ LIVE_WORLD_JS = JS_DIR / "mineflayer" / "index.js"
 CALLBACK_MARGIN_SECONDS = 30.0  # beyond a run's budget (stretched by load): the JS side answers before this
 AUTH_MODES = ("offline", "microsoft")
 SETTLE_POLL_SECONDS = 0.1
-LIVENESS_POLL_SECONDS = 1.0  # how often a wait on Node checks that the runtime is still there
 NODE_CALL_SECONDS = 8.0  # a quick synchronous call into Node (a ping, a journal drain) on an idle machine
 NODE_CALL_SECONDS_PER_BOT = 0.25  # more per bot: 64 starting together block Node's main thread > 8 s at once
 WORLD_METHODS = ("connect", "run", "command", "startViewer", "disconnect", "close", "drainJournal", "witnessWorld",
@@ -102,7 +102,9 @@ class MineflayerWorld:
         self._closed = False
         self._batches = 0
         self._joins = JoinQueue()
-        self._watchdog = RuntimeWatchdog(self._node, self._ping, self._call_seconds)
+        # Its watch() raises BridgeBroken once the runtime is gone, stopped or wedged; while a ping goes unanswered,
+        # `answering` is False and the event loop's thread must not call into Node (watchdog.py).
+        self.watchdog = RuntimeWatchdog(self._node, self._ping, self._call_seconds)
 
     async def _call(self, method: str, *args: Any, timeout: float) -> dict[str, Any]:
         """Call `world.method(*args, done)` and await `done(json)`."""
@@ -117,15 +119,10 @@ class MineflayerWorld:
         self._callbacks.add(done)
         try:
             self._node.call(method, self._methods[method], *args, done)
-            deadline = loop.time() + timeout
-            while True:  # a dead runtime is noticed within LIVENESS_POLL_SECONDS, not after `timeout`
-                try:
-                    return json.loads(await asyncio.wait_for(asyncio.shield(answer), min(LIVENESS_POLL_SECONDS, timeout)))
-                except TimeoutError:
-                    if not self._node.alive:
-                        raise BridgeBroken(f"the Node runtime died while waiting for {method} ({self._node.end})") from None
-                    if loop.time() >= deadline:
-                        raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
+            try:  # a dead runtime is noticed within a liveness poll, not after `timeout`
+                return json.loads(await await_while_alive(answer, self._node, f"while waiting for {method}", timeout=timeout))
+            except TimeoutError:
+                raise BotError(f"the Node side did not answer {method} within {timeout:g} s") from None
         finally:
             self._callbacks.discard(done)
 
@@ -133,7 +130,7 @@ class MineflayerWorld:
         """`world.method(*args)`, a quick call answered at once; BridgeBroken at once on a dead runtime, and on a
         wedged one after the watchdog's bound (node_call_seconds(), longer while the runtime runs late)."""
         fn = self._methods[method]
-        seconds = self._watchdog.bound() if timeout is None else timeout
+        seconds = self.watchdog.bound() if timeout is None else timeout
         return self._node.call(method, lambda: fn(*args, timeout=seconds))
 
     def _call_seconds(self) -> float:
@@ -143,24 +140,6 @@ class MineflayerWorld:
     def _ping(self, bound: float) -> float:
         """The watchdog's ping: how late Node's main thread ran since the last one, in seconds."""
         return float(self._sync("ping", timeout=bound))
-
-    @property
-    def worst_late(self) -> float:
-        """Seconds the runtime's main thread ran late at worst while watched."""
-        return self._watchdog.worst_late
-
-    def lateness_note(self) -> str | None:
-        """What the user is told of that lateness, if it is worth telling (watchdog.lateness_note)."""
-        return lateness_note(self._watchdog.worst_late)
-
-    async def watch(self) -> None:
-        """Never returns: raises BridgeBroken once the Node runtime is gone, stopped or wedged (watchdog.py)."""
-        await self._watchdog.watch()
-
-    @property
-    def answering(self) -> bool:
-        """Whether a call into Node now is safe for the event loop's thread (watchdog.py)."""
-        return self._watchdog.answering
 
     def connection_lost(self, player: str) -> str | None:
         """None while `player`'s bot is connected, else why it is not."""
@@ -237,7 +216,7 @@ class MineflayerWorld:
         `bridge` within node_call_seconds(), as an episode's watchdog does, not after the budget."""
         names = list(programs)
         batch = self.start_batch(len(names))
-        watchdog = asyncio.ensure_future(self.watch())
+        watchdog = asyncio.ensure_future(self.watchdog.watch())
         try:
             results = await asyncio.gather(*(self.body(p).run(programs[p], skills=(skills or {}).get(p, ()), budget=budget,
                                                               batch=batch, trusted=p in trusted) for p in names))
@@ -254,7 +233,7 @@ class MineflayerWorld:
         """A new start line for `size` programs that play together. How late the runtime runs is counted from here
         (lateness_note): joins and world building run it late too, and are not its programs' doing."""
         self._sync("ping")  # Node's record of its lateness starts again
-        self._watchdog.worst_late = 0.0
+        self.watchdog.worst_late = 0.0
         self._batches += 1
         return StartBatch(f"batch-{self._batches}", size)
 
@@ -276,7 +255,7 @@ class MineflayerWorld:
     def drain_journal(self) -> list[dict[str, Any]]:
         """World events only the bots saw (signals; everything, once `witness` is on), oldest first. Nothing while
         Node does not answer the watchdog: the entries wait there (the event loop's thread must not block on it)."""
-        if not self.answering:
+        if not self.watchdog.answering:
             return []
         return list(json.loads(str(self._sync("drainJournal"))))
 
@@ -304,7 +283,7 @@ class MineflayerWorld:
 
     def positions(self) -> dict[str, list[float]]:
         """Where the bots are; none while Node does not answer the watchdog (see drain_journal)."""
-        if not self.answering:
+        if not self.watchdog.answering:
             return {}
         return dict(json.loads(str(self._sync("positions"))))
 
@@ -365,7 +344,7 @@ class MineflayerBody:
         together = {"isolation": "thread" if trusted else "process"} | ({} if batch is None else {"batch": {"id": batch.id, "size": batch.size}})
         options = json.dumps({"budgetMs": int(seconds * 1000), "skills": list(skills), **together})
         try:
-            margin = stretched(CALLBACK_MARGIN_SECONDS) + self.world._watchdog.bound()  # 64 workers starting, a late loop
+            margin = stretched(CALLBACK_MARGIN_SECONDS) + self.world.watchdog.bound()  # 64 workers starting, a late loop
             result = await self.world._call("run", self.player, source, options, timeout=seconds + margin)
         except BridgeBroken as exc:  # the bots lived in that runtime: this world is over, say so as the program's failure
             return ProgramResult(self.player, False, str(exc), None, None, failure="bridge")

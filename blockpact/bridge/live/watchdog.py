@@ -1,7 +1,7 @@
 """The watchdog of the bots' Node runtime during a live episode: a dead, stopped or wedged runtime ends the
 episode with cause `bridge` instead of hanging it.
 
-It pings Node from a worker thread once per LIVENESS_POLL_SECONDS (never again at once: back-to-back pings kept
+It pings Node from a worker thread once per liveness poll (liveness.py; never again at once: back-to-back pings kept
 Python and the bots' runtime busy answering them, a third of a core each, which slowed the bots on a loaded
 machine). While a ping goes unanswered for UNANSWERED_SECONDS, `answering` is False and the event loop's thread
 makes no other call into Node (such a call could block it for node_call_seconds()): the world master skips its
@@ -23,10 +23,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from blockpact.bridge import liveness
+from blockpact.bridge.liveness import check_alive
 from blockpact.bridge.machine_load import node_held
 from blockpact.bridge.runtime import BridgeBroken, NodeRuntime
 
-LIVENESS_POLL_SECONDS = 1.0  # how often the runtime is pinged, and checked to be still there
 UNANSWERED_SECONDS = 2.0  # a ping unanswered this long: the loop thread makes no other call into Node
 LATE_FACTOR = 3.0  # a call may take this many times the longest lateness the runtime showed lately
 LATE_MEMORY_SECONDS = 60.0  # how long a lateness the runtime showed counts
@@ -76,7 +77,7 @@ class RuntimeWatchdog:
         return asked is None or time.monotonic() - asked < UNANSWERED_SECONDS
 
     async def watch(self) -> None:
-        """Never returns: raises BridgeBroken within LIVENESS_POLL_SECONDS once the runtime is gone or stopped, and
+        """Never returns: raises BridgeBroken within a liveness poll once the runtime is gone or stopped, and
         when it does not answer a ping within call_seconds(); a runtime that stopped answering is killed (and
         restarted for whatever comes next). With BLOCKPACT_NODE_DEBUG a stopped runtime is waited for, and
         call_seconds() is a week (machine_load.node_held): only a runtime that is gone ends the episode."""
@@ -85,13 +86,12 @@ class RuntimeWatchdog:
         asked = 0.0
         try:
             while True:
-                if not node.alive:
-                    raise BridgeBroken(f"the Node runtime (pid {node.pid}) died ({node.end})")
+                check_alive(node, "while watched")
                 if ping is None:
                     bound = self.bound()
                     ping = asyncio.ensure_future(asyncio.to_thread(self.ping, bound))
                     asked = self._asked = time.monotonic()
-                await asyncio.wait([ping], timeout=LIVENESS_POLL_SECONDS)
+                await asyncio.wait([ping], timeout=liveness.LIVENESS_POLL_SECONDS)
                 if not ping.done():
                     if node.stopped and not node_held():  # BLOCKPACT_NODE_DEBUG: a debugger may stop it
                         await asyncio.to_thread(node.kill)
@@ -105,7 +105,7 @@ class RuntimeWatchdog:
                 if ping.exception() is None:
                     self._answered(ping.result())
                 ping = None
-                await asyncio.sleep(max(0.0, asked + LIVENESS_POLL_SECONDS - time.monotonic()))
+                await asyncio.sleep(max(0.0, asked + liveness.LIVENESS_POLL_SECONDS - time.monotonic()))
         finally:
             self._asked = None
             if ping is not None:

@@ -19,13 +19,16 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from blockpact.bridge.protocols import ProgramResult
+from blockpact.bridge.live.disconnects import DisconnectPart, EpisodeFailed, Retry
 from blockpact.bridge.live.embedded_server import EmbeddedServer, ServerError
+from blockpact.bridge.live.episode_setup import SetupPart
 from blockpact.bridge.live.human_seats import HumanSeats
 from blockpact.bridge.live.lockstep import EpisodeLockstep
 from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.live.mineflayer_body import (MineflayerBody, MineflayerWorld, ServerAddress, StartBatch,
                                                    node_call_seconds)
 from blockpact.bridge.runtime import BridgeBroken
+from blockpact.bridge.live.watchdog import lateness_note
 from blockpact.bridge.live.world_access import EmbeddedAccess, WitnessedAccess, WorldAccess
 from blockpact.bridge.live.world_master import WorldMaster
 from blockpact.errors import UserError
@@ -34,20 +37,12 @@ from blockpact.worlds.spec.first_look import first_look
 from blockpact.worlds.spec.schema import WorldSpec
 from blockpact.worlds.state import WorldState
 
-DISCONNECT_POLICIES = ("reconnect", "retry", "fail")
 WATCHDOG_GRACE_SECONDS = 2.0  # beyond node_call_seconds(): the watchdog pings Node; a ping unanswered that long kills it
 
 
-class EpisodeFailed(UserError):
-    """A live episode could not be played to its end (a bot lost its connection and the policy gave up)."""
-
-
-class _Retry(Exception):
-    """Internal: start the episode over (on_disconnect = "retry")."""
-
-
-class LiveWorld:
-    """One episode of `spec` on a live server, with SimWorld's interface (see the module docstring)."""
+class LiveWorld(SetupPart, DisconnectPart):
+    """One episode of `spec` on a live server, with SimWorld's interface (see the module docstring). Setting it up is
+    episode_setup.py's part, what a lost connection does disconnects.py's."""
 
     def __init__(self, spec: WorldSpec, seed: int = 0, *, server: EmbeddedServer | None = None,
                  address: ServerAddress | None = None, on_disconnect: str | None = None, viewer: bool = False,
@@ -62,10 +57,7 @@ class LiveWorld:
         self.spec = spec
         self.seed = seed
         self._trusted: frozenset[str] = frozenset()  # players whose programs are scripted (run_programs)
-        self.on_disconnect = on_disconnect or settings.episode.on_disconnect
-        if self.on_disconnect not in DISCONNECT_POLICIES:
-            raise UserError(f"on_disconnect must be one of {', '.join(DISCONNECT_POLICIES)}, got {self.on_disconnect!r}")
-        self.max_reconnects, self.max_retries = settings.episode.max_reconnects, settings.episode.max_retries
+        self.set_disconnect_policy(on_disconnect)
         self.tick_interval, self.play_out = settings.world_master.tick_seconds, settings.world_master.play_out
         if server is not None and address is not None:
             raise UserError("a live world plays either on the embedded server or on an external one, not both")
@@ -85,7 +77,6 @@ class LiveWorld:
         state.emit(None, "episode_start", world=spec.name, seed=seed, backend="minecraft",
                    **(EpisodeLockstep.MARK if self.lockstep else {}), **state.snapshot())
         self.bots: MineflayerWorld | None = None
-        self.reconnects = self.retries = 0
         self._ticker: asyncio.Task | None = None
         self._finished: Event | None = None
         self._closed = False
@@ -110,53 +101,13 @@ class LiveWorld:
     def listen(self, listener: Listener) -> None:
         self.state.log.listeners.append(listener)
 
-    # -- setting up -------------------------------------------------------------------------------------
-    async def _ensure_ready(self) -> None:
-        if self.bots is not None:
-            return
-        if self.server is not None and not self.server.running:
-            dead_pid, exit_code, failed_start = self.server.pid, self.server.exited, self.server.start_failure
-            await asyncio.to_thread(self.server.start)
-            self.announce(f"embedded Minecraft {self.server.version} server at {self.server.host}:{self.server.port} "
-                          f"(pid {self.server.pid})")
-            if dead_pid is not None:  # an earlier episode's server died (or never started): this one plays on a new one
-                self.state.emit(None, "server_restart", old_pid=dead_pid, exit_code=exit_code, pid=self.server.pid,
-                                    port=self.server.port, failed_start=failed_start)
-                ended = f"did not start ({failed_start})" if failed_start else f"had exited with code {exit_code}"
-                self.announce(f"the embedded server (pid {dead_pid}) {ended}; started another for seed {self.seed} "
-                              f"(pid {self.server.pid})")
-        if self.humans is not None:  # nobody else joins before the people do (bounded: HumanAbsent)
-            for person in self.humans.humans:
-                await self.humans.wait_for(person)
-        self.bots = MineflayerWorld(self.access.address)
-        self.master.bot_journal = self.bots.drain_journal
-        await self.access.prepare(self.bots)
-        compiled = await self.master.build()
-        if compiled.unsupported:  # before anyone plays, in the log and where the user looks
-            self.state.emit(None, "live_unsupported", parts=list(compiled.unsupported))
-            self.announce(f"this server does not reproduce part of {self.spec.name}: {'; '.join(compiled.unsupported)}")
-        await self.bots.join(self.spec, self.access.target, compiled, players=self.bot_players)
-        if self.humans is not None:
-            await self.humans.seat(self.spec, compiled)
-        if self.viewer:
-            self.viewer_urls = {p: await self.bots.start_viewer(p, i) for i, p in enumerate(self.bot_players)}
-            for player, url in self.viewer_urls.items():
-                self.announce(f"viewer of {player}: {url}")
-        self.master.start()
-        self._ticker = asyncio.ensure_future(self._tick_forever())
-
-    @property
-    def bot_players(self) -> list[str]:
-        """The players a bot plays (all but the people in human slots)."""
-        return [p for p in sorted(self.spec.players) if self.humans is None or p not in self.humans]
-
     def _said(self, player: str) -> list[str]:
         return [str(e.data.get("message", "")) for e in self.state.log.events if e.kind == "chat" and e.agent == player]
 
     async def _tick_forever(self) -> None:
         while True:
             await asyncio.sleep(self.tick_interval)
-            if self.bots is None or self.bots.answering:  # else the journals wait in Node for the next tick
+            if self.bots is None or self.bots.watchdog.answering:  # else the journals wait in Node for the next tick
                 self.master.tick()
 
     async def observe(self, player: str) -> dict[str, Any]:
@@ -183,7 +134,7 @@ class LiveWorld:
         while True:
             try:
                 return await self._play(programs, skills or {}, until, budget)
-            except _Retry as retry:
+            except Retry as retry:
                 await self._start_over(str(retry))
 
     async def _play(self, programs: Mapping[str, str], skills: Mapping[str, Sequence[str]], until: float | None,
@@ -200,7 +151,7 @@ class LiveWorld:
                                           if self.humans is not None and p in self.humans else
                                           self._run_player(p, programs[p], tuple(skills.get(p, ())), end, budget, batch))
                  for p in sorted(programs)}
-        watchdog = asyncio.ensure_future(self.bots.watch())  # a dead or wedged Node runtime ends the episode at once
+        watchdog = asyncio.ensure_future(self.bots.watchdog.watch())  # a dead or wedged Node runtime ends the episode at once
         try:
             failure = await self._wait_for_players(set(tasks.values()), watchdog, end)
             ended = {p for p, t in tasks.items() if not t.done() and (self.humans is None or p not in self.humans)}
@@ -215,8 +166,8 @@ class LiveWorld:
                 task.cancel()
             if self.lockstep is not None and schedule is not None and (status := self.lockstep.end(self.bots)):
                 self._lockstep_ended(status)
-            if (note := self.bots.lateness_note()) is not None:
-                self.state.emit(None, "runtime_late", late_s=round(self.bots.worst_late, 3))
+            if (note := lateness_note(late := self.bots.watchdog.worst_late)) is not None:
+                self.state.emit(None, "runtime_late", late_s=round(late, 3))
                 self.announce(f"seed {self.seed}: {note}")
         failure = failure or next((o for o in outcomes if isinstance(o, BaseException)), None)
         if failure is not None:
@@ -294,66 +245,6 @@ class LiveWorld:
         result = await self._run_until_done(player, source, skills, end, budget, batch)
         self.emit(player, "program_end", success=result.success, error=result.error)
         return result
-
-    async def _run_until_done(self, player: str, source: str, skills: tuple[str, ...], end: float,
-                              budget: float | None, batch: StartBatch | None) -> ProgramResult:
-        while True:
-            remaining = max(1.0, end - self.now + 1.0)  # the episode end stops it first
-            seconds = remaining if budget is None else min(float(budget), remaining)
-            result = await self.body(player).run(source, skills=skills, budget=seconds, batch=batch,
-                                                 trusted=player in self._trusted)
-            batch = None  # a program restarted after a reconnect starts alone
-            lost = self._connection_lost(player)
-            if lost is None:
-                return result
-            self.master.record()
-            self.state.emit(player, "connection", state="lost", reason=lost)
-            if self.on_disconnect == "fail" or (self.on_disconnect == "reconnect" and self.reconnects >= self.max_reconnects):
-                raise EpisodeFailed(f"{player} lost its connection mid-episode ({lost}); on_disconnect = "
-                                    f"{self.on_disconnect!r} after {self.reconnects} reconnect(s)")
-            if self.on_disconnect == "retry":
-                if self.retries >= self.max_retries:
-                    raise EpisodeFailed(f"{player} lost its connection mid-episode ({lost}) and the episode was "
-                                        f"already retried {self.retries} time(s)")
-                raise _Retry(f"{player} lost its connection ({lost})")
-            if self.now >= end:
-                return result
-            await self._reconnect(player)
-            self.state.emit(player, "program_restart", reason=lost)
-
-    def _connection_lost(self, player: str) -> str | None:
-        assert self.bots is not None
-        return self.bots.connection_lost(player)
-
-    async def _reconnect(self, player: str) -> None:
-        """Log the bot in again; the server gives it back its items and place."""
-        assert self.bots is not None
-        self.reconnects += 1
-        await self.bots.leave(player)
-        await self.bots.connect(player)
-        self.state.emit(player, "connection", state="reconnected")
-
-    async def _start_over(self, reason: str) -> None:
-        """on_disconnect = "retry": the failed attempt stays in the log; a new episode_start follows it."""
-        self.retries += 1
-        self.master.record()
-        state = self.state
-        tasks = [e for e in state.log.events if e.kind == "task"]
-        state.emit(None, "episode_failed", reason=reason, attempt=self.retries)
-        if self._ticker is not None:
-            self._ticker.cancel()
-        if self.bots is not None:
-            await self.bots.close()
-            self.bots = None
-        fresh = WorldState(self.spec, self.seed)
-        fresh.log = state.log  # the engine follows this log
-        self.state, self.master = fresh, WorldMaster(self.access, self.spec, fresh)
-        fresh.emit(None, "episode_start", world=self.spec.name, seed=self.seed, backend="minecraft", attempt=self.retries,
-                   **(EpisodeLockstep.MARK if self.lockstep else {}), **fresh.snapshot())
-        if self.lockstep is not None:
-            await self.lockstep.restart()
-        for task in tasks:
-            fresh.emit(task.agent, "task", **task.data)
 
     # -- the end ----------------------------------------------------------------------------------------------
     def finish(self) -> Event:

@@ -1,7 +1,8 @@
 """One simulated player's body: its programs run in the SES sandbox (a runner in the process's Node
 runtime) and their calls come back here, where they run on the simulated clock (see bridge/sim/__init__).
-This module is the run's machinery (start, watch, cancel, serve calls in turn); what each call does is
-in the capability modules (blocks, chests, crafting, movement, signals, ...) through `index.call`."""
+This module is the run's machinery (start, watch, cancel, answer calls); its link to Node is node_host.SimHost,
+its calls wait their turn in call_line.CallLine, what each call does is in the capability modules (blocks, chests,
+crafting, movement, signals, ...) through `index.call`, and a run's report becomes its result in result.py."""
 
 from __future__ import annotations
 
@@ -9,19 +10,21 @@ import asyncio
 import itertools
 import json
 import time
-from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+from blockpact.bridge.liveness import await_while_alive
 from blockpact.bridge.machine_load import node_held, stretched
 from blockpact.bridge.protocols import ProgramResult
-from blockpact.bridge.runtime import BridgeBroken, NodeRuntime, runtime
+from blockpact.bridge.runtime import BridgeBroken
 from blockpact.bridge.sim.index import call
-from blockpact.bridge.sim.bounds import MAX_ARG_STRING, InstantCounter
+from blockpact.bridge.sim.bounds import InstantCounter
+from blockpact.bridge.sim.call_line import CallLine
 from blockpact.bridge.sim.common import ProgramFailed, decode, encode
-from blockpact.bridge.sim.node_host import host_functions, runner_config
+from blockpact.bridge.sim.node_host import SimHost
 from blockpact.bridge.sim.observe import observe
 from blockpact.bridge.sim.queries import answer
+from blockpact.bridge.sim.result import program_result
 from blockpact.bridge.sim.world_view import WorldView
 from blockpact.bridge.sim.run_state import Request, Run, timed
 from blockpact.skills.reference import host_limit
@@ -31,12 +34,8 @@ from blockpact.worlds.sim.primitives import AgentAPI, PrimitiveError
 
 QUERY_TIMEOUT_SECONDS = 30.0
 NODE_GRACE_SECONDS = 10.0  # beyond the compute budget: Node, owed no answer, must have said something by then
-LIVENESS_POLL_SECONDS = 1.0  # how often a run checks that the Node runtime is still there
-NODE_CALL_SECONDS = 9.0  # one Python->Node call (answers take about a millisecond); beyond it the bridge is broken
-# (not JSPyBridge's 10 s default, which jspybridge.py stretches for patience)
 NODE_PING_SECONDS = 3.0  # Node's main thread, asked whether it is there after a silent window
 HARD_WINDOW_FACTOR = 4  # silent this many windows, Node is given up on even if its main thread answers
-MAX_RESULT_CHAT = 1000  # chat lines (the program's and the primitives' feedback) kept in a ProgramResult
 MAX_CHAT_LENGTH = 256  # characters of a chat line (Minecraft's limit; the sandbox cuts lines first)
 
 
@@ -48,15 +47,11 @@ class SimBody:
         self.player = player
         self.api = world.sim.api(player)
         self.api.feedback = FeedbackCap(host_limit("maxFeedbackLines"), host_limit("maxEpisodeFeedbackLines"))
-        self._host: int | None = None  # the number of this body's SimHost in Node (node_host.py)
-        self._node: NodeRuntime | None = None  # the runtime self._host lives in
-        self._methods: dict[str, Any] = {}  # sim_host.js's functions in that runtime, as bridge proxies
-        self._broken: str | None = None  # why the bridge failed while answering, for the run's watch
+        self.host = SimHost(world, self._request, self._done)  # this body's SimHost in Node
         self._loop: asyncio.AbstractEventLoop | None = None
         self._run: Run | None = None
-        self._queue: deque[Request] = deque()
-        self._server: asyncio.Task | None = None
-        self._current: tuple[Request, asyncio.Future] | None = None
+        self.calls = CallLine(self._execute, lambda call_id, reason: self._settle(call_id, False, reason),
+                              lambda task: self.world.sim.clock.interrupt(self.player, task))
         self._run_ids = itertools.count(1)
         self.last_result: ProgramResult | None = None
 
@@ -71,15 +66,7 @@ class SimBody:
         return observe(self.api)
 
     async def close(self) -> None:
-        if self._host is not None:
-            host, self._host = self._host, None
-            node = self._node
-            if node is not None and node.alive:
-                try:
-                    close = self._methods["close"]
-                    node.call("closing the body", lambda: close(host, timeout=30))
-                except BridgeBroken:
-                    pass  # nothing left to close
+        self.host.close()
 
     # -- the program as the simulator sees it ----------------------------------------------------
     async def _program(self, api: AgentAPI, source: str, skills: Sequence[str], budget: float,
@@ -87,7 +74,7 @@ class SimBody:
         """`trusted` (a scripted player's program): run in a shared worker thread; else in a sandbox process of its own."""
         loop = asyncio.get_running_loop()
         self._loop = loop
-        host = self._ensure_host()
+        self.host.ensure()
         sim = self.world.sim
         run = Run(
             id=f"{self.player}-{next(self._run_ids)}",
@@ -108,20 +95,20 @@ class SimBody:
         try:
             options = json.dumps({"skills": list(skills), "budgetMs": run.compute_budget_ms, "trusted": trusted,
                                   "isolation": "thread" if trusted else "process"})
-            self._node_call("starting the program", "start", run.id, source, options)
+            self.host.call("starting the program", "start", run.id, source, options)
             raw = await self._reported(run)
         except BridgeBroken as exc:
             raw = {"success": False, "error": str(exc), "kind": "bridge", "logs": []}
-            self._host = None  # a new host (in a new runtime if need be) for the next program
+            self.host.drop()  # a new host (in a new runtime if need be) for the next program
         finally:
             run.finished = True
             run.alarm.cancel()
             if not run.done.done():  # Python gave up on it (cancelled, bridge broken): free the body in Node
-                self._cancel_in_node(run, run.cancel_reason or "cancelled by the caller")
-            await self._finish_calls(run)
+                self.host.cancel(run.id, run.cancel_reason or "cancelled by the caller")
+            await self.calls.finish(cancelled=run.cancel_reason is not None)
             if self._run is run:
                 self._run = None
-        result = self.last_result = self._result(run, raw)
+        result = self.last_result = program_result(sim, self.player, run, raw, self.world.compute_budget, self.observe())
         if not result.success:
             raise ProgramFailed(result.error or "failed")
         return result
@@ -130,97 +117,32 @@ class SimBody:
         """Node's report of the run's end. A program may await a primitive for as long as the simulation needs;
         when Python owes it no answer and it has been silent NODE_PING_SECONDS, Node's main thread must answer a ping
         (the program may compute, in its worker), and report within HARD_WINDOW_FACTOR windows of the compute budget
-        plus a grace period; otherwise the runtime is wedged and is replaced. A dead one is noticed within a poll."""
+        plus a grace period; otherwise the runtime is wedged and is replaced. A dead one is noticed within a poll
+        (liveness.py)."""
         loop = asyncio.get_running_loop()
         window = self.world.compute_budget + NODE_GRACE_SECONDS
-        node = self._node
-        while True:
-            try:
-                return await asyncio.wait_for(asyncio.shield(run.done), LIVENESS_POLL_SECONDS)
-            except TimeoutError:
-                if node is None or not node.alive:
-                    raise BridgeBroken(f"the Node runtime died during program run {run.id}") from None
-                if self._broken is not None:
-                    broken, self._broken = self._broken, None
-                    node.close()  # its answers no longer arrive: the next program gets a new runtime
-                    raise BridgeBroken(f"{broken}; the runtime was restarted") from None
-                silent = 0.0 if self._queue or self._current is not None else loop.time() - run.last_exchange
-                if silent < NODE_PING_SECONDS or node_held():  # BLOCKPACT_NODE_DEBUG: a debugger may hold it
-                    continue
-                if silent < HARD_WINDOW_FACTOR * window and await self._node_answers():
-                    continue
-                node.kill()  # wedged (it would not end on its stdin's close either): the next program gets a new one
-                raise BridgeBroken(f"the Node runtime did not answer during program run {run.id} (silent for "
-                                   f"{loop.time() - run.last_exchange:.0f} s); it was restarted") from None
+        node = self.host.node
 
-    async def _node_answers(self) -> bool:
-        """Whether Node's main thread answers a ping within NODE_PING_SECONDS (asked from a worker thread:
-        the loop thread never blocks on a wedged runtime)."""
-        host = self._host
-        if host is None:
-            return False
-        try:
-            return bool(await asyncio.to_thread(self._methods["ping"], host, timeout=stretched(NODE_PING_SECONDS)))
-        except Exception:  # timed out, or the bridge is gone
-            return False
+        async def not_wedged() -> None:
+            assert node is not None  # await_while_alive found it alive
+            if self.host.broken is not None:
+                broken, self.host.broken = self.host.broken, None
+                node.close()  # its answers no longer arrive: the next program gets a new runtime
+                raise BridgeBroken(f"{broken}; the runtime was restarted")
+            silent = 0.0 if self.calls.busy else loop.time() - run.last_exchange
+            if silent < NODE_PING_SECONDS or node_held():  # BLOCKPACT_NODE_DEBUG: a debugger may hold it
+                return
+            if silent < HARD_WINDOW_FACTOR * window and await self.host.answers(stretched(NODE_PING_SECONDS)):
+                return
+            node.kill()  # wedged (it would not end on its stdin's close either): the next program gets a new one
+            raise BridgeBroken(f"the Node runtime did not answer during program run {run.id} (silent for "
+                               f"{loop.time() - run.last_exchange:.0f} s); it was restarted")
 
-    def _node_call(self, what: str, method: str, *args: Any) -> Any:
-        """One call of the SimHost in Node, bounded by NODE_CALL_SECONDS stretched by the load: the loop thread never
-        waits longer on a wedged runtime (the method proxies are fetched once: no attribute lookup crosses the bridge)."""
-        node, host = self._node, self._host
-        if node is None or host is None:
-            raise BridgeBroken(f"no Node runtime ({what})")
-        fn = self._methods[method]
-        timeout = stretched(NODE_CALL_SECONDS)
-        return node.call(what, lambda: fn(host, *args, timeout=timeout))
-
-    def _cancel_in_node(self, run: Run, reason: str) -> None:
-        if self._host is None:
-            return
-        try:
-            self._node_call("cancelling the program", "cancel", run.id, reason)
-        except BridgeBroken:
-            self._host = None
+        return await await_while_alive(run.done, node, f"during program run {run.id}", on_poll=not_wedged)
 
     def _exchanged(self) -> None:
         if self._run is not None and self._loop is not None:
             self._run.last_exchange = self._loop.time()
-
-    def _result(self, run: Run, raw: dict[str, Any]) -> ProgramResult:
-        sim = self.world.sim
-        error, timed_out = raw.get("error"), False
-        line = raw.get("errorLine")
-        failure, limit = (None, None) if raw.get("success") else (raw.get("kind") or "program", raw.get("limit"))
-        if run.cancel_reason is not None:  # no stack: the program's own last error is not the reported one
-            error, timed_out, line, raw["stack"] = run.cancel_reason, True, None, None
-            failure, limit = run.cancel_kind, run.cancel_limit
-        elif error == f"timed out after {run.compute_budget_ms} ms of computing time":
-            error, timed_out = (f"timed out after {self.world.compute_budget:g} s of computing time without simulated time "
-                                "passing (does the program loop without awaiting a primitive that takes time?)"), True
-            limit = "compute_budget_seconds"
-        elif error and line is not None and not error.startswith("SyntaxError"):
-            error = f"{error} (program line {line})"
-        said = [e.data for e in sim.state.log.events[run.first_event :] if e.kind == "chat" and e.agent == self.player]
-        chat = [d["message"] for d in said]
-        sources = [str(d.get("source", "program")) for d in said]
-        if len(chat) > MAX_RESULT_CHAT:  # the event log keeps every line
-            chat = [*chat[:MAX_RESULT_CHAT], f"[{len(chat) - MAX_RESULT_CHAT} more chat lines in the event log]"]
-            sources = [*sources[:MAX_RESULT_CHAT], "primitive"]
-        return ProgramResult(
-            player=self.player,
-            success=bool(raw.get("success")) and run.cancel_reason is None,
-            error=error,
-            error_line=line,
-            stack=raw.get("stack"),
-            chat=chat,
-            chat_sources=sources,
-            logs=list(raw.get("logs") or []),
-            observation=self.observe(),
-            duration=round(sim.now - run.started, 6),
-            timed_out=timed_out,
-            failure=failure,
-            limit=limit,
-        )
 
     def _on_alarm(self, run: Run, alarm: asyncio.Future, budget: float) -> None:
         if alarm.cancelled() or alarm.exception() is not None or run.finished:
@@ -233,8 +155,8 @@ class SimBody:
             # Node first: the run ends there before any failed primitive's answer is sent, so the program
             # never sees one (whether it would depended on Node's speed). Then stop acting now, not when
             # Node's stop request arrives: a primitive left waiting would let simulated time run on.
-            self._cancel_in_node(run, reason)
-            self._stop_actions(reason)
+            self.host.cancel(run.id, reason)
+            self.calls.stop(reason)
 
     # -- requests from the sandbox (JSPyBridge callback thread) -------------------------------------
     def _request(self, call_id: int, kind: str, name: str, args_json: str) -> str | None:
@@ -265,7 +187,7 @@ class SimBody:
     def _on_request(self, call_id: int, kind: str, name: str, args_json: str) -> None:
         self._exchanged()
         if kind == "stop":
-            self._stop_actions("stopped: the program ended or was cancelled")
+            self.calls.stop("stopped: the program ended or was cancelled")
             return
         if self._run is None or self._run.finished:
             self._settle(call_id, False, "the program has already finished")
@@ -275,17 +197,7 @@ class SimBody:
         except (ValueError, RecursionError) as exc:
             self._settle(call_id, False, f"{name}: arguments could not be read: {exc}")
             return
-        self._queue.append(Request(call_id, name, args))
-        if self._server is None or self._server.done():
-            self._server = asyncio.ensure_future(self._serve())
-
-    async def _serve(self) -> None:
-        """Run this player's calls one at a time, each starting in its turn on the clock."""
-        while self._queue:
-            request = self._queue.popleft()
-            self._current = request, asyncio.ensure_future(self._execute(request))
-            await asyncio.wait([self._current[1]])
-            self._current = None
+        self.calls.add(Request(call_id, name, args))
 
     async def _execute(self, request: Request) -> None:
         spent = [0.0]  # this thread's CPU seconds in the call's own steps: the host's work, charged to the program
@@ -327,29 +239,6 @@ class SimBody:
             return None
         return await call(self.api, request.name, request.args)
 
-    def _stop_actions(self, reason: str) -> None:
-        """Stop acting, like a stopped bot: drop queued primitives, cancel the running one. What the
-        program already said (un-awaited bot.chat) is still said."""
-        kept = deque(r for r in self._queue if r.name == "chat")
-        for request in self._queue:
-            if request.name != "chat":
-                self._settle(request.call_id, False, reason)
-        self._queue = kept
-        if self._current is not None and self._current[0].name != "chat":
-            self.world.sim.clock.interrupt(self.player, self._current[1])
-
-    async def _finish_calls(self, run: Run) -> None:
-        """After a run: let its last chat lines through, unless it was cancelled (then drop everything)."""
-        self._stop_actions("the program has finished")
-        if run.cancel_reason is not None:
-            while self._queue:
-                self._settle(self._queue.popleft().call_id, False, "the program has finished")
-            if self._current is not None:
-                self.world.sim.clock.interrupt(self.player, self._current[1])
-        server = self._server
-        if server is not None and not server.done():
-            await asyncio.gather(server, return_exceptions=True)
-
     def _settle(self, call_id: int, ok: bool, payload: str, cost: float = 0.0) -> None:
         """Answers a call without waiting for Node's receipt (NodeRuntime.post): the run's watch finds a wedged one.
         `cost`: CPU seconds this side spent on the call, charged to the program's compute budget in Node. When
@@ -360,13 +249,7 @@ class SimBody:
         time_passed = run is not None and now > run.budget_since
         if time_passed:
             run.budget_since = now
-        if self._host is not None and self._node is not None:
-            try:
-                self._node.post("answering a primitive", self._methods["settle"], self._host, call_id, ok, payload,
-                                round(cost * 1000, 3), time_passed)
-            except BridgeBroken as exc:
-                self._host = None
-                self._broken = str(exc)  # the run's watch (_reported) reports it
+        self.host.settle(call_id, ok, payload, round(cost * 1000, 3), time_passed)  # a broken bridge: see _reported
 
     async def _answer_query(self, name: str, args_json: str) -> str:
         """The answer to a query, with the CPU milliseconds it took here (`costMs`, charged to the program in Node)."""
@@ -380,14 +263,3 @@ class SimBody:
         reply["costMs"] = round((time.thread_time() - started) * 1000, 3)
         return json.dumps(reply)
 
-
-    def _ensure_host(self) -> int:
-        if self._node is not None and not self._node.alive:
-            self._host = None  # it lived in a runtime that is gone
-        if self._host is None:
-            node = runtime()
-            self._methods = host_functions(node)
-            config = json.dumps(runner_config(self.world))
-            self._host = int(self._methods["createSimHost"](config, self._request, self._done, MAX_ARG_STRING))
-            self._node = node
-        return self._host

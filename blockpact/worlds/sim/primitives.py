@@ -16,8 +16,11 @@ from blockpact.plain_text import plain_line
 from blockpact.worlds.rules import game as rules
 from blockpact.worlds.grid import within_reach
 from blockpact.worlds.rules.game import fmt
+from blockpact.worlds.sim.chest_primitives import ChestPrimitives
 from blockpact.worlds.sim.clock import Clock
+from blockpact.worlds.sim.craft_primitives import CraftPrimitives
 from blockpact.worlds.sim.facing import look_at, turn_seconds, walking_facing
+from blockpact.worlds.sim.primitive_error import PrimitiveError
 from blockpact.worlds.spec.schema import Vec
 from blockpact.worlds.state import WorldState
 
@@ -42,18 +45,15 @@ class SimulationView(Protocol):
     def change_group(self, agent: str, action: str, group: str, share: float = 1.0) -> list[str]: ...
 
 
-class PrimitiveError(Exception):
-    """A primitive used wrongly; ends the program like a thrown Error in Voyager."""
-
-
 class FeedbackCounter(Protocol):
     """Counts the feedback lines a player's primitives say (worlds/sim/feedback.FeedbackCap)."""
 
     def count(self) -> None: ...
 
 
-class AgentAPI:
-    """What one agent's program may call. Read-only queries are instant; actions take simulated time."""
+class AgentAPI(CraftPrimitives, ChestPrimitives):
+    """What one agent's program may call. Read-only queries are instant; actions take simulated time. The crafting
+    and chest primitives are in craft_primitives.py and chest_primitives.py; the rest, and the walking they share, here."""
 
     def __init__(self, sim: SimulationView, name: str, feedback: FeedbackCounter | None = None) -> None:
         self.sim = sim
@@ -232,113 +232,6 @@ class AgentAPI:
         self._scheduled("place", f"block:{name}", pos)  # type: ignore[arg-type]
         await self._say(f"Placed {name}")
         return True
-
-    # -- crafting ----------------------------------------------------------------------------------
-    async def craft_item(self, name: str, count: int = 1) -> int:
-        """Do the recipe for `name` `count` times (Voyager/mineflayer semantics). Returns items made."""
-        if not isinstance(name, str) or not self.state.data.is_item(name):
-            raise PrimitiveError(f"No item named {name}")
-        if not isinstance(count, int) or count < 1:
-            raise PrimitiveError("count for craftItem must be a positive number")
-        table = self._nearest("crafting_table")
-        if table is None:
-            await self._say("Craft without a crafting table")
-        elif not await self._walk_to_reach(table):
-            table = None
-        if name not in self.state.data.recipes:
-            await self._say(f"I cannot make {name}: it has no crafting recipe")
-            return 0
-        plan = rules.plan_craft(self.state, self.name, name, count, table_nearby=table is not None)
-        if plan.recipe is None:
-            needs = [f"{n} more {item}" for item, n in sorted(plan.missing.items()) if item != "crafting_table"]
-            if "crafting_table" in plan.missing:
-                needs.append("a crafting_table nearby")
-            await self._say(f"I cannot make {name} because I need: {', '.join(needs)}")
-            return 0
-        await self._say(f"I can make {name}")
-        await self.sim.clock.sleep(self.name, self.timing["craft_seconds"] * count)
-        try:
-            rules.craft(self.state, self.name, plan.recipe, count)
-        except rules.RuleError:
-            await self._say(f"I cannot do the recipe for {name} {count} times")
-            return 0
-        await self._say(f"I did the recipe for {name} {count} times")
-        return plan.recipe.count * count
-
-    async def smelt_item(self, item: str, fuel: str, count: int = 1) -> int:
-        for n in (item, fuel):
-            if not isinstance(n, str) or not self.state.data.is_item(n):
-                raise PrimitiveError(f"No item named {n}")
-        furnace = self._nearest("furnace")
-        if furnace is None:
-            raise PrimitiveError("No furnace nearby")
-        if not await self._walk_to_reach(furnace):
-            raise PrimitiveError("No path to the goal!")
-        inv = self.state.inventories[self.name]
-        if inv.get(item, 0) < 1:
-            await self._say(f"No {item} to smelt in inventory")
-            return 0
-        if inv.get(fuel, 0) < 1:
-            await self._say(f"No {fuel} as fuel in inventory")
-            return 0
-        if rules.smelt_output(item) is None:
-            raise PrimitiveError(f"{item} is not a valid input")
-        if rules.fuel_value(fuel) <= 0:
-            raise PrimitiveError(f"{fuel} is not a valid fuel")
-        n = rules.smelt_capacity(self.state, self.name, item, fuel, count)
-        await self.sim.clock.sleep(self.name, n * rules.smelt_seconds_per_item())
-        done, _ = rules.smelt(self.state, self.name, item, fuel, count)
-        await self._say(f"Smelted {done} {item}." if done else f"Failed to smelt {item}, please check the fuel and input.")
-        return done
-
-    # -- chests ------------------------------------------------------------------------------------
-    async def _open_chest(self, position: Vec) -> Vec:
-        pos = tuple(int(v) for v in position)
-        block = self.state.block_at(pos)  # type: ignore[arg-type]
-        if block != "chest":
-            raise PrimitiveError(f"No chest at {fmt(pos)}, it is {block}")  # type: ignore[arg-type]
-        if not await self._walk_to_reach(pos):  # type: ignore[arg-type]
-            raise PrimitiveError("No path to the goal!")
-        await self._turn_to(pos)  # type: ignore[arg-type]
-        await self.sim.clock.sleep(self.name, self.timing["chest_seconds"])
-        self._scheduled("chest", "chest:{},{},{}".format(*pos), pos, self.position)  # type: ignore[str-format]
-        return pos  # type: ignore[return-value]
-
-    async def get_item_from_chest(self, position: Vec, items: dict[str, int]) -> dict[str, int]:
-        pos = await self._open_chest(position)
-        got: dict[str, int] = {}
-        for name, count in items.items():
-            if not self.state.data.is_item(name):
-                await self._say(f"No item named {name}")
-            elif self.state.chests[pos].get(name, 0) == 0:
-                await self._say(f"I don't see {name} in this chest")
-            elif self.state.chests[pos][name] < count:
-                await self._say(f"Not enough {name} in chest.")
-            else:
-                got[name] = rules.withdraw(self.state, self.name, pos, name, count)
-        self.sim.observe_chest(self.name, pos)
-        return got
-
-    async def deposit_item_into_chest(self, position: Vec, items: dict[str, int]) -> dict[str, int]:
-        pos = await self._open_chest(position)
-        put: dict[str, int] = {}
-        for name, count in items.items():
-            if not self.state.data.is_item(name):
-                await self._say(f"No item named {name}")
-            elif self.state.inventories[self.name].get(name, 0) == 0:
-                await self._say(f"No {name} in inventory")
-            elif self.state.inventories[self.name][name] < count:
-                await self._say(f"Not enough {name} in inventory.")
-            else:
-                put[name] = rules.deposit(self.state, self.name, pos, name, count)
-        self.sim.observe_chest(self.name, pos)
-        return put
-
-    async def list_items_in_chest(self, position: Vec) -> dict[str, int]:
-        pos = await self._open_chest(position)
-        return self.sim.observe_chest(self.name, pos)
-
-    check_item_inside_chest = list_items_in_chest
 
     # -- mobs (none in the simulator) --------------------------------------------------------------
     async def kill_mob(self, name: str, timeout: float = 300) -> bool:

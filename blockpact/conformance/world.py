@@ -1,7 +1,7 @@
 """The `World` conformance suite (bridge/protocols.py), in the style of PettingZoo's `parallel_api_test`: one plain
 function any backend is run through: the simulator, the embedded server, a user's own server.
 
-    from conformance.world_test import check_world
+    from blockpact.conformance import check_world
     check_world(lambda spec, seed: SimWorld(spec, seed))
 
 It plays one short episode of `world.toml` (two players, a dirt block, a chest) and checks what the episode
@@ -24,7 +24,7 @@ from blockpact.worlds.world_files import load_world
 from blockpact.worlds.spec.schema import WorldSpec
 
 CONFORMANCE_WORLD = Path(__file__).with_name("world.toml")
-EVENTS_DOC = Path(__file__).resolve().parents[2] / "blockpact" / "experiments" / "EVENTS.md"
+EVENTS_DOC = Path(__file__).resolve().parents[1] / "experiments" / "EVENTS.md"  # shipped with the package
 
 SNAPSHOT_FIELDS = {"inventories", "chests", "positions", "rewards"}
 # The fields each kind of world event carries (the judge's observables and the metrics read them).

@@ -1,7 +1,7 @@
 """The `Body` conformance suite (bridge/protocols.py), in the style of PettingZoo's `parallel_api_test`: one plain
 function any backend's bodies are run through (the simulator, the embedded server, a user's own server).
 
-    from conformance.body_test import check_body
+    from blockpact.conformance import check_body
     check_body(lambda spec, seed: SimWorld(spec, seed))
 
 A body is reached through its world (`world.body(player)`, after a first `run_programs`: live bots join
@@ -16,9 +16,8 @@ import asyncio
 import json
 
 from blockpact.bridge.protocols import ProgramResult
+from blockpact.conformance.world import OBSERVATION_KEYS, MakeWorld, check_result, conformance_spec
 from blockpact.skills.reference import bot_members, primitives
-
-from conformance.world_test import OBSERVATION_KEYS, MakeWorld, check_result, conformance_spec
 
 PLAYER = "Ada"
 NOTHING = "async function main(bot) {}"
