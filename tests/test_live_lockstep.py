@@ -76,7 +76,8 @@ def test_double_vein_without_a_contract_ends_as_on_the_simulator_in_lockstep(ser
     (status,) = [e for e in events if e.kind == "lockstep"]
     assert status.data["diverged"] is None and status.data["done"] == status.data["scheduled"] > 40, status.data
     assert status.data["cut"] == 0
-    assert not [e for e in events if e.kind == "lockstep_diverged"] and not said
+    assert not [e for e in events if e.kind == "lockstep_diverged"]
+    assert not [line for line in said if "stalled" not in line]  # a busy machine's lateness note is no divergence
     assert live.inventory_rewards == simulated.inventory_rewards, (live.inventory_rewards, simulated.inventory_rewards)
     assert live.rewards == simulated.rewards and live.transfers == simulated.transfers
     assert events[0].kind == "episode_start" and events[0].data["lockstep"] == "simulator"
@@ -113,7 +114,8 @@ def test_an_episode_end_that_cuts_the_programs_short_is_not_a_divergence(server,
     _, events = asyncio.run(_play(spec, None, _lockstep(server, said), tmp_path / "live"))
     (status,) = [e for e in events if e.kind == "lockstep"]
     assert status.data["diverged"] is None and status.data["done"] + status.data["cut"] == status.data["scheduled"]
-    assert not [e for e in events if e.kind == "lockstep_diverged"] and not said
+    assert not [e for e in events if e.kind == "lockstep_diverged"]
+    assert not [line for line in said if "stalled" not in line]  # a busy machine's lateness note is no divergence
 
 
 def test_live_toml_lockstep_is_what_the_run_records_and_a_flag_overrides(monkeypatch, tmp_path, capsys) -> None:
