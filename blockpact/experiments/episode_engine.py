@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.action import ActionAgent, Proposal
@@ -28,8 +29,9 @@ from blockpact.experiments.failures import UnitFailure
 from blockpact.experiments.judging import Judges, Settlement, settle
 from blockpact.experiments.recap import recap
 from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Handover
-from blockpact.experiments.settings import prompt, run_settings
+from blockpact.experiments.settings import run_settings
 from blockpact.plain_text import plain_line
+from blockpact.prompt_files import prompt_template
 from blockpact.worlds.events import Event
 from blockpact.worlds.membership import membership_at
 from blockpact.worlds.spec.schema import WorldSpec
@@ -51,12 +53,13 @@ class Minds:
     reflectors: Mapping[str, Reflector] = field(default_factory=dict)  # the players who reflect after an episode
 
 
+PROMPTS = Path(__file__).with_name("prompts")  # the task the action agents are given
 Cast = Callable[[EpisodeInput], Minds]  # the minds of an episode (scripted or LLM)
 WorldFactory = Callable[[WorldSpec, int], World]  # (spec, seed) -> a world of any backend
 
 
 def task_for(episode: EpisodeInput) -> str:
-    return prompt("task" if episode.contract is None else "task_contract").substitute().strip()
+    return prompt_template(PROMPTS, "task" if episode.contract is None else "task_contract").substitute().strip()
 
 
 def chat_lines(events: list[Event]) -> tuple[str, ...]:

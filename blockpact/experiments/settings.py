@@ -1,18 +1,16 @@
-"""The run defaults in run.toml (package data), read once into typed settings, and the experiment's prompt templates."""
+"""The run defaults in run.toml (package data), read once into typed settings."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from string import Template
 from typing import Literal
 
 from blockpact.settings import bounds, load_settings
 
 RUN_TOML = Path(__file__).with_name("run.toml")
 TEMPLATES = Path(__file__).with_name("templates")
-PROMPTS = Path(__file__).with_name("prompts")
 
 
 @dataclass(frozen=True)
@@ -76,8 +74,3 @@ class RunSettings:
 def run_settings() -> RunSettings:
     return load_settings(RUN_TOML, RunSettings)
 
-
-@cache
-def prompt(name: str) -> Template:
-    """`prompts/<name>.md` as a string.Template ($names)."""
-    return Template((PROMPTS / f"{name}.md").read_text(encoding="utf-8"))
