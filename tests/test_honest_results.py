@@ -20,7 +20,8 @@ from blockpact.cli import main
 from blockpact.experiments.failures import UnitFailure, classify
 from blockpact.experiments.records import read_run
 from blockpact.experiments.stats import t975
-from blockpact.experiments.welfare import gini_measure, summary_stats
+from blockpact.experiments.stats import summary_stats
+from blockpact.judge.metrics import gini_measure
 from test_run_cli import shell_env
 
 ENGLISH = "Gizmo should share some of his iron with Glitch"

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from blockpact.experiments.records import EpisodeRecord, RunRecord
-from blockpact.judge.metrics import gini, resource_curves
-from blockpact.experiments.welfare import mean_std, sustainability
+from blockpact.experiments.stats import mean_std
+from blockpact.judge.metrics import Curve, gini, resource_curves
 from blockpact.worlds.spec.schema import GrowRule, WorldSpec
 
 MEASURED_ON = "last finished episode of each seed"
@@ -44,6 +44,37 @@ class Resource:
     key: str  # "block@region", as in resource_curves
     threshold: float | None  # collapse when the stock falls below this; None: it cannot collapse
     sustainable_level: float | None  # harvests leaving less are over-use; None: not defined
+
+
+
+@dataclass
+class Sustainability:
+    """GovSim's figures for a commons: how long the resource lasted and how far use exceeded its regrowth."""
+
+    survival_time: float  # when the resource first fell below its collapse threshold (episode end if never)
+    collapsed: bool
+    over_usage: float  # fraction of harvests taken while the stock was below the sustainable level
+    final_stock: float
+
+
+def sustainability(curve: Curve, threshold: float, sustainable_level: float, episode_end: float) -> Sustainability:
+    """From a resource curve: collapse = stock below `threshold`; over-usage = harvests below `sustainable_level`.
+
+    A harvest is a step down in the curve; it counts as over-use when it leaves the stock below the
+    level from which it can still regrow to capacity in one period (for doubling: half the capacity).
+    """
+    survival, collapsed = episode_end, False
+    harvests = over = 0
+    previous = curve.values[0] if curve.values else 0.0
+    for t, v in zip(curve.times, curve.values):
+        if v < previous:
+            harvests += int(previous - v)
+            if v < sustainable_level:
+                over += int(previous - v)
+        if v < threshold and not collapsed and t <= episode_end:  # live: the clock runs on while programs stop
+            survival, collapsed = t, True
+        previous = v
+    return Sustainability(survival, collapsed, over / harvests if harvests else 0.0, curve.values[-1] if curve.values else 0.0)
 
 
 def _threshold(rule: Any) -> float | None:

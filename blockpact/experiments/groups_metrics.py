@@ -14,7 +14,7 @@ from blockpact.judge.clauses import Pool
 from blockpact.judge.contract import parse_contract
 from blockpact.judge.groups import group_outcomes
 from blockpact.judge.metrics import gini
-from blockpact.experiments.welfare import mean_std
+from blockpact.experiments.stats import mean_std
 from blockpact.worlds.membership import GROUP_EVENTS
 from blockpact.worlds.spec.schema import WorldSpec
 

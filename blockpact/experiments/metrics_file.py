@@ -23,7 +23,8 @@ from blockpact.experiments.promises import promises_of
 from blockpact.experiments.records import EpisodeRecord, RunRecord, SeedRecord
 from blockpact.experiments.settlement_gains import add_gains
 from blockpact.judge.contract_reading import free_text_warning
-from blockpact.experiments.welfare import gini_measure, social_welfare, summary_stats
+from blockpact.experiments.stats import summary_stats
+from blockpact.judge.metrics import gini_measure, social_welfare
 from blockpact.numbers import tidy
 from blockpact.worlds.spec.schema import WorldSpec
 

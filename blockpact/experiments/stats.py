@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from blockpact.numbers import equal_up_to_rounding
 
@@ -63,3 +64,23 @@ def estimate(values: Sequence[float], bounds: tuple[float | None, float | None] 
     low = mean - half if lowest is None else max(lowest, mean - half)
     high = mean + half if highest is None else min(highest, mean + half)
     return Estimate(n, mean, std, low, high)
+
+
+def summary_stats(values: Sequence[float], bounds: tuple[float | None, float | None] = (None, None)) -> dict[str, Any]:
+    """n, mean, sample standard deviation and the 95% confidence interval of the mean (Student's t, cut at the
+    measure's `bounds`): the interval is None below two values (no spread to estimate)."""
+    if not values:
+        return {"n": 0, "mean": None, "std": None, "ci95": None}
+    e = estimate(values, bounds)
+    return {"n": e.n, **mean_std(values), "ci95": None if e.low is None else [e.low, e.high]}
+
+
+def mean_std(values: Sequence[float]) -> dict[str, float]:
+    """Mean and sample standard deviation (0 for a single value, and for values equal up to rounding), as
+    reported in the paper's tables."""
+    n = len(values)
+    if n == 0:
+        return {"mean": math.nan, "std": math.nan}
+    mean = math.fsum(values) / n
+    std = 0.0 if equal_up_to_rounding(values) else math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    return {"mean": mean, "std": std}

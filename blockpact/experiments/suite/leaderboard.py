@@ -18,7 +18,7 @@ from blockpact.experiments.suite.manifest import Suite, SuiteWorld
 from blockpact.experiments.suite.plan import planned, unit_dir
 from blockpact.experiments.suite.scores import UnitScore, unit_score
 from blockpact.experiments.tables import csv_text, latex_table
-from blockpact.experiments.welfare import summary_stats
+from blockpact.experiments.stats import summary_stats
 from blockpact.numbers import tidy
 
 OVERALL = "overall"
