@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from blockpact.experiments.commons_metrics import sustainability
-from blockpact.experiments.stats import mean_std
+from blockpact.experiments.outputs.commons_metrics import sustainability
+from blockpact.experiments.outputs.stats import mean_std
 from blockpact.judge import metrics
 from blockpact.worlds.world_files import load_world
 from blockpact.worlds.sim.simulator import Simulation
@@ -132,7 +132,7 @@ def test_a_change_reported_twice_live_is_counted_once() -> None:
 def test_plots_name_their_clock() -> None:
     from types import SimpleNamespace
 
-    from blockpact.experiments.plots import clock_label
+    from blockpact.experiments.outputs.plots import clock_label
 
     assert clock_label(SimpleNamespace(config=SimpleNamespace(backend="sim"))) == "simulated time (s)"
     assert clock_label(SimpleNamespace(config=SimpleNamespace(backend="minecraft"))) == "wall-clock time (s)"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from blockpact.experiments.compare import Comparison, compare
-from blockpact.experiments.compare_output import write_comparison
-from blockpact.experiments.console_tables import print_table
+from blockpact.experiments.studies.compare import Comparison, compare
+from blockpact.experiments.studies.compare_output import write_comparison
+from blockpact.experiments.outputs.console_tables import print_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from blockpact.cli.summary import finish, summary_console
 from blockpact.errors import UserError
-from blockpact.experiments.llm_record import settings_from_record
-from blockpact.experiments.participants import LiveOptions, check_backend, require_llm
-from blockpact.experiments.preflight import check_endpoint
-from blockpact.experiments.resume import ResumePoint
-from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.runner import RunOptions, Runner
+from blockpact.experiments.plan.llm_record import settings_from_record
+from blockpact.experiments.plan.live_options import LiveOptions, check_backend
+from blockpact.experiments.plan.plan_checks import require_llm
+from blockpact.experiments.plan.preflight import check_endpoint
+from blockpact.experiments.log.resume import ResumePoint
+from blockpact.experiments.log.rundir import RunDir
+from blockpact.experiments.play.runner import RunOptions, Runner
 
 
 def register(sub: argparse._SubParsersAction) -> None:

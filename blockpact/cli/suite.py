@@ -41,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from blockpact.experiments.console_tables import print_table
-    from blockpact.experiments.suite.manifest import load_suite
+    from blockpact.experiments.outputs.console_tables import print_table
+    from blockpact.experiments.studies.suite.manifest import load_suite
 
     from blockpact.worlds.world_files import load_world
 
@@ -57,13 +57,13 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from blockpact.cli.sweep import _llm_record, record_units
-    from blockpact.experiments.suite.manifest import load_suite
-    from blockpact.experiments.suite.plan import as_study, record_asked, suite_units
-    from blockpact.experiments.suite.populations import populations
-    from blockpact.experiments.sweep import Index, plan_sweep, unit_status
-    from blockpact.experiments.exit_codes import SIGTERM
-    from blockpact.experiments.stopping import SigtermAsInterrupt
-    from blockpact.experiments.sweep_backends import endpoint_bounds, local_results, ray_results
+    from blockpact.experiments.studies.suite.manifest import load_suite
+    from blockpact.experiments.studies.suite.plan import as_study, record_asked, suite_units
+    from blockpact.experiments.studies.suite.populations import populations
+    from blockpact.experiments.studies.sweep import Index, plan_sweep, unit_status
+    from blockpact.experiments.play.exit_codes import SIGTERM
+    from blockpact.experiments.play.stopping import SigtermAsInterrupt
+    from blockpact.experiments.studies.sweep_backends import endpoint_bounds, local_results, ray_results
 
     suite = load_suite()
     workers = args.workers or os.cpu_count() or 1
@@ -112,9 +112,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _show(root: Path) -> None:
-    from blockpact.experiments.console_tables import print_table
-    from blockpact.experiments.suite.leaderboard import console_rows, read_leaderboard, write_leaderboard
-    from blockpact.experiments.suite.manifest import load_suite
+    from blockpact.experiments.outputs.console_tables import print_table
+    from blockpact.experiments.studies.suite.leaderboard import console_rows, read_leaderboard, write_leaderboard
+    from blockpact.experiments.studies.suite.manifest import load_suite
 
     board = read_leaderboard(root, load_suite())
     files = write_leaderboard(board, root)

@@ -7,12 +7,12 @@ import sys
 
 from rich.console import Console
 
-from blockpact.experiments.console_tables import print_table
-from blockpact.experiments.llm_accounting import llm_table
-from blockpact.experiments.outputs import Outputs
-from blockpact.experiments.report import agent_errors_text, agents_label, failures_text, mean_std_text
-from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.runner import RunOutcome
+from blockpact.experiments.outputs.console_tables import print_table
+from blockpact.experiments.outputs.llm_accounting import llm_table
+from blockpact.experiments.outputs.run_outputs import Outputs
+from blockpact.experiments.outputs.report import agent_errors_text, agents_label, failures_text, mean_std_text
+from blockpact.experiments.log.rundir import RunDir
+from blockpact.experiments.play.runner import RunOutcome
 
 
 def finish(console: Console, outcome: RunOutcome) -> int:

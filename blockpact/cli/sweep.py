@@ -15,10 +15,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from blockpact.cli.llm import add_llm_arguments
 from blockpact.errors import UserError
-from blockpact.experiments import exit_codes
-from blockpact.experiments.stopping import SigtermAsInterrupt, Terminated
-from blockpact.experiments.study import Study, Unit, load_study
-from blockpact.experiments.sweep import Index, UnitResult, plan_sweep, unit_status
+from blockpact.experiments.play import exit_codes
+from blockpact.experiments.play.stopping import SigtermAsInterrupt, Terminated
+from blockpact.experiments.studies.study import Study, Unit, load_study
+from blockpact.experiments.studies.sweep import Index, UnitResult, plan_sweep, unit_status
 
 UNITS_FAILED = 3  # some unit did not complete (as `blockpact run` when a seed failed)
 
@@ -41,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _llm_record(args: argparse.Namespace):  # noqa: ANN202
-    from blockpact.experiments.llm_record import settings_record
-    from blockpact.experiments.scenario_run import llm_settings_for
+    from blockpact.experiments.plan.llm_record import settings_record
+    from blockpact.experiments.plan.scenario_run import llm_settings_for
 
     def record(scenario):  # noqa: ANN001, ANN202
         settings = llm_settings_for(scenario, args)
@@ -52,7 +52,7 @@ def _llm_record(args: argparse.Namespace):  # noqa: ANN202
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from blockpact.experiments.sweep_backends import endpoint_bounds, local_results, ray_results
+    from blockpact.experiments.studies.sweep_backends import endpoint_bounds, local_results, ray_results
 
     study = load_study(args.study)
     workers = args.workers or os.cpu_count() or 1
@@ -112,8 +112,8 @@ def _progress(console: Console, total: int) -> Progress:
 
 def _finish(console: Console, root: Path, study: Study, units: list[Unit], skipped: list[Unit],
             outcome: list[UnitResult], stopped: int | None) -> int:
-    from blockpact.experiments.compare import compare
-    from blockpact.experiments.compare_output import write_comparison
+    from blockpact.experiments.studies.compare import compare
+    from blockpact.experiments.studies.compare_output import write_comparison
 
     counts: dict[str, int] = {}
     for r in outcome:
