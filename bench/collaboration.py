@@ -33,7 +33,7 @@ from blockpact.agents.org.jobs import Job, split
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
-from blockpact.experiments.play.org.run import OrgOptions, OrgPlan, OrgRunner, conditions_of
+from blockpact.experiments import OrgOptions, OrgPlan, OrgRunner, conditions_of
 
 CHUNK = 5  # blocks per todo item, as the stub's action planner writes them
 _PLAYER = re.compile(r"^You play as ([A-Za-z0-9_]+)\.$", re.MULTILINE)

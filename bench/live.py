@@ -25,8 +25,7 @@ from pathlib import Path
 
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.world import LiveWorld
-from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
-from blockpact.experiments.play.runner import RunOptions, Runner
+from blockpact.experiments import ConditionSpec, RunOptions, Runner, RunPlan
 from blockpact.worlds.world_files import load_world
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
-from blockpact.experiments.play.org.run import OrgPlan, OrgRunner, conditions_of
+from blockpact.experiments import OrgPlan, OrgRunner, conditions_of
 
 
 def _ci(stat: dict[str, Any], digits: int = 2) -> str:

@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except KeyboardInterrupt as exc:
-        from blockpact.experiments.play.stopping import Terminated
+        from blockpact.experiments import Terminated
 
         if isinstance(exc, Terminated):  # SIGTERM where a command turns it into one (stopping.SigtermAsInterrupt)
             print("blockpact: terminated (SIGTERM)", file=sys.stderr)

@@ -16,13 +16,10 @@ from pathlib import Path
 
 from blockpact.cli.summary import finish, summary_console
 from blockpact.errors import UserError
-from blockpact.experiments.plan.llm_record import settings_from_record
-from blockpact.experiments.plan.live_options import LiveOptions, check_backend
-from blockpact.experiments.plan.plan_checks import require_llm
-from blockpact.experiments.plan.preflight import check_endpoint
-from blockpact.experiments.log.resume import ResumePoint
-from blockpact.experiments.log.rundir import RunDir
-from blockpact.experiments.play.runner import RunOptions, Runner
+from blockpact.experiments import (
+    LiveOptions, ResumePoint, RunDir, Runner, RunOptions, check_backend, check_endpoint, require_llm,
+    settings_from_record,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
