@@ -5,7 +5,7 @@ A page asks for one with an HTML comment on a line of its own, so the Markdown s
 - `<!-- world-reference -->`: every table and key of a world file (blockpact/worlds/spec/reference.toml);
 - `<!-- primitives-reference -->`: what an agent program may call (blockpact/skills/primitives.toml);
 - `<!-- contract-grammar -->`: the contract language's grammar (blockpact/judge/data/contract.lark);
-- `<!-- include: PATH -->`: a Markdown file of the repository, as it is (blockpact/experiments/EVENTS.md).
+- `<!-- include: PATH -->`: a Markdown file of the repository, as it is (blockpact/experiments/log/EVENTS.md).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ i + k is odd, else one (the stub's early tries mine a block that is not there, s
 loop retries): who is slow changes from action to action, as it does with real models. The critical-path
 lower bound is the longest chain of LLM calls one after another (the leader's two planning calls,
 then the busiest worker's calls), times the latency; simulated time costs no wall time here.
-Each (think, mode) is a one-seed run through the OrgRunner (experiments/org/run.py), as `blockpact org run
+Each (think, mode) is a one-seed run through the OrgRunner (experiments/play/org/run.py), as `blockpact org run
 --agents llm` plays it, into a temporary run directory; the wall time is the episode's own (its `org_end`).
 """
 
@@ -33,7 +33,7 @@ from blockpact.agents.org.jobs import Job, split
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
 from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
-from blockpact.experiments.org.run import OrgOptions, OrgPlan, OrgRunner, conditions_of
+from blockpact.experiments import OrgOptions, OrgPlan, OrgRunner, conditions_of
 
 CHUNK = 5  # blocks per todo item, as the stub's action planner writes them
 _PLAYER = re.compile(r"^You play as ([A-Za-z0-9_]+)\.$", re.MULTILINE)

@@ -3,7 +3,7 @@
     .venv/bin/python bench/live.py --worlds double_vein cleanup --seconds 90 60
 
 Each world plays one episode under the scripted negotiated contract, through the same Runner as
-`blockpact run --backend minecraft` (experiments/runner.py; this bench only supplies a world factory that
+`blockpact run --backend minecraft` (experiments/play/runner.py; this bench only supplies a world factory that
 times the world's phases), on one embedded flying-squid server (scripted players: deterministic, no LLM).
 Reported per world: wall seconds of the whole one-unit run (scripted negotiation, episode, metrics.json and
 report; no plots), setup seconds (build the world, read it back, log the bots in), play seconds (programs, plus
@@ -25,9 +25,7 @@ from pathlib import Path
 
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.world import LiveWorld
-from blockpact.experiments.protocol import RunPlan
-from blockpact.experiments.records import ConditionSpec
-from blockpact.experiments.runner import RunOptions, Runner
+from blockpact.experiments import ConditionSpec, RunOptions, Runner, RunPlan
 from blockpact.worlds.world_files import load_world
 
 

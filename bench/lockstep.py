@@ -24,7 +24,7 @@ from pathlib import Path
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.world import LiveWorld
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.scripted import ScriptedNegotiation, play_scripted_episode
+from blockpact.experiments import ScriptedNegotiation, play_scripted_episode
 from blockpact.worlds.world_files import load_world
 
 

@@ -5,7 +5,7 @@ with scripted hourglass agents and the default latency model, over seeds.
     .venv/bin/python bench/organizations.py --task shelter --seeds 5 --json
 
 It plays what `blockpact org run TASK --structure toa,coa,goa,solo --mode async,rounds,relay --seeds N`
-plays, through the same OrgRunner (experiments/org/run.py), into a run directory (kept, with its
+plays, through the same OrgRunner (experiments/play/org/run.py), into a run directory (kept, with its
 report.html) and prints, per condition: success rate, time to
 completion in simulated minutes (mean and Student-t 95% interval over successful seeds), LLM calls
 per agent and messages, as a Markdown table or as JSON.
@@ -23,7 +23,7 @@ from typing import Any
 from blockpact.agents.hourglass.settings import hourglass_settings
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
-from blockpact.experiments.org.run import OrgPlan, OrgRunner, conditions_of
+from blockpact.experiments import OrgPlan, OrgRunner, conditions_of
 
 
 def _ci(stat: dict[str, Any], digits: int = 2) -> str:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.commons_metrics import commons_metrics, commons_resources
-from blockpact.experiments.records import read_run
+from blockpact.experiments.outputs.commons_metrics import commons_metrics, commons_resources
+from blockpact.experiments.log.records import read_run
 from blockpact.worlds.world_files import BUILTIN_DIR, load_world, validate_world
 
 
@@ -87,7 +87,7 @@ def test_a_live_episode_that_ran_past_its_length_survives_its_length(commons_run
 def test_a_collapse_after_the_episode_end_is_not_counted() -> None:
     """Live, the clock runs on while the programs stop: a stock that fell below its threshold at 302 s of a 300 s
     episode did not collapse within the episode (a review found it 'survived' 302 s, longer than an uncollapsed one)."""
-    from blockpact.experiments.welfare import sustainability
+    from blockpact.experiments.outputs.commons_metrics import sustainability
     from blockpact.judge.metrics import Curve
 
     late = sustainability(Curve([0.0, 302.0], [10.0, 1.0]), threshold=2.0, sustainable_level=5.0, episode_end=300.0)

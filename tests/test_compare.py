@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.compare import compare
-from blockpact.experiments.stats import estimate, t975
+from blockpact.experiments.studies.compare import compare
+from blockpact.experiments.outputs.stats import estimate, t975
 from blockpact.worlds.world_files import BUILTIN_DIR
 
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from blockpact.cli import main
-from blockpact.experiments.compare import Paired, _digest, compare
+from blockpact.experiments.studies.compare import Paired, _digest, compare
 from blockpact.worlds.world_files import BUILTIN_DIR
 
 FAIR = "1. Glitch mines all diamond_ore.\n2. Gizmo mines all iron_ore."

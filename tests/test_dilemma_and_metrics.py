@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from blockpact.experiments import welfare
+from blockpact.experiments.outputs.commons_metrics import sustainability
+from blockpact.experiments.outputs.stats import mean_std
 from blockpact.judge import metrics
 from blockpact.worlds.world_files import load_world
 from blockpact.worlds.sim.simulator import Simulation
@@ -26,10 +27,10 @@ def test_gini_examples() -> None:
 
 
 def test_welfare_and_mean_std() -> None:
-    assert welfare.social_welfare({"a": 48, "b": 30}) == 78
-    s = welfare.mean_std([1.0, 2.0, 3.0])
+    assert metrics.social_welfare({"a": 48, "b": 30}) == 78
+    s = mean_std([1.0, 2.0, 3.0])
     assert s["mean"] == 2.0 and s["std"] == pytest.approx(1.0)
-    assert math.isnan(welfare.mean_std([])["mean"])
+    assert math.isnan(mean_std([])["mean"])
 
 
 def test_double_vein_is_a_social_dilemma() -> None:
@@ -82,11 +83,11 @@ def test_reward_and_resource_curves_replay_the_event_log() -> None:
 
 def test_sustainability_of_a_commons() -> None:
     curve = metrics.Curve([0, 10, 20, 60, 70], [100, 60, 40, 80, 3])
-    s = welfare.sustainability(curve, threshold=5, sustainable_level=50, episode_end=720)
+    s = sustainability(curve, threshold=5, sustainable_level=50, episode_end=720)
     assert s.collapsed and s.survival_time == 70
     assert s.over_usage == pytest.approx((20 + 77) / (40 + 20 + 77))
     assert s.final_stock == 3
-    kept = welfare.sustainability(metrics.Curve([0, 60], [100, 100]), 5, 50, 720)
+    kept = sustainability(metrics.Curve([0, 60], [100, 100]), 5, 50, 720)
     assert not kept.collapsed and kept.survival_time == 720 and kept.over_usage == 0
 
 
@@ -131,7 +132,7 @@ def test_a_change_reported_twice_live_is_counted_once() -> None:
 def test_plots_name_their_clock() -> None:
     from types import SimpleNamespace
 
-    from blockpact.experiments.plots import clock_label
+    from blockpact.experiments.outputs.plots import clock_label
 
     assert clock_label(SimpleNamespace(config=SimpleNamespace(backend="sim"))) == "simulated time (s)"
     assert clock_label(SimpleNamespace(config=SimpleNamespace(backend="minecraft"))) == "wall-clock time (s)"

@@ -18,10 +18,10 @@ from blockpact.agents.meeting_office import OfficeFormatError, parse_office
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
-from blockpact.experiments.institution import InstitutionSpec
-from blockpact.experiments.institution_vote import count_ballots
-from blockpact.experiments.scenario import ScenarioError, load_scenario
-from blockpact.experiments.scenario_run import scenario_plan
+from blockpact.experiments.plan.institution import InstitutionSpec
+from blockpact.experiments.play.institution_vote import count_ballots
+from blockpact.experiments.plan.scenario import ScenarioError, load_scenario
+from blockpact.experiments.plan.scenario_run import scenario_plan
 from blockpact.worlds.world_files import load_world
 from test_run_llm import KEY, llm_env  # noqa: F401  (the fixture: only the stub's key in the environment)
 
@@ -229,7 +229,7 @@ def test_candidates_must_be_players_of_the_world(tmp_path: Path) -> None:
 
 
 def test_resume_holds_the_recorded_elections_and_compare_labels_them(tmp_path: Path) -> None:
-    from blockpact.experiments.compare_sources import institution_label
+    from blockpact.experiments.studies.compare_sources import institution_label
 
     _, events, out = run(tmp_path, "resumed", scenario_text(episodes=2))
     assert institution_label(events[0]["data"]) == (

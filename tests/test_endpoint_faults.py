@@ -16,9 +16,9 @@ import pytest
 from blockpact.agents.testing.openai_stub import OpenAIStub, Script, StubReply
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
-from blockpact.experiments.exit_codes import UNITS_FAILED
-from blockpact.experiments.preflight import is_check_request
-from blockpact.experiments.records import read_run
+from blockpact.experiments.play.exit_codes import UNITS_FAILED
+from blockpact.experiments.plan.preflight import is_check_request
+from blockpact.experiments.log.records import read_run
 from blockpact.worlds.world_files import load_world
 
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")

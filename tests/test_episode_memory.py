@@ -14,8 +14,8 @@ import pytest
 from blockpact.agents.reflection import parse_lessons
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
-from blockpact.experiments.recap import recap
-from blockpact.experiments.records import read_run
+from blockpact.experiments.play.recap import recap
+from blockpact.experiments.log.records import read_run
 from blockpact.worlds.world_files import load_world
 from test_run_llm import KEY, llm_env, run_against  # noqa: F401  (the fixture)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.episode_replay import EpisodeReplays
+from blockpact.experiments.play.episode_replay import EpisodeReplays
 from blockpact.worlds.world_files import load_world
 
 WORLD = Path(__file__).parent / "worlds" / "berry_patch.toml"
@@ -83,11 +83,11 @@ def test_the_negotiate_episode_replays_the_searchs_play_of_the_winning_contract(
     """In a scripted run the negotiate condition's seed-0 episode is the contract search's play of the
     contract it proposes: the log says it was replayed, and its world events, program results and
     outcome are those of the same episode played afresh (a world factory that never replays)."""
-    from blockpact.experiments.episode_engine import WorldEpisodeEngine
-    from blockpact.experiments.protocol import Participants, RunPlan
-    from blockpact.experiments.records import ConditionSpec
-    from blockpact.experiments.runner import run_plan
-    from blockpact.experiments.scripted import ScriptedNegotiation, scripted_minds, scripted_participants
+    from blockpact.experiments.play.episode_engine import WorldEpisodeEngine
+    from blockpact.experiments.play.protocol import Participants
+    from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+    from blockpact.experiments.play.runner import run_plan
+    from blockpact.experiments.play.scripted import ScriptedNegotiation, scripted_minds, scripted_participants
 
     # A length no other test uses: the search (kept once per world text in a process) runs here.
     spec = dataclasses.replace(load_world("cleanup"), episode_seconds=97.0)

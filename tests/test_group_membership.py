@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.judging import Judges, settle
+from blockpact.experiments.play.judging import Judges, settle
 from blockpact.judge.groups import group_outcomes, group_sharing, social_graph
 from blockpact.worlds.events import Event
 from blockpact.worlds.membership import Membership, MembershipError, spells
@@ -187,8 +187,8 @@ def test_membership_over_time_in_metrics_json_and_the_report(moved) -> None:
 
     import jinja2
 
-    from blockpact.experiments.groups_metrics import groups_metrics
-    from blockpact.experiments.report import TEMPLATES
+    from blockpact.experiments.outputs.groups_metrics import groups_metrics
+    from blockpact.experiments.outputs.report import TEMPLATES
 
     _, events = moved
     spec = load_world(WORLD)

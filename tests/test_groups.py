@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.records import read_run
+from blockpact.experiments.log.records import read_run
 from blockpact.judge.groups import group_sharing, social_graph
 from blockpact.worlds.world_files import load_world, validate_world
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from blockpact.cli import main
-from blockpact.experiments.commons_metrics import regrowth_lost
+from blockpact.experiments.outputs.commons_metrics import regrowth_lost
 from blockpact.judge.metrics import Curve
 from blockpact.worlds.world_files import load_world
 

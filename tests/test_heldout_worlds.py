@@ -73,7 +73,7 @@ def test_builtin_commons_contracts_are_fair_and_no_worse(name: str, runs, tmp_pa
 def test_the_report_shows_the_formal_judges_score_of_every_clause(runs, tmp_path_factory) -> None:
     world = str(WORLDS / "stag_hunt.toml")
     metrics, out = run(world, runs, tmp_path_factory)
-    from blockpact.experiments.records import read_run
+    from blockpact.experiments.log.records import read_run
 
     [seed] = read_run(runs[world] / "events.jsonl").of_condition("negotiate")
     [formal] = [j for j in seed.final.judgments if j.source == "formal"]

@@ -17,10 +17,10 @@ import pytest
 
 from blockpact.llm.errors import LLMBadReply, LLMUnavailable, LLMUnreachable
 from blockpact.cli import main
-from blockpact.experiments.failures import UnitFailure, classify
-from blockpact.experiments.records import read_run
-from blockpact.experiments.stats import t975
-from blockpact.experiments.welfare import gini_measure, summary_stats
+from blockpact.experiments.play.failures import UnitFailure, classify
+from blockpact.experiments.log.records import read_run
+from blockpact.experiments.outputs.stats import t975, summary_stats
+from blockpact.judge.metrics import gini_measure
 from test_run_cli import shell_env
 
 ENGLISH = "Gizmo should share some of his iron with Glitch"
@@ -249,10 +249,10 @@ def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Pat
     """The live world's own error when a bot loses its server mid-episode fails the unit (cause server);
     the other seeds complete, the metrics hold only them, and the run does not exit 0."""
     from blockpact.bridge.live.world import EpisodeFailed
-    from blockpact.experiments.protocol import Participants, RunPlan
-    from blockpact.experiments.records import ConditionSpec
-    from blockpact.experiments.runner import run_plan
-    from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
+    from blockpact.experiments.play.protocol import Participants
+    from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+    from blockpact.experiments.play.runner import run_plan
+    from blockpact.experiments.play.scripted import ScriptedNegotiation, scripted_participants
     from blockpact.worlds.world_files import load_world
 
     inner = scripted_participants().engine
@@ -276,7 +276,7 @@ def test_a_live_seed_whose_server_died_is_failed_with_cause_server(tmp_path: Pat
 
 def test_a_long_failure_cause_is_cut_at_a_word_and_says_so() -> None:
     """stderr's one line: a missing API key's hint is not cut to "(set OPE)"."""
-    from blockpact.experiments.runner import units_problem
+    from blockpact.experiments.play.runner import units_problem
 
     message = "EndpointError: no API key: " + "the endpoint asks for one, " * 12 + "(set OPENAI_API_KEY)"
     metrics = {"all_completed": False, "conditions": {"none": {
@@ -318,10 +318,10 @@ def test_a_seed_whose_node_runtime_died_during_a_program_is_failed_with_cause_br
 
     from blockpact.bridge.runtime import runtime
     from blockpact.bridge.sim.node_host import SimHost
-    from blockpact.experiments.protocol import Participants, RunPlan
-    from blockpact.experiments.records import ConditionSpec
-    from blockpact.experiments.runner import run_plan
-    from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
+    from blockpact.experiments.play.protocol import Participants
+    from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+    from blockpact.experiments.play.runner import run_plan
+    from blockpact.experiments.play.scripted import ScriptedNegotiation, scripted_participants
     from blockpact.worlds.world_files import load_world
 
     inner = scripted_participants().engine

@@ -19,14 +19,14 @@ from blockpact.bridge.live.settings import live_settings
 from blockpact.bridge.live.backend import LiveWorlds
 from blockpact.bridge.runtime import node_binary
 from blockpact.cli import main
-from blockpact.experiments.outputs import build_outputs
-from blockpact.experiments.population import plan_participants
-from blockpact.experiments.protocol import RunProtocol
-from blockpact.experiments.records import read_run
-from blockpact.experiments.run_events import EventWriter
-from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.scenario import ScenarioError, parse_scenario
-from blockpact.experiments.scenario_run import scenario_plan
+from blockpact.experiments.outputs.run_outputs import build_outputs
+from blockpact.experiments.play.population import plan_participants
+from blockpact.experiments.play.protocol import RunProtocol
+from blockpact.experiments.log.records import read_run
+from blockpact.experiments.log.run_events import EventWriter
+from blockpact.experiments.log.rundir import RunDir
+from blockpact.experiments.plan.scenario import ScenarioError, parse_scenario
+from blockpact.experiments.plan.scenario_run import scenario_plan
 from blockpact.worlds.world_files import load_world
 
 from harness.pace import scaled
@@ -179,7 +179,7 @@ class ChatDesk:
 
 def test_how_a_persons_lines_become_their_turn() -> None:
     from blockpact.agents.negotiation import NegotiationTurn
-    from blockpact.experiments.human import HumanNegotiator
+    from blockpact.experiments.play.human import HumanNegotiator
 
     spec = load_world(WORLD)
     offer = NegotiationTurn(1, "Ada", "", "Here is my offer.", "1. Hugo mines all pumpkin.", False, "")
@@ -209,7 +209,7 @@ def test_a_person_among_three_is_told_the_rule_and_their_accept_is_one_of_the_tw
     which order they speak; a contract Bea accepted binds nobody until the person accepts too, and their accept
     adopts it. Seated between the two, their accept and Bea's are the two needed."""
     from blockpact.agents.negotiation import ScriptedNegotiator, negotiate
-    from blockpact.experiments.human import HumanNegotiator
+    from blockpact.experiments.play.human import HumanNegotiator
 
     spec = load_world(THREE)
 

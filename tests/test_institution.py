@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.compare import compare
-from blockpact.experiments.institution import InstitutionSpec
-from blockpact.experiments.institution_vote import tally
-from blockpact.experiments.scenario import ScenarioError, load_scenario
-from blockpact.experiments.scenario_run import scenario_plan
+from blockpact.experiments.studies.compare import compare
+from blockpact.experiments.plan.institution import InstitutionSpec
+from blockpact.experiments.play.institution_vote import tally
+from blockpact.experiments.plan.scenario import ScenarioError, load_scenario
+from blockpact.experiments.plan.scenario_run import scenario_plan
 from blockpact.judge.amendment import amend, out_of_order
 from blockpact.judge.contract import parse_contract
 from blockpact.worlds.world_files import load_world

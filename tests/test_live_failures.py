@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from blockpact.experiments.records import read_run
+from blockpact.experiments.log.records import read_run
 from test_bridge_runtime import _gone
 from test_run_live_cli import SERVER_LINE, LiveRun
 

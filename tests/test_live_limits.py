@@ -17,7 +17,7 @@ from blockpact.bridge.runtime import runtime
 from blockpact.bridge.live.world_access import EmbeddedAccess
 from blockpact.bridge.live.world_compiler import ControlChannelTarget, build_world_on_server
 from blockpact.bridge.live.world_master import WorldMaster
-from blockpact.experiments.episode_engine import chat_lines
+from blockpact.experiments.play.episode_engine import chat_lines
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.world_files import load_world
 

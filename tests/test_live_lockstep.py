@@ -22,7 +22,7 @@ from blockpact.bridge.sim import SimWorld
 from blockpact.cli import build_parser, main
 from blockpact.cli.run import plan_from_flags
 from blockpact.errors import UserError
-from blockpact.experiments.participants import lockstep_choice
+from blockpact.experiments.plan.live_options import lockstep_choice
 from blockpact.worlds.world_files import load_world
 
 from test_live_world import _play

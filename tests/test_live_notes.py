@@ -57,8 +57,8 @@ def test_a_simulated_run_has_no_live_notes(tmp_path: Path) -> None:
 
 def test_a_failed_attempts_stall_is_not_the_completed_attempts() -> None:
     """on_disconnect = "retry" keeps a failed attempt's events before the next episode_start (a review)."""
-    from blockpact.experiments.live_notes import runtime_late_s, unsupported_parts
-    from blockpact.experiments.records import EpisodeRecord
+    from blockpact.experiments.outputs.live_notes import runtime_late_s, unsupported_parts
+    from blockpact.experiments.log.records import EpisodeRecord
     from blockpact.worlds.events import Event
 
     parts = {"parts": ["harvest.iron_ore: tool overrides"]}
@@ -107,9 +107,8 @@ def test_a_line_about_a_live_episode_names_its_condition_and_seed(tmp_path: Path
     has them for the condition's worlds, and the live backend's name the condition in a line about the episode."""
     from blockpact.bridge.live.backend import LiveWorlds
     from blockpact.bridge.sim import SimWorld
-    from blockpact.experiments.protocol import RunPlan
-    from blockpact.experiments.records import ConditionSpec
-    from blockpact.experiments.runner import RunOptions, Runner
+    from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+    from blockpact.experiments.play.runner import RunOptions, Runner
     from blockpact.worlds.world_files import load_world
 
     asked: list[tuple[str, int]] = []

@@ -16,7 +16,7 @@ from typing import Any
 from blockpact.bridge.live.world_master import WorldMaster
 from blockpact.cli import main
 from blockpact.bridge.live.rule_timing import ServerClock
-from blockpact.experiments.lateness import period_firings
+from blockpact.experiments.outputs.lateness import period_firings
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.world_files import load_world
 from test_live_notes import _with_world_events

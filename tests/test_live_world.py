@@ -16,8 +16,8 @@ import pytest
 from blockpact.bridge.live.embedded_server import EmbeddedServer
 from blockpact.bridge.live.world import EpisodeFailed, LiveWorld
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.protocol import EpisodeOutcome
-from blockpact.experiments.scripted import ScriptedNegotiation, play_scripted_episode
+from blockpact.experiments.play.protocol import EpisodeOutcome
+from blockpact.experiments.play.scripted import ScriptedNegotiation, play_scripted_episode
 from blockpact.bridge.live.world_compiler import read_back
 from blockpact.bridge.live.world_master import WorldMaster
 from blockpact.judge.metrics import item_curves, resource_curves, reward_curves

@@ -16,7 +16,7 @@ from blockpact.agents.meeting_member import MemberFormatError, parse_turn
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
-from blockpact.experiments.institution import InstitutionSpec
+from blockpact.experiments.plan.institution import InstitutionSpec
 from blockpact.judge.contract import parse_contract
 from blockpact.worlds.world_files import load_world
 from test_run_llm import KEY, llm_env  # noqa: F401  (the fixture: only the stub's key in the environment)

@@ -95,7 +95,7 @@ def test_a_formal_proposal_is_not_sent_back_and_the_event_log_keeps_reading_and_
     with OpenAIStub([propose(FORMAL), ACCEPT]) as stub:
         result = run(stub, spec)
         assert len(stub.chat_requests) == 2
-    from blockpact.experiments.protocol import _turn_data
+    from blockpact.experiments.play.protocol import _turn_data
 
     data = _turn_data(result.turns[0])
     assert data["reading"] == result.turns[0].reading and data["revisions"] == []

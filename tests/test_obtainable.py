@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.records import read_run
+from blockpact.experiments.log.records import read_run
 from blockpact.worlds.rules import obtainable
 from blockpact.bridge.live.world_compiler import compile_world
 from blockpact.worlds.rules.obtainable import obtainable_items, smelting_uses, unobtainable_values

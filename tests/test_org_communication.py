@@ -15,7 +15,7 @@ import pytest
 from blockpact.agents.hourglass.latency import LatencyModel, Thinker
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
-from blockpact.experiments.org.episode import run_episode
+from blockpact.experiments.play.org.episode import run_episode
 
 STEADY = LatencyModel(1.0, 1000.0, 20.0, 0.0, 0.5, 4.0, "test")
 

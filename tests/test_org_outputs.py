@@ -13,7 +13,7 @@ from xml.etree import ElementTree
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.org.metrics import stat, wilson
+from blockpact.experiments.play.org.metrics import stat, wilson
 
 SVG = "{http://www.w3.org/2000/svg}"
 PLOTS = {"time_to_completion.svg", "items_per_agent.svg", "messages_per_agent.svg", "progress.svg"}
@@ -89,7 +89,7 @@ def test_report_on_a_log_cut_short_marks_unfinished_seeds_interrupted(matrix_run
 
 def test_a_seed_that_raises_is_failed_with_its_cause_and_the_run_goes_on(tmp_path: Path, monkeypatch, capsys) -> None:
     from blockpact.llm.errors import LLMUnavailable
-    from blockpact.experiments.org import run as org_run
+    from blockpact.experiments.play.org import run as org_run
 
     real = org_run.run_episode
 
@@ -126,7 +126,7 @@ def test_intervals() -> None:
 
 
 def test_ctrl_c_leaves_a_valid_log_and_the_outputs_of_what_finished(tmp_path: Path, monkeypatch, capsys) -> None:
-    from blockpact.experiments.org import run as org_run
+    from blockpact.experiments.play.org import run as org_run
 
     real = org_run.run_episode
 
@@ -177,7 +177,7 @@ def test_an_endpoint_that_fails_mid_run_fails_the_org_seed_with_cause_endpoint(t
     """The endpoint answers the pre-flight check, then 500 for good: the seed is `failed` (endpoint), not an
     organization that stopped thinking and was scored as not having finished its task."""
     from blockpact.agents.testing.openai_stub import OpenAIStub, StubReply
-    from blockpact.experiments.preflight import is_check_request
+    from blockpact.experiments.plan.preflight import is_check_request
 
     def responder(request: dict) -> StubReply | str:
         return "ok" if is_check_request(request) else StubReply(status=500)

@@ -19,8 +19,8 @@ from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.cli import main
-from blockpact.experiments.org.episode import run_episode
-from blockpact.experiments.run_events import read_events
+from blockpact.experiments.play.org.episode import run_episode
+from blockpact.experiments.log.run_events import read_events
 
 BLOCKPACT = [sys.executable, "-m", "blockpact.cli"]
 

@@ -1,4 +1,4 @@
-"""The organization Runner API (experiments/org/run.py) without the command line: an OrgPlan in, a run
+"""The organization Runner API (experiments/play/org/run.py) without the command line: an OrgPlan in, a run
 directory and a typed outcome out, as the benches use it; what the exit status says."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import load_task
 from blockpact.errors import UserError
-from blockpact.experiments import exit_codes
-from blockpact.experiments.org.run import OrgOutcome, OrgPlan, OrgRunner, conditions_of, run_org_plan
-from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.stopping import Stop
+from blockpact.experiments.play import exit_codes
+from blockpact.experiments.play.org.run import OrgOutcome, OrgPlan, OrgRunner, conditions_of, run_org_plan
+from blockpact.experiments.log.rundir import RunDir
+from blockpact.experiments.play.stopping import Stop
 
 
 def _plan(modes: list[str], seeds: int = 1) -> OrgPlan:

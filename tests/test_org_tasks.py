@@ -12,7 +12,7 @@ import pytest
 
 from blockpact.agents.org.roles import organization
 from blockpact.agents.org.tasks import TaskError, load_task
-from blockpact.experiments.org.episode import run_episode
+from blockpact.experiments.play.org.episode import run_episode
 
 
 def test_a_multi_item_collect_task_has_one_job_per_item() -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.stats import estimate
-from blockpact.experiments.welfare import gini_measure, mean_std
+from blockpact.experiments.outputs.stats import estimate, mean_std
+from blockpact.judge.metrics import gini_measure
 from blockpact.judge.metrics import gini
 from blockpact.numbers import equal_up_to_rounding, tidy
 

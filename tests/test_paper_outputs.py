@@ -14,13 +14,13 @@ import pytest
 
 from blockpact.cli import main
 from blockpact.errors import UserError
-from blockpact.experiments.compare import compare
-from blockpact.experiments.compare_sources import FORMAL_JUDGE, judge_label
-from blockpact.experiments.llm_accounting import cost_text
-from blockpact.experiments.plot_style import action_window
-from blockpact.experiments.svg_figure import Figure, ticks
-from blockpact.experiments.svg_pdf import SvgPdfError, _pdf_string, _text_bytes, svg_to_pdf, text_width
-from blockpact.experiments.tables import latex_escape, latex_table
+from blockpact.experiments.studies.compare import compare
+from blockpact.experiments.studies.compare_sources import FORMAL_JUDGE, judge_label
+from blockpact.experiments.outputs.llm_accounting import cost_text
+from blockpact.experiments.outputs.plot_style import action_window
+from blockpact.experiments.outputs.svg_figure import Figure, ticks
+from blockpact.experiments.outputs.svg_pdf import SvgPdfError, _pdf_string, _text_bytes, svg_to_pdf, text_width
+from blockpact.experiments.outputs.tables import latex_escape, latex_table
 from blockpact.worlds.colors import palette
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.protocol import EpisodeOutcome
+from blockpact.experiments.play.protocol import EpisodeOutcome
 from blockpact.worlds.world_files import load_world
 
 from test_live_world import _contract, _live, _play

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.promises import in_third_person, promises_of
-from blockpact.experiments.records import NegotiationTurnRecord, read_run
+from blockpact.experiments.outputs.promises import in_third_person, promises_of
+from blockpact.experiments.log.records import NegotiationTurnRecord, read_run
 from blockpact.worlds.world_files import load_world
 
 WORLD = Path(__file__).parent / "worlds" / "stag_hunt.toml"
@@ -93,8 +93,8 @@ def test_metrics_record_each_seeds_promises(pooled) -> None:
 
 
 def test_the_leaderboard_pools_promises_over_seeds() -> None:
-    from blockpact.experiments.suite.leaderboard import Cell, console_rows, Leaderboard, _promises
-    from blockpact.experiments.suite.scores import UnitScore
+    from blockpact.experiments.studies.suite.leaderboard import Cell, console_rows, Leaderboard, _promises
+    from blockpact.experiments.studies.suite.scores import UnitScore
 
     units = [UnitScore("w", "llm", 0, "complete", welfare=1.0, score=0.5, promises={"made": 2, "kept": 1, "broken": 1}),
              UnitScore("w", "llm", 1, "complete", welfare=1.0, score=0.5, promises={"made": 1, "kept": 1, "broken": 0}),

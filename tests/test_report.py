@@ -13,12 +13,13 @@ from rich.console import Console
 from blockpact.agents.negotiation import NegotiationTurn, negotiate
 from blockpact.cli import main
 
-from blockpact.experiments.progress import RunProgress
-from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan
-from blockpact.experiments.records import ConditionSpec, read_run
-from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.runner import run_plan
-from blockpact.experiments.scripted import scripted_participants
+from blockpact.experiments.play.progress import RunProgress
+from blockpact.experiments.play.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants
+from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+from blockpact.experiments.log.records import read_run
+from blockpact.experiments.log.rundir import RunDir
+from blockpact.experiments.play.runner import run_plan
+from blockpact.experiments.play.scripted import scripted_participants
 from blockpact.worlds.events import Event
 from blockpact.worlds.world_files import load_world
 

@@ -17,10 +17,11 @@ from xml.etree import ElementTree
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants, RunPlan
-from blockpact.experiments.records import ConditionSpec, read_run
-from blockpact.experiments.runner import RunOptions, Runner
-from blockpact.experiments.scripted import ScriptedNegotiation, scripted_participants
+from blockpact.experiments.play.protocol import EpisodeInput, EpisodeLog, EpisodeOutcome, Participants
+from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+from blockpact.experiments.log.records import read_run
+from blockpact.experiments.play.runner import RunOptions, Runner
+from blockpact.experiments.play.scripted import ScriptedNegotiation, scripted_participants
 from blockpact.worlds.world_files import BUILTIN_DIR, load_world
 
 PLAYERS = {"Gizmo", "Glitch"}

@@ -13,8 +13,8 @@ from blockpact.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub, Script, StubReply
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
-from blockpact.experiments.preflight import is_check_request
-from blockpact.experiments.records import read_run
+from blockpact.experiments.plan.preflight import is_check_request
+from blockpact.experiments.log.records import read_run
 from blockpact.worlds.world_files import load_world
 from test_compare import short_cleanup
 

@@ -16,8 +16,8 @@ from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.agents.testing.stub_quirks import ServerQuirks
 from blockpact.cli import main
 from blockpact.errors import UserError
-from blockpact.experiments.llm_accounting import EXIT_STOPPED
-from blockpact.experiments.records import read_run
+from blockpact.experiments.outputs.llm_accounting import EXIT_STOPPED
+from blockpact.experiments.log.records import read_run
 from blockpact.worlds.world_files import load_world
 
 LLM_ENV = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY", "BLOCKPACT_LLM_CONFIG")

@@ -12,8 +12,8 @@ from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.agents.testing.stub_quirks import ServerQuirks
 from blockpact.cli import main
-from blockpact.experiments.records import read_run
-from blockpact.experiments.run_events import read_events
+from blockpact.experiments.log.records import read_run
+from blockpact.experiments.log.run_events import read_events
 from blockpact.worlds.world_files import load_world
 
 

@@ -11,7 +11,7 @@ from blockpact.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.agents.testing.stub_quirks import ServerQuirks
-from blockpact.experiments.preflight import is_check_request
+from blockpact.experiments.plan.preflight import is_check_request
 from blockpact.worlds.world_files import load_world
 from test_run_llm import KEY, llm_env, run_against  # noqa: F401 - llm_env is a fixture
 

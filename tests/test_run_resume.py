@@ -17,10 +17,11 @@ from blockpact.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
-from blockpact.experiments.preflight import is_check_request
-from blockpact.experiments.protocol import RunPlan, run_start_data
-from blockpact.experiments.records import ConditionSpec, read_run
-from blockpact.experiments.run_events import Coords, EventWriter, read_events
+from blockpact.experiments.plan.preflight import is_check_request
+from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+from blockpact.experiments.play.protocol import run_start_data
+from blockpact.experiments.log.records import read_run
+from blockpact.experiments.log.run_events import Coords, EventWriter, read_events
 from blockpact.worlds.world_files import load_world
 from test_run_cli import shell_env
 from test_run_llm import LLM_ENV

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from blockpact.cli import main
 from blockpact.config import PROJECT_ROOT
-from blockpact.experiments.records import read_run
+from blockpact.experiments.log.records import read_run
 
 MAIN_JOB_SECONDS = 60  # "well under a minute" for 5 seeds of both conditions (measured: ~5 s)
 

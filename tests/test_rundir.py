@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from blockpact.errors import UserError
-from blockpact.experiments.records import ConditionSpec, build_run, read_run
-from blockpact.experiments.run_events import Coords, EventWriter, RunLogError, read_events
-from blockpact.experiments.rundir import RunDir, default_run_root
-from blockpact.experiments.protocol import RunPlan, run_start_data
+from blockpact.experiments.plan.run_plan import ConditionSpec, RunPlan
+from blockpact.experiments.log.records import build_run, read_run
+from blockpact.experiments.log.run_events import Coords, EventWriter, RunLogError, read_events
+from blockpact.experiments.log.rundir import RunDir, default_run_root
+from blockpact.experiments.play.protocol import run_start_data
 from blockpact.worlds.events import Event
 from blockpact.worlds.world_files import load_world
 

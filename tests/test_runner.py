@@ -1,4 +1,4 @@
-"""The Runner API (experiments/runner.py) without the command line: a plan in, a run directory and a
+"""The Runner API (experiments/play/runner.py) without the command line: a plan in, a run directory and a
 typed outcome out; a resume through the same API; what the options change."""
 
 from __future__ import annotations
@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from blockpact.errors import UserError
-from blockpact.experiments.protocol import RunPlan
-from blockpact.experiments.records import ConditionSpec
-from blockpact.experiments.runner import RunOptions, Runner, run_plan
+from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+from blockpact.experiments.play.runner import RunOptions, Runner, run_plan
 from blockpact.worlds.world_files import load_world
 
 

@@ -18,7 +18,7 @@ from harness.pace import scaled
 from blockpact.bridge.protocols import shown_chat
 from blockpact.bridge.runtime import runtime
 from blockpact.bridge.sim import SimWorld
-from blockpact.experiments.episode_engine import chat_lines
+from blockpact.experiments.play.episode_engine import chat_lines
 from blockpact.worlds.events import Event
 from blockpact.worlds.world_files import load_world
 

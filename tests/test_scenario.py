@@ -13,8 +13,8 @@ from blockpact.llm import read_transcript
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
-from blockpact.experiments.records import read_run
-from blockpact.experiments.scenario import ScenarioError, load_scenario
+from blockpact.experiments.log.records import read_run
+from blockpact.experiments.plan.scenario import ScenarioError, load_scenario
 from blockpact.worlds.world_files import load_world
 
 KEY = "sk-test-scenario-1c2d"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.records import read_run
-from blockpact.experiments.scenario import ScenarioError, load_scenario
-from blockpact.experiments.scenario_run import scenario_plan
+from blockpact.experiments.log.records import read_run
+from blockpact.experiments.plan.scenario import ScenarioError, load_scenario
+from blockpact.experiments.plan.scenario_run import scenario_plan
 from blockpact.judge.groups import group_sharing
 from blockpact.worlds.world_files import load_world
 

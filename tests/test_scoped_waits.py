@@ -13,7 +13,7 @@ import pytest
 from blockpact.agents.scripted.contract_plan import plan_for
 from blockpact.agents.scripted.world_facts import WorldFacts
 from blockpact.cli import main
-from blockpact.experiments.records import read_run
+from blockpact.experiments.log.records import read_run
 from blockpact.judge.contract import parse_contract
 from blockpact.judge.formal import judge_formal
 from blockpact.judge.observables import observables_from_events

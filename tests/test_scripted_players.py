@@ -153,7 +153,7 @@ def test_only_scripted_programs_without_library_skills_are_trusted() -> None:
     """The episode engine names as trusted (to be packed into shared sandbox workers) the players whose proposal is
     scripted and loads no library skill: an LLM's program, or one calling skills a model may have written, keeps its
     own worker."""
-    from blockpact.experiments.episode_engine import trusted_players
+    from blockpact.experiments.play.episode_engine import trusted_players
 
     program = "async function main(bot) { return 1; }"
     proposals = {"Gizmo": Proposal("", "", program, "main", scripted=True),

@@ -15,8 +15,8 @@ from blockpact.agents.org.tasks import TASKS_DIR, TaskError, load_task
 from blockpact.agents.negotiation import SETTINGS_FILE as NEGOTIATION_FILE, NegotiationSettings
 from blockpact.agents.pool.settings import SETTINGS_FILE as POOL_FILE, PoolSettings
 from blockpact.bridge.live.settings import LIVE_TOML, LiveSettings
-from blockpact.experiments.org.settings import SETTINGS_FILE as ORG_FILE, OrgFile
-from blockpact.experiments.settings import RUN_TOML, RunSettings
+from blockpact.experiments.play.org.settings import SETTINGS_FILE as ORG_FILE, OrgFile
+from blockpact.experiments.plan.settings import RUN_TOML, RunSettings
 from blockpact.judge.llm_judge import SETTINGS_FILE as JUDGE_FILE, JudgeFile
 from blockpact.llm.settings import DEFAULTS_FILE as LLM_FILE
 from blockpact.llm.settings_file import LLMFile

@@ -11,12 +11,11 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.protocol import RunPlan
-from blockpact.experiments.records import ConditionSpec
-from blockpact.experiments.runner import RunOptions, Runner
-from blockpact.experiments.suite.leaderboard import Cell
-from blockpact.experiments.suite.manifest import SuiteError, load_suite
-from blockpact.experiments.suite.scores import UnitScore
+from blockpact.experiments.plan.run_plan import RunPlan, ConditionSpec
+from blockpact.experiments.play.runner import RunOptions, Runner
+from blockpact.experiments.studies.suite.leaderboard import Cell
+from blockpact.experiments.studies.suite.manifest import SuiteError, load_suite
+from blockpact.experiments.studies.suite.scores import UnitScore
 from blockpact.judge.contract import parse_contract
 from blockpact.worlds.world_files import load_world
 

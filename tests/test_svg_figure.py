@@ -6,7 +6,7 @@ from xml.etree import ElementTree
 
 import numpy as np
 
-from blockpact.experiments.svg_figure import Figure, _decimate, ticks
+from blockpact.experiments.outputs.svg_figure import Figure, _decimate, ticks
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -45,7 +45,7 @@ def test_a_figure_is_an_svg_document_with_its_curves_and_legend() -> None:
 
 
 def test_bars_error_bars_dots_and_named_rotated_ticks() -> None:
-    """What an organization run's figures draw (experiments/org/plots.py): a bar per condition from 0, its
+    """What an organization run's figures draw (experiments/play/org/plots.py): a bar per condition from 0, its
     interval, one dot per seed, an n/N label above, the conditions' names as rotated ticks."""
     fig = Figure(1, 1, 5.0, 3.6)
     ax = fig.axes[0, 0]

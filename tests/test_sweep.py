@@ -21,8 +21,8 @@ from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.stub_quirks import ServerQuirks
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
-from blockpact.experiments.scenario import ScenarioError
-from blockpact.experiments.study import load_study
+from blockpact.experiments.plan.scenario import ScenarioError
+from blockpact.experiments.studies.study import load_study
 from blockpact.worlds.world_files import load_world
 from harness.pace import scaled
 
@@ -74,7 +74,7 @@ def test_units_index_and_comparison(two_workers) -> None:
 
 def test_the_costliest_units_start_first(tmp_path) -> None:
     """The study's files alone (not `two_workers`: an xdist worker that runs only this test need not sweep)."""
-    from blockpact.experiments.sweep_backends import longest_first
+    from blockpact.experiments.studies.sweep_backends import longest_first
 
     units = load_study(write_study(tmp_path / "study", seeds=1)).units(lambda scenario: None)
     assert [u.id for u in units] == ["dv/seed-0", "cu/seed-0"]  # the study's order
@@ -255,7 +255,7 @@ def test_the_readme_example_files_load() -> None:
     study = load_study(root / "study.toml")
     units = study.units(lambda scenario: None)
     assert len(units) == 20 and {u.scenario.name for u in units} == {"double_vein", "cleanup"}
-    from blockpact.experiments.scenario import load_scenario
+    from blockpact.experiments.plan.scenario import load_scenario
 
     focal = load_scenario(root / "focal_llm.toml").with_model("m")
     assert focal.slots == {"Gizmo": "llm:m", "Glitch": "scripted:greedy"} and focal.judge_model == "m"
@@ -281,8 +281,8 @@ def test_llm_requests_are_bounded_per_endpoint_on_ray(tmp_path, llm_env) -> None
 def test_a_unit_whose_worker_fails_after_its_metrics_is_an_error_not_complete(tmp_path, monkeypatch) -> None:
     """The report failing after metrics.json was written: the unit reads as an error (the sweep's exit status, a
     re-run with --retry-errors redoes it), not as complete from the metrics it left."""
-    from blockpact.experiments import report
-    from blockpact.experiments.sweep import UNIT_ERROR, play_unit, unit_status
+    from blockpact.experiments.outputs import report
+    from blockpact.experiments.studies.sweep import UNIT_ERROR, play_unit, unit_status
 
     def broken_report(*args, **kwargs):
         raise RuntimeError("the report template could not be rendered")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from blockpact.cli import main
-from blockpact.experiments.settlement_gains import add_gains
+from blockpact.experiments.outputs.settlement_gains import add_gains
 
 WORLD = Path(__file__).parent / "worlds" / "paper_gift.toml"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from blockpact.bridge.live.world_master import WorldMaster
-from blockpact.experiments.episode_engine import chat_lines
+from blockpact.experiments.play.episode_engine import chat_lines
 from blockpact.worlds.state import WorldState
 from blockpact.worlds.world_files import load_world
 

@@ -26,7 +26,7 @@ from blockpact.agents.reflection import LLMReflector, Recollection, ReflectionEr
 from blockpact.llm import LLMClient, load_llm_settings, read_transcript
 from blockpact.agents.testing.llama_server import PYTHON_ENV, LlamaServer
 from blockpact.bridge.protocols import ProgramResult
-from blockpact.experiments.records import read_run
+from blockpact.experiments.log.records import read_run
 from blockpact.worlds.world_files import load_world
 
 BLOCKPACT = str(Path(sys.executable).with_name("blockpact"))

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from functools import cache
 from pathlib import Path
-from string import Template
 from typing import TYPE_CHECKING, Any
 
 from blockpact.agents.chat_digest import condensed_chat
 from blockpact.agents.observation import render_observation
+from blockpact.prompt_files import prompt_template
 from blockpact.bridge.protocols import shown_chat
 
 if TYPE_CHECKING:
@@ -25,13 +24,8 @@ if TYPE_CHECKING:
 PROMPTS_DIR = Path(__file__).with_name("prompts")
 
 
-@cache
-def template(name: str) -> Template:
-    return Template((PROMPTS_DIR / f"{name}.md").read_text(encoding="utf-8"))
-
-
 def render(name: str, **values: object) -> str:
-    return template(name).substitute({k: str(v) for k, v in values.items()}).strip()
+    return prompt_template(PROMPTS_DIR, name).substitute({k: str(v) for k, v in values.items()}).strip()
 
 
 def items_text(items: Mapping[str, Any], empty: str = "empty") -> str:

@@ -19,7 +19,6 @@ import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from string import Template
 from typing import TYPE_CHECKING, Any, Protocol
 
 from blockpact.agents.negotiation_format import NO_PROPOSAL, FormatError, parse_reply
@@ -28,6 +27,7 @@ from blockpact.agents.negotiation_reading import read_proposal, revise_until_for
 from blockpact.judge.contract_forms import forms_text
 from blockpact.judge.clauses import Clause
 from blockpact.llm.repair import ask_until_usable
+from blockpact.prompt_files import prompt_template
 from blockpact.judge.contract import parse_contract, render_contract
 from blockpact.settings import bounds, load_settings
 from blockpact.worlds.spec.schema import WorldSpec
@@ -116,10 +116,6 @@ def load_negotiation_settings(path: Path = SETTINGS_FILE, *, override: Path | No
 
     extra = override or override_file()
     return load_settings(path, NegotiationSettings, *([extra] if extra else []), table="negotiation")
-
-
-def _template(name: str) -> Template:
-    return Template((PROMPTS / name).read_text(encoding="utf-8"))
 
 
 def turn_budget(rounds: int, players: int) -> int:
@@ -226,8 +222,8 @@ class LLMNegotiator:
         """How negotiation works and what an [accept] selects: the paper's text with two players."""
         players = self.seated(seating)
         if len(players) <= 2:
-            return _template("negotiator_rules_two.md").substitute(rounds=rounds), "the contract proposed in the previous round"
-        rules = _template("negotiator_rules_many.md").substitute(
+            return prompt_template(PROMPTS, "negotiator_rules_two").substitute(rounds=rounds), "the contract proposed in the previous round"
+        rules = prompt_template(PROMPTS, "negotiator_rules_many").substitute(
             count=len(players), order=", ".join(players), rounds=rounds, others_count=len(players) - 1)
         return rules, "the standing proposal (the latest contract proposed, accepted by every reply since)"
 
@@ -239,7 +235,7 @@ class LLMNegotiator:
             if self.spec.length_known
             else "You do not know how long the scenario lasts."
         )
-        return _template("negotiator.md").substitute(
+        return prompt_template(PROMPTS, "negotiator").substitute(
             forms=forms_text(self.spec, self.player),
             revisions=self.settings.negotiation.revisions,
             player=self.player,
@@ -272,7 +268,7 @@ class LLMNegotiator:
                     f"accepted so far by {', '.join(done) or 'nobody'}. You may [accept] it or propose another. "
                     + (f"It is adopted only if {' and '.join(waiting)} also accept{'s' if len(waiting) == 1 else ''} it after you."
                        if waiting else "If you accept, every other player has accepted it and it is adopted."))
-        return _template("negotiator_turn.md").substitute(
+        return prompt_template(PROMPTS, "negotiator_turn").substitute(
             history=public_history(history), round=round_, rounds=rounds, accept_note=note
         )
 
@@ -287,10 +283,10 @@ class LLMNegotiator:
         asked = await ask_until_usable(
             self.client, self.settings.negotiation.role, messages,
             lambda raw: parse_reply(raw, can_accept=can_accept(history), refusal=refusal),
-            lambda reason: {"role": "user", "content": _template("negotiator_retry.md").substitute(reason=reason)},
+            lambda reason: {"role": "user", "content": prompt_template(PROMPTS, "negotiator_retry").substitute(reason=reason)},
             self.settings.negotiation.attempts, errors=(FormatError,))
         if asked.value is not None and asked.value.proposal is not None:
-            retry = lambda reason: {"role": "user", "content": _template("negotiator_retry.md").substitute(reason=reason)}  # noqa: E731
+            retry = lambda reason: {"role": "user", "content": prompt_template(PROMPTS, "negotiator_retry").substitute(reason=reason)}  # noqa: E731
             read = await revise_until_formal(self.client, self.settings.negotiation.role, messages, asked.value,
                                              asked.replies[-1], self.spec, self.settings.negotiation.revisions,
                                              self.settings.negotiation.attempts, retry)

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from string import Template
 from typing import Any
 
 from blockpact.agents.negotiation_format import FormatError, ParsedReply, parse_reply
 from blockpact.judge.contract_reading import ClauseReading, read_contract
 from blockpact.llm.repair import ask_until_usable
+from blockpact.prompt_files import prompt_template
 from blockpact.worlds.spec.schema import WorldSpec
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -62,7 +62,7 @@ async def revise_until_formal(client: Any, role: str, messages: list[dict[str, A
     assert first.proposal is not None
     current = Revised(first, raw, read_proposal(first.proposal, spec))
     conversation = list(messages)
-    template = Template((PROMPTS / "negotiator_reading.md").read_text(encoding="utf-8"))
+    template = prompt_template(PROMPTS, "negotiator_reading")
     for done in range(revisions):
         loose = [line for line in current.reading if not line.split(" ", 1)[1].startswith("formal")]
         if not loose:

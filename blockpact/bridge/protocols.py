@@ -111,7 +111,7 @@ class Body(Protocol):
 class World(Protocol):
     """One episode of `spec` on a backend. Time (`now`) is episode seconds: simulated on the simulator, wall
     seconds since the programs started live. Everything that happens is an `Event` (kinds in
-    experiments/EVENTS.md, `world` rows); the judge, metrics and referees read only these."""
+    experiments/log/EVENTS.md, `world` rows); the judge, metrics and referees read only these."""
 
     spec: WorldSpec
 

@@ -1,5 +1,5 @@
 """The `blockpact` command: one module per verb in this package, each parsing its flags, calling the
-package below (the Runner in experiments/runner.py for runs) and printing. Nothing here plays anything."""
+package below (the Runner in experiments/play/runner.py for runs) and printing. Nothing here plays anything."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except KeyboardInterrupt as exc:
-        from blockpact.experiments.stopping import Terminated
+        from blockpact.experiments import Terminated
 
         if isinstance(exc, Terminated):  # SIGTERM where a command turns it into one (stopping.SigtermAsInterrupt)
             print("blockpact: terminated (SIGTERM)", file=sys.stderr)

@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_agent_command(args: argparse.Namespace) -> int:
-    from blockpact.experiments.org.remote import run_remote_agent
+    from blockpact.experiments import run_remote_agent
 
     task = load_task(args.world, args.amount)
     workers = [w for w in args.workers.split(",") if w]

@@ -7,9 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from blockpact.experiments.compare import Comparison, compare
-from blockpact.experiments.compare_output import write_comparison
-from blockpact.experiments.console_tables import print_table
+from blockpact.experiments import Comparison, compare, print_table, write_comparison
 
 
 def register(sub: argparse._SubParsersAction) -> None:

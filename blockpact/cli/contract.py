@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from blockpact.errors import UserError
-from blockpact.experiments.contract_arg import contract_text
+from blockpact.experiments import contract_text
 from blockpact.judge.contract_reading import read_contract
 
 

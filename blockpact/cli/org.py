@@ -1,5 +1,5 @@
 """`blockpact org run`: an organization of hourglass agents on a task, on the simulator or a live server.
-Parses the flags into an OrgPlan, hands it to the OrgRunner (experiments/org/run.py) and prints the summary."""
+Parses the flags into an OrgPlan, hands it to the OrgRunner (experiments/play/org/run.py) and prints the summary."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from blockpact.agents.org.roles import organization
 from blockpact.agents.org.structures import KINDS, Organization, structure_from_spec
 from blockpact.agents.org.tasks import load_task, task_names
 from blockpact.errors import UserError
-from blockpact.experiments.rundir import default_run_root
+from blockpact.experiments import default_run_root
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -72,8 +72,7 @@ def _organizations(args: argparse.Namespace) -> list[tuple[str, Organization]]:
 
 def run_org_command(args: argparse.Namespace) -> int:
     from blockpact.agents.hourglass.settings import hourglass_settings
-    from blockpact.experiments.org.outputs import summary_table
-    from blockpact.experiments.org.run import OrgPlan, OrgRunner, conditions_of
+    from blockpact.experiments import OrgPlan, OrgRunner, conditions_of, org_summary_table
 
     if args.seeds < 1:
         raise UserError("--seeds must be at least 1")
@@ -87,14 +86,14 @@ def run_org_command(args: argparse.Namespace) -> int:
         if (problem := llm.problem()) is not None:
             raise UserError(f"--agents llm needs an LLM endpoint: {problem} (see `blockpact llm check`), "
                             "or run the scripted agents (--agents scripted)")
-        from blockpact.experiments.preflight import check_endpoint
+        from blockpact.experiments import check_endpoint
 
         check_endpoint(llm)  # once, before any seed starts and before anything is written
     out = args.out or default_run_root(f"org-{task.name}")
     latency = hourglass_settings().latency.scaled(args.latency_scale)
     plan = OrgPlan(task, conditions_of(structures, args.mode), args.seeds, llm, latency, args.backend)
     outcome = OrgRunner.create(plan, out).run()
-    print(summary_table(outcome.metrics))
+    print(org_summary_table(outcome.metrics))
     print(f"report: {out / 'report.html'}")
     if outcome.signal is not None:
         print(f"blockpact: interrupted ({outcome.signal}); the report covers what finished", file=sys.stderr)

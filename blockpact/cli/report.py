@@ -7,8 +7,7 @@ import argparse
 from pathlib import Path
 
 from blockpact.cli.summary import print_summary, summary_console
-from blockpact.experiments.outputs import build_outputs
-from blockpact.experiments.rundir import RunDir
+from blockpact.experiments import RunDir, build_outputs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,12 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     run_dir = RunDir.existing(args.dir)
-    from blockpact.experiments.org.outputs import is_org_run
+    from blockpact.experiments import is_org_run
 
     if is_org_run(run_dir):  # `blockpact org run` directories have their own outputs
-        from blockpact.experiments.org.outputs import build_org_outputs, summary_table
+        from blockpact.experiments import build_org_outputs, org_summary_table
 
-        print(summary_table(build_org_outputs(run_dir)))
+        print(org_summary_table(build_org_outputs(run_dir)))
         print(f"report: {run_dir.report}")
         return 0
     outputs = build_outputs(run_dir)

@@ -16,12 +16,10 @@ from pathlib import Path
 
 from blockpact.cli.summary import finish, summary_console
 from blockpact.errors import UserError
-from blockpact.experiments.llm_record import settings_from_record
-from blockpact.experiments.participants import LiveOptions, check_backend, require_llm
-from blockpact.experiments.preflight import check_endpoint
-from blockpact.experiments.resume import ResumePoint
-from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.runner import RunOptions, Runner
+from blockpact.experiments import (
+    LiveOptions, ResumePoint, RunDir, Runner, RunOptions, check_backend, check_endpoint, require_llm,
+    settings_from_record,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,6 +1,6 @@
 """`blockpact run WORLD|SCENARIO.toml`: negotiate → play → judge per condition and seed, into a run
 directory with metrics.json, plots and report.html. Parses the flags into a RunPlan, hands it to the
-Runner (experiments/runner.py) and prints the summary."""
+Runner (experiments/play/runner.py) and prints the summary."""
 
 from __future__ import annotations
 
@@ -11,19 +11,12 @@ from pathlib import Path
 from blockpact.cli.llm import add_llm_arguments, settings_from_args
 from blockpact.cli.summary import finish, summary_console
 from blockpact.errors import UserError
-from blockpact.experiments.contract_arg import CONTRACT_MODES, check_contract_value
+from blockpact.experiments import (
+    CONTRACT_MODES, LiveOptions, Runner, RunOptions, RunPlan, budget_for, check_backend, check_contract_value,
+    check_endpoint, conditions_for, default_run_root, is_scenario_file, lockstep_choice, outside_sweeps, require_llm,
+    require_something_of_value, run_settings, settings_record, track_explicit,
+)
 from blockpact.judge.contract_reading import free_text_warning
-from blockpact.experiments.explicit_flags import track_explicit
-from blockpact.experiments.llm_accounting import budget_for
-from blockpact.experiments.llm_record import settings_record
-from blockpact.experiments.participants import LiveOptions, check_backend, lockstep_choice, require_llm
-from blockpact.experiments.plan_checks import conditions_for, require_something_of_value
-from blockpact.experiments.preflight import check_endpoint
-from blockpact.experiments.protocol import RunPlan
-from blockpact.experiments.rundir import default_run_root, outside_sweeps
-from blockpact.experiments.runner import RunOptions, Runner
-from blockpact.experiments.scenario import is_scenario_file
-from blockpact.experiments.settings import run_settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -93,7 +86,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.seeds < 1 or args.episodes < 1 or args.parallel < 1:
         raise UserError("--seeds, --episodes and --parallel must be at least 1")
     if is_scenario_file(args.world):
-        from blockpact.experiments.scenario_run import scenario_run_plan
+        from blockpact.experiments import scenario_run_plan
 
         plan, name = scenario_run_plan(args)
     else:

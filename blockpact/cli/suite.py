@@ -41,8 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from blockpact.experiments.console_tables import print_table
-    from blockpact.experiments.suite.manifest import load_suite
+    from blockpact.experiments import load_suite, print_table
 
     from blockpact.worlds.world_files import load_world
 
@@ -57,13 +56,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from blockpact.cli.sweep import _llm_record, record_units
-    from blockpact.experiments.suite.manifest import load_suite
-    from blockpact.experiments.suite.plan import as_study, record_asked, suite_units
-    from blockpact.experiments.suite.populations import populations
-    from blockpact.experiments.sweep import Index, plan_sweep, unit_status
-    from blockpact.experiments.exit_codes import SIGTERM
-    from blockpact.experiments.stopping import SigtermAsInterrupt
-    from blockpact.experiments.sweep_backends import endpoint_bounds, local_results, ray_results
+    from blockpact.experiments import (
+        SIGTERM, Index, SigtermAsInterrupt, as_study, endpoint_bounds, load_suite, local_results, plan_sweep,
+        ray_results, record_asked, suite_populations, suite_units, unit_status,
+    )
 
     suite = load_suite()
     workers = args.workers or os.cpu_count() or 1
@@ -73,7 +69,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError("--seeds must be at least 1")
     root = args.out or Path("runs") / f"suite-{suite.name}"
     worlds = suite.select(_names(args.worlds))
-    pops = populations(args.agents.split(","))
+    pops = suite_populations(args.agents.split(","))
     seeds = list(range(args.seeds)) if args.seeds is not None else suite.seeds
     units = suite_units(worlds, pops, seeds, _llm_record(args))
     root.mkdir(parents=True, exist_ok=True)
@@ -112,9 +108,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def _show(root: Path) -> None:
-    from blockpact.experiments.console_tables import print_table
-    from blockpact.experiments.suite.leaderboard import console_rows, read_leaderboard, write_leaderboard
-    from blockpact.experiments.suite.manifest import load_suite
+    from blockpact.experiments import console_rows, load_suite, print_table, read_leaderboard, write_leaderboard
 
     board = read_leaderboard(root, load_suite())
     files = write_leaderboard(board, root)

@@ -7,12 +7,9 @@ import sys
 
 from rich.console import Console
 
-from blockpact.experiments.console_tables import print_table
-from blockpact.experiments.llm_accounting import llm_table
-from blockpact.experiments.outputs import Outputs
-from blockpact.experiments.report import agent_errors_text, agents_label, failures_text, mean_std_text
-from blockpact.experiments.rundir import RunDir
-from blockpact.experiments.runner import RunOutcome
+from blockpact.experiments import (
+    Outputs, RunDir, RunOutcome, agent_errors_text, agents_label, failures_text, llm_table, mean_std_text, print_table,
+)
 
 
 def finish(console: Console, outcome: RunOutcome) -> int:

@@ -15,10 +15,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from blockpact.cli.llm import add_llm_arguments
 from blockpact.errors import UserError
-from blockpact.experiments import exit_codes
-from blockpact.experiments.stopping import SigtermAsInterrupt, Terminated
-from blockpact.experiments.study import Study, Unit, load_study
-from blockpact.experiments.sweep import Index, UnitResult, plan_sweep, unit_status
+from blockpact.experiments import (
+    SIGINT, SIGTERM, Index, SigtermAsInterrupt, Study, StudyUnit, Terminated, UnitResult, load_study, plan_sweep,
+    unit_status,
+)
 
 UNITS_FAILED = 3  # some unit did not complete (as `blockpact run` when a seed failed)
 
@@ -41,8 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _llm_record(args: argparse.Namespace):  # noqa: ANN202
-    from blockpact.experiments.llm_record import settings_record
-    from blockpact.experiments.scenario_run import llm_settings_for
+    from blockpact.experiments import llm_settings_for, settings_record
 
     def record(scenario):  # noqa: ANN001, ANN202
         settings = llm_settings_for(scenario, args)
@@ -52,7 +51,7 @@ def _llm_record(args: argparse.Namespace):  # noqa: ANN202
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from blockpact.experiments.sweep_backends import endpoint_bounds, local_results, ray_results
+    from blockpact.experiments import endpoint_bounds, local_results, ray_results
 
     study = load_study(args.study)
     workers = args.workers or os.cpu_count() or 1
@@ -99,7 +98,7 @@ def record_units(console: Console, results: Any, total: int, index: Any, outcome
             results.close()  # a signal between two results left the generator open, its workers running
         except KeyboardInterrupt as again:
             exc = again
-        return exit_codes.SIGTERM if isinstance(exc, Terminated) else exit_codes.SIGINT
+        return SIGTERM if isinstance(exc, Terminated) else SIGINT
     return None
 
 
@@ -110,10 +109,9 @@ def _progress(console: Console, total: int) -> Progress:
     return progress
 
 
-def _finish(console: Console, root: Path, study: Study, units: list[Unit], skipped: list[Unit],
+def _finish(console: Console, root: Path, study: Study, units: list[StudyUnit], skipped: list[StudyUnit],
             outcome: list[UnitResult], stopped: int | None) -> int:
-    from blockpact.experiments.compare import compare
-    from blockpact.experiments.compare_output import write_comparison
+    from blockpact.experiments import compare, write_comparison
 
     counts: dict[str, int] = {}
     for r in outcome:
@@ -130,7 +128,7 @@ def _finish(console: Console, root: Path, study: Study, units: list[Unit], skipp
         print_comparison(Console(), comparison)
         print(f"comparison: {files['html']}")
     if stopped is not None:
-        word = "terminated (SIGTERM)" if stopped == exit_codes.SIGTERM else "interrupted"
+        word = "terminated (SIGTERM)" if stopped == SIGTERM else "interrupted"
         print(f"blockpact: {word}; run the same command again to finish the sweep", file=sys.stderr)
         return stopped
     not_complete = [u for u in units if unit_status(root / u.dir) != "complete"]

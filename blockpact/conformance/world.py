@@ -6,7 +6,7 @@ function any backend is run through: the simulator, the embedded server, a user'
 
 It plays one short episode of `world.toml` (two players, a dirt block, a chest) and checks what the episode
 engine, the judge and the organizations rely on: the clock never goes back; events are in time order, of the
-kinds experiments/EVENTS.md documents, with their fields; `emit` and `listen` see the same events; programs
+kinds experiments/log/EVENTS.md documents, with their fields; `emit` and `listen` see the same events; programs
 run together and each player gets its own result (a failing program fails alone); the final snapshot holds
 the rewards; `finish` and `close` are idempotent. An AssertionError says which promise was broken.
 """
@@ -24,7 +24,7 @@ from blockpact.worlds.world_files import load_world
 from blockpact.worlds.spec.schema import WorldSpec
 
 CONFORMANCE_WORLD = Path(__file__).with_name("world.toml")
-EVENTS_DOC = Path(__file__).resolve().parents[1] / "experiments" / "EVENTS.md"  # shipped with the package
+EVENTS_DOC = Path(__file__).resolve().parents[1] / "experiments" / "log" / "EVENTS.md"  # shipped with the package
 
 SNAPSHOT_FIELDS = {"inventories", "chests", "positions", "rewards"}
 # The fields each kind of world event carries (the judge's observables and the metrics read them).
@@ -81,7 +81,7 @@ def check_events(events: list[Event], kinds: set[str]) -> None:
     for event in events:
         check_event(event)
     unknown = {e.kind for e in events} - kinds
-    assert not unknown, f"event kinds not documented in experiments/EVENTS.md: {sorted(unknown)}"
+    assert not unknown, f"event kinds not documented in experiments/log/EVENTS.md: {sorted(unknown)}"
     times = [e.time for e in events]
     back = [(a, b) for a, b in zip(times, times[1:]) if b < a]
     assert not back, f"events out of time order: {back[:3]}"

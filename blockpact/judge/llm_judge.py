@@ -13,13 +13,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from string import Template
 from typing import TYPE_CHECKING, Any
 
 from blockpact.llm.repair import ask_until_usable, find_json_object
 from blockpact.judge.contract import Contract
 from blockpact.judge.observables import EpisodeObservables
 from blockpact.judge.verdict import Judgment, no_transfers
+from blockpact.prompt_files import prompt_template
 from blockpact.settings import bounds, load_settings
 
 if TYPE_CHECKING:
@@ -47,10 +47,6 @@ class JudgeFile:
 
 def load_judge_settings(path: Path = SETTINGS_FILE) -> JudgeSettings:
     return load_settings(path, JudgeFile).llm_judge
-
-
-def _template(name: str) -> Template:
-    return Template((PROMPTS / name).read_text(encoding="utf-8"))
 
 
 class InvalidReply(ValueError):
@@ -123,7 +119,7 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 def case_prompt(contract: Contract, obs: EpisodeObservables) -> str:
     """The user message describing one episode to the judge."""
-    return _template("judge_case.md").substitute(
+    return prompt_template(PROMPTS, "judge_case").substitute(
         world=obs.world,
         description=obs.description,
         contract=contract.text,
@@ -152,13 +148,13 @@ class LLMJudge:
             return Judgment(no_transfers(obs.players), {p: "" for p in obs.players}, "llm", reasoning="No contract: no transfers.")
         players = ", ".join(obs.players)
         messages: list[dict[str, str]] = [
-            {"role": "system", "content": _template("judge.md").substitute(players=players)},
+            {"role": "system", "content": prompt_template(PROMPTS, "judge").substitute(players=players)},
             {"role": "user", "content": case_prompt(contract, obs)},
         ]
         asked = await ask_until_usable(
             self.client, self.settings.role, messages,
             lambda reply: validate_reply(reply, obs.players, self.settings.zero_sum_tolerance),
-            lambda reason: {"role": "user", "content": _template("judge_retry.md").substitute(reason=reason, players=players)},
+            lambda reason: {"role": "user", "content": prompt_template(PROMPTS, "judge_retry").substitute(reason=reason, players=players)},
             self.settings.attempts, errors=(InvalidReply,))
         problems = [f"attempt {i}: {p}" for i, p in enumerate(asked.problems, start=1)]
         if asked.value is not None:

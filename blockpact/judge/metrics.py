@@ -1,10 +1,10 @@
-"""What the judge and the negotiators measure of an episode: the Gini of rewards, and rewards, items
-and resources over time, read from the world's events (so they can be rebuilt from `events.jsonl` alone).
-A run's statistics over seeds (welfare, Gini with its reason, intervals, sustainability) are in
-experiments/welfare.py."""
+"""What the judge, the negotiators and a run's metrics measure of an episode: welfare, the Gini of rewards (bare,
+and with its meaning stated for metrics.json), and rewards, items and resources over time, read from the world's
+events (so they can be rebuilt from `events.jsonl` alone). Statistics over seeds are experiments' (stats.py)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +29,47 @@ def gini(values: Iterable[float]) -> float:
         return 0.0
     diffs = sum(abs(a - b) for a in xs for b in xs)
     return diffs / (2 * (n - 1) * total)
+
+
+def social_welfare(rewards: Mapping[str, float]) -> float:
+    return math.fsum(rewards.values())  # exact sum of the floats, rounded once
+
+
+@dataclass(frozen=True)
+class GiniMeasure:
+    """Gini with its meaning stated: `value` None when undefined (`reason` says why); `basis` "rewards"
+    or "shifted" (a reward was negative: measured on rewards + `shift`, so the smallest is 0)."""
+
+    value: float | None
+    basis: str = "rewards"
+    shift: float = 0.0
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"value": self.value, "basis": self.basis, "shift": self.shift, "reason": self.reason}
+
+
+def gini_measure(values: Iterable[float]) -> GiniMeasure:
+    """The Gini of `values`, defined for every input a run can produce.
+
+    - fewer than two players, or every value 0 (nothing to share): undefined (None, with the reason);
+    - all values equal (to twelve significant digits: blockpact.numbers): 0 (equality), also when negative;
+    - a negative value (a transfer larger than the payer's holdings): measured on the values shifted by
+      -min so the smallest is 0 (basis "shifted"), the usual convention for Gini of signed incomes.
+    """
+    xs = [float(v) for v in values]
+    if len(xs) < 2:
+        return GiniMeasure(None, reason="undefined: fewer than two players")
+    if all(x == 0 for x in xs):
+        return GiniMeasure(None, reason="undefined: every reward is 0 (nothing to share)")
+    if equal_up_to_rounding(xs):
+        return GiniMeasure(0.0)
+    low = min(xs)
+    if low < 0:
+        shifted = [x - low for x in xs]
+        return GiniMeasure(gini(shifted), "shifted", -low,
+                           f"a reward was negative: measured on rewards shifted by +{-low:g} so the smallest is 0")
+    return GiniMeasure(gini(xs))
 
 
 @dataclass

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from blockpact.errors import UserError
+from blockpact.prompt_files import prompt_template
 from blockpact.settings import bounds
 
 Emit = Callable[[str, dict[str, Any]], None]
@@ -91,7 +92,7 @@ def system_prompt_chars(stage: str) -> int:
     """Characters of the LLM stage's system prompt (the scripted stand-in reads as much)."""
     name = {"monitor": "hourglass_monitor_system", "task_planner": "hourglass_task_planner_system",
             "action_planner": "hourglass_action_planner_system"}[stage]
-    return len((PROMPTS / f"{name}.md").read_text(encoding="utf-8"))
+    return len(prompt_template(PROMPTS, name).template)
 
 
 class Thinker:

@@ -19,7 +19,7 @@ recall = "breach"           # a recall vote when the formal judge found the lead
 
 The shape is checked when the file is read (`parse_institution`: each error names the file, line and key, and
 what was expected). A world file's players are checked as it loads; a scenario's when a run is planned
-(experiments/institution.py, which also refuses members without a voting part). A scenario's [institution]
+(experiments/plan/institution.py, which also refuses members without a voting part). A scenario's [institution]
 replaces its world's. The institution in effect is recorded in run_start (`scenario.institution`, or the world's
 source text), so metrics and `resume` read it back.
 """
@@ -38,7 +38,7 @@ MEETINGS = ("between_episodes",)
 PROPOSERS = ("anyone", "leader")
 RULES = ("majority", "quorum", "unanimity", "weighted")
 CHANGEABLE = ("quota", "clauses")  # what a meeting may change: quota clauses on a resource, or any formal clause
-ELECTIONS = ("plurality", "majority")  # how an election's ballots are counted (experiments/institution_vote.py)
+ELECTIONS = ("plurality", "majority")  # how an election's ballots are counted (experiments/play/institution_vote.py)
 RECALLS = ("breach", "never")
 
 
@@ -91,7 +91,7 @@ class InstitutionSpec:
                        "proposal is" if self.recall == "breach" else "")
 
     def passing(self, players: list[str]) -> str:
-        """What passing takes, in words, as a member's meeting prompt says it (experiments/institution_vote.py counts)."""
+        """What passing takes, in words, as a member's meeting prompt says it (experiments/play/institution_vote.py counts)."""
         total = sum(self.weight(p) for p in players)
         weights = (" (" + ", ".join(f"{p} has {self.weight(p):g} votes" for p in players if self.weight(p) != 1)
                    + ", every other player 1)") if any(self.weight(p) != 1 for p in players) else ""
