@@ -162,3 +162,18 @@ def test_the_recap_names_who_broke_a_clause_and_every_reward() -> None:
     ]
     alone = recap("Ben", None, [], {}, {"Ann": 48.0, "Ben": 0.0}, {"Ann": 0.0, "Ben": 0.0}, {"Ann": 48.0, "Ben": 0.0})
     assert "No contract was in force. Your reward: 0." in alone and "Your inventory at the end: empty" in alone
+
+
+def test_the_reflection_says_whether_the_contract_may_change_before_the_next_episode() -> None:
+    from blockpact.agents.reflection import Recollection, reflection_messages
+    from blockpact.worlds.world_files import load_world
+
+    spec = load_world("commons")
+    fixed = Recollection("Alex", None, None, "Alex: 29 emeralds.", "None.", (), ())
+    [fixed_system, _] = reflection_messages(spec, fixed)
+    [meeting_system, _] = reflection_messages(spec, Recollection(*[getattr(fixed, f) for f in (
+        "player", "contract", "code", "outcome", "critique", "chat", "lessons")], meetings=True))
+    assert "there is no negotiation between episodes" in fixed_system["content"]
+    assert "may change the contract by a vote" not in fixed_system["content"]
+    assert "the players meet and may change the contract by a vote" in meeting_system["content"]
+    assert "no negotiation between episodes" not in meeting_system["content"]

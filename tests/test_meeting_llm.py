@@ -86,6 +86,10 @@ def test_an_llm_majority_proposes_a_quota_and_votes_it_in(llm_env, tmp_path: Pat
     assert '"Each player mines at most 5 pumpkin every 60 seconds."' in system
     assert "welfare" in user and "pumpkin in pasture:" in user and "Proposal 1, by Ann:" in user
     assert metrics["conditions"]["none"]["agent_errors"]["total"] == 0
+    # the LLM players' reflections after the first play know that a meeting follows, where the contract may change
+    reflections = [r.body["messages"][0]["content"] for r in stub.chat_requests
+                   if r.body["messages"][0]["content"].startswith("You play a Minecraft scenario several times")]
+    assert len(reflections) == 3 and all("the players meet and may change the contract by a vote" in s for s in reflections)
     assert {c["role"] for c in (json.loads(line) for line in (tmp_path / "out" / "transcripts" / "llm.jsonl")
                                 .read_text().splitlines())} >= {"member"}
 

@@ -1,5 +1,5 @@
 """What a member of an institution is given at its turn in a meeting, and what it answers: one shape for scripted
-and LLM members, so the meeting (experiments/meeting.py) holds them the same way.
+and LLM members, so the meeting (experiments/play/meeting.py) holds them the same way.
 
 A turn shows the rules and the contract in force, the proposals open for this member's vote, whether it may
 propose, and how the last episode ended; the member answers with a proposal or none and a ballot on each open

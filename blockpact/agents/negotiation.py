@@ -65,7 +65,7 @@ class NegotiationTurn:
 class NegotiationResult:
     """A round is one reply, for any number of players (the paper's with two): `accepted_round` is the reply
     that adopted the contract, so with N seated it is at least N (a proposal and N - 1 accepts); the run's
-    records say how many times around the table that was (experiments/records.py, SeedRecord.accepted_lap)."""
+    records say how many times around the table that was (experiments/log/records.py, SeedRecord.accepted_lap)."""
 
     contract: str | None
     accepted_round: int | None  # the round of the last accept, the one that adopted the contract

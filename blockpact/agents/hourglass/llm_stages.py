@@ -80,7 +80,7 @@ async def ask_json(llm: CountingLLM, role: str, system: str, user: str, check: C
 
     retry = lambda problem: {"role": "user", "content": render("hourglass_json_error", error=problem)}  # noqa: E731
     # An LLMError (the endpoint unavailable, a request refused, no text in any attempt) propagates: the seed
-    # fails with cause `endpoint` (experiments/org/run.py) instead of the agent carrying on as if it had thought.
+    # fails with cause `endpoint` (experiments/play/org/run.py) instead of the agent carrying on as if it had thought.
     asked = await ask_until_usable(llm, role, messages, parse, retry, hourglass_settings().llm.json_attempts)
     if asked.value is None:
         raise StageError(f"{role}: no usable reply after {asked.attempts} attempts; last problem: {asked.last_problem}")

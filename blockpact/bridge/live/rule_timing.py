@@ -4,7 +4,7 @@ On the simulator a rule fires exactly at its tick. On a live server the world ma
 the wall clock whenever it gets to run: on a busy machine a growth period due at 60 s may fire at 63 s, and ticks
 due before the episode's end may never fire if the episode ends first. Both change a commons' outcome, so the
 master counts them, logs a `firing_late` event as a late tick fires and a `firing_missed` event at the end for
-the ticks that never did, and the run reports them (experiments/lateness.py).
+the ticks that never did, and the run reports them (experiments/outputs/lateness.py).
 """
 
 from __future__ import annotations

@@ -254,7 +254,7 @@ class WorldEpisodeEngine:
                 lessons = await self._reflect(reflector, Recollection(
                     player, episode.contract, last_code, outcome,
                     critique or ("none: " + last_error if last_error else "the critic found nothing to change"),
-                    chat, lessons), log)
+                    chat, lessons, meetings=episode.meetings), log)
             handover[player] = Handover(last_code=last_code, last_error=last_error, critic_critique=critique,
                                         judge_critique=settlement.critiques.get(player) or None, chat_log=chat,
                                         outcome=outcome, lessons=lessons)

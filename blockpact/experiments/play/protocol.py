@@ -55,6 +55,7 @@ class EpisodeInput:
     episode: int
     handover: Mapping[str, Handover] = field(default_factory=dict)  # per player; empty in the first episode
     episodes: int = 1  # episodes of the seed: what is learnt in the last one feeds nothing
+    meetings: bool = False  # the players meet between episodes (an institution): the contract may change
 
     @property
     def followed(self) -> bool:
@@ -292,7 +293,8 @@ class RunProtocol:
                 if index > 0 and self.meeting is not None:  # the contract in force from this episode on
                     contract = await self.meeting.hold(self.writer, coords, index - 1, contract, last)
                 handover, last = await self.episode(EpisodeInput(self.plan.spec, seed, condition.name, contract, index,
-                                                                 handover, self.plan.episodes), coords.at(episode=index))
+                                                                 handover, self.plan.episodes, self.meeting is not None),
+                                                    coords.at(episode=index))
         except (asyncio.CancelledError, KeyboardInterrupt):
             raise
         except Exception as exc:  # a failed unit is reported with its cause; the run goes on
