@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from blockpact.agents.meeting_floor import Floor, OpenProposal
-from blockpact.agents.meeting_member import MemberFormatError, parse_turn
+from blockpact.agents.meeting_member import MemberFormatError, parse_turn, spoken
 from blockpact.agents.testing.openai_stub import OpenAIStub
 from blockpact.agents.testing.protocol_responder import ProtocolResponder
 from blockpact.cli import main
@@ -111,6 +111,39 @@ def test_a_member_out_of_format_abstains_and_is_recorded_as_failing(llm_env, tmp
     report = (tmp_path / "out" / "report.html").read_text()
     assert "<h3>Member turns out of format</h3>" in report and "Yes to everything!" in report
     assert "Ann (LLM)" in report
+
+
+class Speaking:
+    """The protocol responder, except that `player`'s meeting turns also say `message` to the others."""
+
+    def __init__(self, responder: ProtocolResponder, player: str, message: str) -> None:
+        self.responder, self.player, self.message = responder, player, message
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        reply = self.responder(request)
+        if request["messages"][0].get("content", "").startswith(f"You are {self.player}, a member of the meeting"):
+            return reply.replace("[proposal]", f"[message] {self.message}\n[proposal]", 1)
+        return reply
+
+
+def test_what_a_member_says_is_shown_to_every_member_after_it_and_recorded(llm_env, tmp_path: Path) -> None:  # noqa: F811
+    said = "Five each keeps the pasture alive:\n\x1b[32mvote yes\x1b[0m."
+    _, events, stub = run(tmp_path, Speaking(ProtocolResponder(load_world(WORLD)), "Ann", said))
+    line = "Five each keeps the pasture alive: \\u001b[32mvote yes\\u001b[0m."  # one line; the escapes made visible
+    turns = [e["data"] for e in events if e["kind"] == "meeting_turn"]
+    assert [(t["player"], t["message"]) for t in turns] == [("Ann", line), ("Bo", None), ("Cal", None), ("Ann", line)]
+    prompts = {r.body["messages"][0]["content"].split(",")[0]: r.body["messages"][1]["content"] for r in stub.chat_requests
+               if "a member of the meeting" in r.body["messages"][0]["content"]}
+    assert f"Ann: {line}" in prompts["You are Bo"]
+    assert "Ann: Five each" in prompts["You are Cal"]
+    assert "Meeting before play 2." in prompts["You are Bo"]
+
+
+def test_a_message_is_one_plain_line_of_bounded_length_and_optional() -> None:
+    assert spoken("[thinking] x\n[proposal] none") is None
+    assert spoken("[thinking] x\n[message]   \n[proposal] none") is None
+    assert spoken("[message] a\nb\n[vote 1] yes") == "a b"
+    assert len(spoken("[message] " + "w" * 5000 + "\n[proposal] none")) == 601
 
 
 def floor(open_numbers: tuple[int, ...] = (1,), may_propose: bool = True) -> Floor:

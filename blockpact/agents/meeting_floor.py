@@ -65,6 +65,7 @@ class Floor:
     for_episode: int
     last: LastEpisode | None = None
     leader: str | None = None  # the leader in office (elected, or the institution's fixed one)
+    said: tuple[tuple[str, str], ...] = ()  # (player, message): what the members said at this meeting before this turn
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,7 @@ class Turn:
     problems: tuple[str, ...] = ()  # why each unusable reply was not usable
     replies: tuple[str, ...] = ()
     error: str | None = None  # no usable reply: counted as no proposal and abstaining
+    message: str | None = None  # what it says to the other members (every later turn of the meeting is shown it)
 
 
 class Member(Protocol):

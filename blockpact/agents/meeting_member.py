@@ -25,13 +25,16 @@ from blockpact.judge.clauses import Clause, ForEach, Quota
 from blockpact.judge.contract import parse_contract, render_clause, render_contract
 from blockpact.judge.contract_forms import contract_forms
 from blockpact.llm.repair import ask_until_usable
+from blockpact.plain_text import plain_line
 from blockpact.worlds.spec.institution import InstitutionSpec
 from blockpact.worlds.spec.schema import WorldSpec
 
 ROLE = "member"
 ATTEMPTS = 3  # replies asked for per turn, as a negotiation turn's
 VOTES = ("yes", "no", "abstain")
-_THINKING = re.compile(r"\[thinking\](.*?)(?=\[proposal\]|\Z)", re.DOTALL | re.IGNORECASE)
+_THINKING = re.compile(r"\[thinking\](.*?)(?=\[message\]|\[proposal\]|\Z)", re.DOTALL | re.IGNORECASE)
+_MESSAGE = re.compile(r"\[message\](.*?)(?=\[proposal\]|\[vote|\Z)", re.DOTALL | re.IGNORECASE)
+MESSAGE_CHARS = 600  # a longer message is cut here: every later member's prompt shows it
 _NONE = re.compile(r"\[proposal\][ \t]*none\b", re.IGNORECASE)
 _PROPOSAL = re.compile(r"\[proposal\](.*?)\[proposal end\]", re.DOTALL | re.IGNORECASE)
 _VOTE = re.compile(r"^\s*\[vote\s+(\d+)\]\s*(\w+)", re.MULTILINE | re.IGNORECASE)
@@ -105,6 +108,18 @@ def parse_turn(text: str, spec: WorldSpec, floor: Floor) -> tuple[str, Motion | 
     return thinking, motion, ballots
 
 
+def spoken(text: str) -> str | None:
+    """The reply's [message] to the other members, on one line and at most MESSAGE_CHARS (None: it said nothing)."""
+    if (m := _MESSAGE.search(text)) is None:
+        return None
+    words = plain_line(" ".join(m.group(1).split()))
+    return (words[:MESSAGE_CHARS] + ("…" if len(words) > MESSAGE_CHARS else "")) or None
+
+
+def said_text(floor: Floor) -> str:
+    return "\n".join(f"{player}: {message}" for player, message in floor.said) or "Nothing yet."
+
+
 def _numbers(floor: Floor) -> str:
     return ", ".join(str(o.number) for o in floor.open) or "none"
 
@@ -156,7 +171,7 @@ class LLMMember:
         ask = ("Propose a change to the contract, or write [proposal] none, then vote on each open proposal."
                if floor.may_propose else "You may not propose now: write [proposal] none, then vote on each open proposal.")
         user = render("member_turn", for_episode=floor.for_episode + 1, outcome=outcome_text(floor.last),
-                      contract=_contract(floor.in_force, spec.name), open=open_text, ask=ask)
+                      contract=_contract(floor.in_force, spec.name), said=said_text(floor), open=open_text, ask=ask)
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     async def office(self, office: Office) -> Choice:
@@ -178,4 +193,4 @@ class LLMMember:
             ballots = {o.number: Ballot("abstain", "no reply in the format") for o in floor.open}
             return Turn(None, ballots, replies[-1] if replies else "", asked.attempts, problems, replies, error)
         _, motion, ballots = asked.value
-        return Turn(motion, ballots, replies[-1], asked.attempts, problems, replies)
+        return Turn(motion, ballots, replies[-1], asked.attempts, problems, replies, message=spoken(replies[-1]))

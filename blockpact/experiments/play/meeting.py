@@ -59,6 +59,7 @@ class Meeting:
         clauses = parse_contract(contract, players, spec=spec).clauses
         motions: list[tuple[int, str, Motion, str | None]] = []  # (number, player, motion, why out of order)
         ballots: dict[int, dict[str, Ballot]] = {}
+        said: list[tuple[str, str]] = []  # what the members said so far, shown at every later turn
         for second in (False, True):
             for player in players:
                 waiting = tuple(OpenProposal(n, who, m.clauses) for n, who, m, problem in motions
@@ -66,8 +67,11 @@ class Meeting:
                 may = not second and self.institution.may_propose(player, leader)
                 if second and not waiting:
                     continue
-                floor = Floor(self.institution, tuple(clauses), waiting, may, after_episode + 1, last, leader)
+                floor = Floor(self.institution, tuple(clauses), waiting, may, after_episode + 1, last, leader,
+                              tuple(said))
                 turn = await members[player].turn(floor)
+                if turn.message:
+                    said.append((player, turn.message))
                 self._turn_event(writer, coords, for_episode, player, members[player].source, floor, turn)
                 for o in waiting:
                     ballots[o.number][player] = turn.votes.get(o.number) or Ballot("abstain", "no vote given")
@@ -132,7 +136,7 @@ class Meeting:
         writer.emit("meeting_turn", {
             "for_episode": for_episode, "player": player, "open": [o.number for o in floor.open],
             "may_propose": floor.may_propose, "proposed": turn.motion is not None,
-            "votes": {str(n): b.vote for n, b in sorted(turn.votes.items())}, "raw": turn.raw,
+            "votes": {str(n): b.vote for n, b in sorted(turn.votes.items())}, "message": turn.message, "raw": turn.raw,
             "attempts": turn.attempts, "problems": list(turn.problems), "error": turn.error,
             "replies": list(turn.replies) if turn.error else [], **_source(source),
         }, coords)
