@@ -83,7 +83,7 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
     ("contract_language", "Ben returns the iron pickaxe to the tools chest (the one at the start) before 200 seconds "
      "have passed.", "Ben returns the iron_pickaxe to the tools chest by 200 seconds."),
     ("contract_language", "Ann mines at most 3 pumpkins a minute.", "Ann mines at most 3 pumpkin every 60 seconds."),
-    ("contract_language", "Ann signals 'done' within the first 30 seconds.", None),  # a signal has no deadline
+    ("contract_language", "Ann signals 'done' within the first 30 seconds.", "Ann signals by 30 seconds."),
     ("contract_language", "Ann breaks at most 2 mushroom blocks.", "Ann mines at most 2 red_mushroom_block."),
     ("contract_language", "The pickaxe is Ann's first, then Ben's.", None),  # an owner's name ending a clause
     ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),

@@ -193,6 +193,7 @@ class Craft(_Formal):
     player: str
     item: str
     count: int = 1
+    by: float | None = None  # a deadline: made by this second of the episode
     kind = "crafting"
 
 
@@ -211,17 +212,20 @@ class Signal(_Formal):
 
     player: str
     receiver: str = ""
+    by: float | None = None  # a deadline: the signal is sent by this second of the episode
     kind = "signal"
 
 
 @dataclass(frozen=True)
 class TurnTaking(_Formal):
-    """`first` uses `item` from the chest, returns it, then `then` may take it (after a signal when `signal`)."""
+    """`first` uses `item` from the chest, returns it (into the chest named `chest`; "" the one it came from), then
+    `then` may take it (after a signal when `signal`)."""
 
     first: str
     item: str
     then: str
     signal: bool
+    chest: str = ""
     kind = "turn-taking"
 
 

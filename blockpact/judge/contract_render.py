@@ -147,16 +147,18 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
             return f"{who or player} returns the {item} to {_chest(chest)}{_by(by)}."
         case Give(giver, receiver, item, count):
             return f"{who or giver} gives {_amount(count)} {item} to {to or receiver}."
-        case Craft(player, item, count):
-            return f"{who or player} crafts {count} {item}."
+        case Craft(player, item, count, by):
+            return f"{who or player} crafts {count} {item}{_by(by)}."
         case WaitFor(player, signaller):
             return f"{player} waits for {signaller}'s signal."
-        case Signal(player, receiver):
+        case Signal(player, receiver, by):
             target = to or receiver
+            if by is not None:
+                return f"{who or player} signals {target + ' ' if target else ''}by {number(by)} seconds."
             return f"{who or player} signals {target + ' ' if target else ''}when done."
-        case TurnTaking(first, item, then, signal):
+        case TurnTaking(first, item, then, signal, chest):
             after = f"signals {then}" if signal else f"{then} takes it"
-            return f"{first} takes the {item} first and returns it to the chest, then {after}."
+            return f"{first} takes the {item} first and returns it to {_chest(chest)}, then {after}."
         case Steps(steps, ordered):
             if all(isinstance(s, WaitFor) for s in steps) and len({s.player for s in steps}) == 1:  # type: ignore[union-attr]
                 signals = " and ".join(f"{s.signaller}'s signal" for s in steps)  # type: ignore[union-attr]

@@ -251,9 +251,14 @@ class _ToClause(MoneyClauses):
         receiver = names[1] if len(names) > 1 else ""
         return self._expand(names[0], receiver or None, lambda p, r: Signal(p, r or ""))
 
+    def turn_chest(self, children: list) -> _Back:
+        return _Back(one(children, Chest, Chest("")))
+
     def turn(self, children: list) -> TurnTaking:
+        """"Ann takes the iron_pickaxe first and puts it back in the tools chest, then Ben takes it": the chest it goes
+        back into is the one named after "back" ("the chest": the one it came from)."""
         then, signal = one(children, tuple)
-        return TurnTaking(children[0], one(children, Item).name, then, signal)
+        return TurnTaking(children[0], one(children, Item).name, then, signal, one(children, _Back).chest)  # type: ignore[arg-type]
 
     def start(self, children: list) -> Clause:
         clauses = [c for c in children if not isinstance(c, (TimeSpan, Condition, Place))]
@@ -274,6 +279,8 @@ def _with(clause: Clause, span: TimeSpan | None, condition: Condition | None, re
         return clause
     if isinstance(clause, ForEach):
         return ForEach(clause.quantifier, tuple(_with(p, span, condition, region) for p in clause.parts))
+    if isinstance(clause, Steps):  # one sentence the grammar reads as several ("Ann signals Ben and Cy by 30 seconds")
+        return Steps(tuple(_with(p, span, condition, region) for p in clause.parts), clause.ordered)
     fields = {f.name for f in dataclasses.fields(clause)}  # type: ignore[arg-type]
     if span is not None and "by" in fields:
         return _with(_deadline(clause, span), None, condition, region)

@@ -51,6 +51,7 @@ class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart
         self.deposits: list[tuple[int, Deposit]] = []
         self.crafts: list[tuple[int, Craft]] = []
         self.signals = False
+        self.signal_by: float | None = None  # the earliest deadline a signal clause of its sets
         self.excluded: set[str] = set()  # blocks it must not mine
         self.guards: dict[str, list[dict[str, object]]] = {}  # block -> conditions under which it must not mine it
         self.centres: dict[str | None, list[int]] = {}  # block (None: any) -> the centre of the region it mines in
@@ -138,6 +139,9 @@ class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart
                 self.turn_parts.append((n, part))
         elif isinstance(part, Craft) and part.player == me:
             self.crafts.append((n, part))
+            if part.by is not None:
+                self.note(n, f"makes the {part.item} as soon as it has what it takes; the deadline of {part.by:g} s is "
+                             "not watched")
         elif isinstance(part, Deposit) and part.player == me:
             if self.facts.chest_named(part.chest) is None:
                 self.note(n, f"the world has no chest named {part.chest!r}")
@@ -154,6 +158,8 @@ class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart
                 self.gates.append((step.id, n, later))
         elif isinstance(part, (WaitFor, Signal)):
             self.signals |= (part.signaller if isinstance(part, WaitFor) else part.player) == me
+            if isinstance(part, Signal) and part.player == me and part.by is not None:
+                self.signal_by = part.by if self.signal_by is None else min(self.signal_by, part.by)
         elif isinstance(part, Exclusion):
             if part.player == me:
                 self.exclude(n, part)
