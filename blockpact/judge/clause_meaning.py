@@ -121,10 +121,10 @@ def _window(span: object, clause: Clause, lex: Lexicon) -> Window | None:
     period = own if isinstance(own, (int, float)) else lex.world_period
     end_of_episode = lex.episode_seconds
     numbers = span.numbers
-    if span.kind in ("first_periods", "last_period") and period is None:
+    if span.kind in ("first_periods", "last_period", "until_last_period") and period is None:
         raise ClauseError("'period' here needs the clause's own period ('every 60 seconds') or a world whose "
                           "rules share one period")
-    if span.kind in ("last_period", "last") and end_of_episode is None:
+    if span.kind in ("last_period", "last", "until_last_period", "until_last") and end_of_episode is None:
         raise ClauseError("'the last ...' needs the episode's length: read the contract with its world")
     window = {
         "first": lambda: Window(0.0, numbers[0]),
@@ -134,6 +134,8 @@ def _window(span: object, clause: Clause, lex: Lexicon) -> Window | None:
         "span": lambda: Window(numbers[0], numbers[1]),
         "last_period": lambda: Window(max(end_of_episode - period, 0.0), None),  # type: ignore[operator]
         "last": lambda: Window(max(end_of_episode - numbers[0], 0.0), None),  # type: ignore[operator]
+        "until_last_period": lambda: Window(0.0, max(end_of_episode - period, 0.0)),  # type: ignore[operator]
+        "until_last": lambda: Window(0.0, max(end_of_episode - numbers[0], 0.0)),  # type: ignore[operator]
     }[span.kind]()
     if window.end is not None and window.end <= window.start:
         raise ClauseError(f"the window ends at {window.end:g} s, not after it starts ({window.start:g} s)")
@@ -158,6 +160,11 @@ def _target(clause: Clause, lex: Lexicon) -> dict[str, object]:
         raise ClauseError("only mining can be limited to a region (the log says where a block was dug, not where an item was had)")
     if target is None:
         return {}
+    if verb == "touch":  # "does not touch the gold ore": a block of the map is not mined, anything else not taken
+        if lex.world_blocks is None:
+            raise ClauseError("'touch' means mining a block or taking an item, which only the world says: read the "
+                              "contract with its world, or write 'mine' or 'take'")
+        verb = "mine" if target in lex.world_blocks or lex.loose_block(target) is not None else "take"
     if verb == "take" and not getattr(clause, "chest", None) and _only_on_the_map(target, lex):
         verb = "mine"  # "takes at most 5 kelp" in a world with no chest: taken from the world, by digging
     if verb == "mine" and lex.loose_block(target):
@@ -203,7 +210,7 @@ def _resolve_one(clause: Clause, lex: Lexicon) -> Clause:
         raise ClauseError("say what is not done: an item or block, or a region ('does not mine in the north patch')")
     if isinstance(clause, _ACTION_KINDS):
         updates.update(_target(clause, lex))
-        if (isinstance(clause, Exclusion) and clause.region is not None and clause.verb != "mine"
+        if (isinstance(clause, Exclusion) and clause.region is not None and updates.get("verb", clause.verb) != "mine"
                 and clause.target is not None):
             raise ClauseError("only mining can be limited to a region")
     if isinstance(clause, (PerUnitTransfer, ThresholdTransfer)):

@@ -16,12 +16,12 @@ from blockpact.config import read_toml
 from blockpact.judge.contract_steps import Normalised
 
 PARAPHRASES_FILE = Path(__file__).parent / "data" / "contract_paraphrases.toml"
-_CLASSES = {"PLAYER": "@", "ITEM": "#", "CHEST": "+"}
+_CLASSES = {"PLAYER": "@", "ITEM": "#", "CHEST": "+", "REGION": "&"}
 
 
 @dataclass(frozen=True)
 class _Token:
-    options: tuple[str, ...]  # words, or a class name (PLAYER, ITEM, CHEST, NUMBER)
+    options: tuple[str, ...]  # words, or a class name (PLAYER, ITEM, CHEST, REGION, NUMBER)
     optional: bool
 
     def matches(self, symbol: str) -> bool:

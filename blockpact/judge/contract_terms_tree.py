@@ -93,6 +93,9 @@ class TermValues(Transformer):
     def take_verb(self, _: list) -> Verb:
         return Verb("take")
 
+    def touch_verb(self, _: list) -> Verb:
+        return Verb("touch")
+
     def count(self, children: list) -> Count:
         return Count(children[0])
 
@@ -222,6 +225,8 @@ class TermValues(Transformer):
     span_window = _span("span")
     last_period = _span("last_period")
     last_seconds = _span("last")
+    until_last_period = _span("until_last_period")
+    until_last = _span("until_last")
 
     def condition(self, children: list) -> Condition:
         place, item = one(children, Place), one(children, Item)

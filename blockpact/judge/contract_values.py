@@ -29,7 +29,7 @@ class Unknown:
 
 @dataclass(frozen=True)
 class Verb:
-    action: str  # mine | collect | take
+    action: str  # mine | collect | take | touch (an exclusion's: mine a block, take an item; clause_meaning)
 
 
 @dataclass(frozen=True)
