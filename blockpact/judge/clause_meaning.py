@@ -187,6 +187,8 @@ def _only_on_the_map(target: str, lex: Lexicon) -> bool:
 
 def _counted(clause: PerUnitTransfer | ThresholdTransfer, lex: Lexicon) -> dict[str, object]:
     verb, item = clause.verb, clause.item
+    if verb == "take" and _only_on_the_map(item, lex):
+        verb = "mine"  # "for each pumpkin taken" in a world with no chest: taken from the world, by digging
     if verb == "mine" and lex.loose_block(item):
         item = lex.loose_block(item)  # type: ignore[assignment]
     if verb == "mine" and _an_item_here(item, lex):

@@ -251,7 +251,8 @@ class ProportionalTransfer(_Formal):
 @dataclass(frozen=True)
 class PerUnitTransfer(_Formal):
     """`rate` emeralds for each `item` the payer collected (or `verb`: mined, took) during the episode,
-    beyond the first `over`: "pays 2 emeralds to Ann for each diamond over 3"."""
+    beyond the first `over` (of each `period` seconds from the start, when it has one): "pays 2 emeralds to Ann for
+    each diamond over 3", "... for each pumpkin over 5 every 60 seconds"."""
 
     payer: str
     payee: str
@@ -260,6 +261,7 @@ class PerUnitTransfer(_Formal):
     verb: str = "collect"
     over: int = 0
     counted: str | None = None  # whose items are counted (None: the payer's): "for each diamond Ben mines"
+    period: float | None = None
     kind = "per-unit transfer"
 
 

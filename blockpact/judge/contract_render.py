@@ -100,8 +100,9 @@ def _quantified(clause: ForEach, world: str | None) -> str | None:
     if quantifier.startswith("anyone, to ") and isinstance(first, (ThresholdTransfer, PerUnitTransfer)):
         extra = f" for each extra {first.item}" if isinstance(first, PerUnitTransfer) else ""
         amount = first.rate if isinstance(first, PerUnitTransfer) else first.amount
-        return (f"Any player who {_VERBS[first.verb]} more than {first.over} {first.item} pays {_emeralds(amount)}{extra} "
-                f"to {quantifier[len('anyone, to '):]}.")
+        every = f" every {number(first.period)} seconds" if isinstance(first, PerUnitTransfer) and first.period else ""
+        return (f"Any player who {_VERBS[first.verb]} more than {first.over} {first.item}{every} pays {_emeralds(amount)}"
+                f"{extra} to {quantifier[len('anyone, to '):]}.")
     if quantifier.startswith("to ") and quantifier.endswith(" each") and isinstance(first, FixedTransfer):
         return f"{first.payer} pays {quantifier[3:-5]} {_emeralds(first.amount)} each."
     senders = [_waits(p) for p in clause.parts]
@@ -172,11 +173,12 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
                 f"At the end of the scenario {who or payer} transfers {number(fraction * 100)}% of the value of his "
                 f"{item} to {to or payee}."
             )
-        case PerUnitTransfer(payer, payee, rate, item, verb, over, counted):
+        case PerUnitTransfer(payer, payee, rate, item, verb, over, counted, period):
             beyond = f" over {over}" if over else ""
+            every = f" every {number(period)} seconds" if period else ""
             done = f"{counted} {_VERBS[verb]}" if counted else _DONE[verb]
             return (f"At the end of the scenario {who or payer} transfers {_emeralds(rate)} to {to or payee} "
-                    f"for each {item} {done}{beyond}.")
+                    f"for each {item} {done}{beyond}{every}.")
         case ThresholdTransfer(payer, payee, amount, verb, item, over):
             return f"If {payer} {_VERBS[verb]} more than {over} {item}, {payer} pays {_emeralds(amount)} to {payee}."
         case Pool(players):

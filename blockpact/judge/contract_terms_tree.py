@@ -157,8 +157,10 @@ class TermValues(Transformer):
     def per_unit(self, children: list) -> PerUnit:
         over, verb = one(children, Over), one(children, Verb)
         named = [c for c in children if isinstance(c, str) and not isinstance(c, Token)]
+        period = one(children, Period) or one(children, WorldPeriod)
         return PerUnit(one(children, Item).name, verb.action if verb else "collect",
-                       whole(Count(over.count), "a count of items") if over else 0, named[0] if named else None)
+                       whole(Count(over.count), "a count of items") if over else 0, named[0] if named else None,
+                       period.seconds if isinstance(period, Period) else period)
 
     def extra_unit(self, children: list) -> PerUnit:
         item = one(children, Item)

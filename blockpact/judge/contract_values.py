@@ -56,6 +56,7 @@ class PerUnit:
     verb: str = "collect"  # what is counted: collect | mine | take
     over: int = 0  # items not counted
     player: str | None = None  # the player named inside ("for each diamond Ben collects")
+    period: object = None  # seconds, or WorldPeriod: the items beyond `over` are counted in each period
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,12 @@ _SIGNAL_VERBS = {"says": "signals", "say": "signal", "said": "signalled", "annou
 _QUOTED = r"[\"'‘“][^\"'’”]{1,40}[\"'’”]"
 # Text the clause forms do not need, taken out before the words are read: a signal's words ("signals 'clean'": the
 # judge counts that a signal came, not what it said), an aside in parentheses (but not a position "(2, 64, 6)"),
-# "a period" for "per period", "before 220 seconds have passed".
+# "a period" and "in a period" for "per period", "before 220 seconds have passed".
 ASIDES = ((re.compile(rf"\b(signals?|signall?ed|says?|said|announces?|announced)\s+{_QUOTED}", re.I),
            lambda m: _SIGNAL_VERBS.get(m.group(1).lower(), m.group(1))),
           (re.compile(rf"\b(signals?|signall?ed)\s+([A-Z][A-Za-z0-9_]*)\s+{_QUOTED}"), r"\1 \2"),
           (re.compile(r"\s*\((?!\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\))[^()]*\)"), ""),
+          (re.compile(r"\bin\s+a\s+(period|round)\b", re.I), r"per \1"),
           (re.compile(r"\ba\s+(period|round|minute)\b", re.I), r"per \1"),
           (re.compile(r"\b(seconds?|minutes?)\s+(?:have|has)\s+(?:passed|elapsed|gone\s+by)\b", re.I), r"\1"))
 NUMBER = re.compile(r"\d+(?:\.\d+)?$")

@@ -24,7 +24,7 @@ Readings (documented choices where the paper leaves room; docs/contracts.md says
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from blockpact.judge.causality import Excuse, excuse
 from blockpact.judge.clause_checks import Breach, breakable, clause_reading
@@ -57,6 +57,15 @@ def transfer_amount(clause: Clause, obs: EpisodeObservables) -> tuple[str, str, 
             unit = obs.value(payer, item)
             amount = fraction * unit * count
             return payer, payee, amount, f"{number(fraction * 100)}% of {count} {item} x {number(unit)}"
+        case PerUnitTransfer(payer, payee, rate, item, verb, over, counted, period) if period:
+            periods = Counter(int((t - obs.start_time) // period) for t, p, k in actions(obs, verb, item)
+                              if p == (counted or payer) for _ in range(k))
+            paid = sum(max(n - over, 0) for n in periods.values())
+            by = f" by {counted}" if counted else ""
+            each = ", ".join(f"{n} in seconds {number(k * period)}-{number((k + 1) * period)}"
+                             for k, n in sorted(periods.items()) if n > over) or "none"
+            return payer, payee, rate * paid, (f"{number(rate)} x {paid} {item} {_DONE[verb]}{by} beyond {over} in a "
+                                               f"period of {number(period)} s ({each})")
         case PerUnitTransfer(payer, payee, rate, item, verb, over, counted):
             count = _done(obs, counted or payer, verb, item)
             paid = max(count - over, 0)
