@@ -100,6 +100,7 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
     ("contract_language", "Cy leaves the stone pickaxe in the tools chest.",
      "Cy does not take stone_pickaxe from the tools chest."),
     ("contract_language", "Cy leaves 2 pumpkins in the cache chest.", "Cy deposits 2 pumpkin into the cache chest."),
+    ("contract_language", "Cy leaves the pumpkins in the cache chest.", "Cy deposits all pumpkin into the cache chest."),
     ("contract_language", "For each pumpkin Cy harvests, he pays Ann 1 emerald.",
      "At the end of the scenario Cy transfers 1 emerald to Ann for each pumpkin mined."),
     ("contract_language", "Ann pays Ben 1 emerald for each pumpkin she harvests.", None),  # 'she': Ann or Ben
@@ -141,6 +142,9 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
      "Ben takes 1 iron_pickaxe from the tools chest and Ben returns the iron_pickaxe to the tools chest by 240 seconds."),
     ("contract_language", "Ben takes the iron pickaxe from the tools chest, then puts it into the cache chest and back "
      "there.", None),  # two chests: 'there' is either
+    ("contract_language", "Ann pays each of the other two 2 emeralds.",
+     "At the end of the scenario Ann transfers 2 emeralds to every other player."),
+    ("contract_language", "Ann pays each of the other three 2 emeralds.", None),  # there are two others
     ("kelp_fishery", "Bex will not take any kelp from the lake until Ama signals.",
      "Bex does not mine dried_kelp_block in the lake until Ama has signalled."),
 ]

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Penalty, PerUnitTransfer, Pool,
-    ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Steps, ThresholdTransfer, TotalQuota,
+    Assignment, ChestPayment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Penalty,
+    PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Steps, ThresholdTransfer, TotalQuota,
     TurnTaking, WaitFor, Window, Withdraw,
 )
 from blockpact.judge.contract_lexicon import Lexicon
@@ -219,7 +219,7 @@ def _resolve_one(clause: Clause, lex: Lexicon) -> Clause:
         updates.update(_counted(clause, lex))
     if isinstance(clause, MineOnly):
         updates["blocks"] = tuple(dict.fromkeys(_mine_only_block(b, lex) for b in clause.blocks))
-    if isinstance(clause, (Deposit, Withdraw, Return, Give, TurnTaking, ProportionalTransfer, Craft)):
+    if isinstance(clause, (Deposit, Withdraw, Return, Give, TurnTaking, ProportionalTransfer, Craft, ChestPayment)):
         updates["item"] = as_item(clause.item, lex)  # type: ignore[union-attr]
     for name in ("chest",):
         if hasattr(clause, name):
@@ -253,7 +253,8 @@ def problem(clause: Clause) -> str | None:
                 return found
             continue
         match part:
-            case FixedTransfer(payer, payee) | ProportionalTransfer(payer, payee) | PerUnitTransfer(payer, payee) | ThresholdTransfer(payer, payee) if payer == payee:
+            case (FixedTransfer(payer, payee) | ProportionalTransfer(payer, payee) | PerUnitTransfer(payer, payee)
+                  | ThresholdTransfer(payer, payee) | ChestPayment(payer, payee)) if payer == payee:
                 return f"{payer} cannot pay himself"
             case ProportionalTransfer(fraction=fraction) if fraction > 1:
                 return f"a share of {fraction:.0%} is more than the whole value"

@@ -158,7 +158,7 @@ def _object_pronouns(symbols: list[str], why: list[str]) -> None:
 
 
 def _back_there(symbols: list[str], words: list[str], why: list[str]) -> None:
-    """"Sam takes the iron pickaxe from the locker and puts it back there": into the one chest the clause names."""
+    """"Ben takes the iron pickaxe from the tools chest and puts it back there": into the one chest the clause names."""
     k = 1
     while k < len(symbols):
         if symbols[k] == "there" and symbols[k - 1] == "back":

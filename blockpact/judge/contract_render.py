@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, FreeText, Give, MineOnly, Penalty, PerUnitTransfer,
-    Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps, ThresholdTransfer,
-    TotalQuota, TurnTaking, WaitFor, Window, Withdraw,
+    Assignment, ChestPayment, Clause, Craft, Deposit, Exclusion, FailurePayment, FixedTransfer, ForEach, FreeText, Give,
+    MineOnly, Penalty, PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps,
+    ThresholdTransfer, TotalQuota, TurnTaking, WaitFor, Window, Withdraw,
 )
 from blockpact.judge.contract_grammar import render_assignment
 from blockpact.worlds.spec.schema import Condition
@@ -179,6 +179,9 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
             done = f"{counted} {_VERBS[verb]}" if counted else _DONE[verb]
             return (f"At the end of the scenario {who or payer} transfers {_emeralds(rate)} to {to or payee} "
                     f"for each {item} {done}{beyond}{every}.")
+        case ChestPayment(payer, payee, amount, chest, item, op, count):
+            return (f"If {_chest(chest)} holds {_CMP[op]} {count} {item} at the end, {who or payer} pays "
+                    f"{_emeralds(amount)} to {to or payee}.")
         case ThresholdTransfer(payer, payee, amount, verb, item, over):
             return f"If {payer} {_VERBS[verb]} more than {over} {item}, {payer} pays {_emeralds(amount)} to {payee}."
         case Pool(players):
@@ -198,6 +201,11 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
             receiver = "every other player" if "every other player" in quantifier else None
             text = _render(first, world, subject, receiver)
             return text[0].upper() + text[1:]
+        case FailurePayment(deed, payees, amount):
+            player = deed.player  # type: ignore[union-attr]
+            paid = (f"pays {_emeralds(amount)} to {payees[0]}" if len(payees) == 1
+                    else f"pays {_names(payees)} {_emeralds(amount)} each")
+            return f"Unless {_render(deed, world).rstrip('.')}, {player} {paid}."
         case FreeText(text):
             return text
     raise TypeError(f"not a clause: {clause!r}")

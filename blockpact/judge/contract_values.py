@@ -60,6 +60,16 @@ class PerUnit:
 
 
 @dataclass(frozen=True)
+class ChestState:
+    """What a chest holds at the episode's end: `op` `count` `item` ("holds at least 3 diamonds", "is not in")."""
+
+    chest: Chest
+    item: str
+    op: str
+    count: int
+
+
+@dataclass(frozen=True)
 class Owner:
     player: str | None  # None: the payer's own ("his")
 

@@ -23,12 +23,13 @@ from blockpact.judge.contract import (
     ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, ThresholdTransfer, TotalQuota, TurnTaking,
     WaitFor, Withdraw, parts,
 )
-from blockpact.judge.clauses import Clause, gated_waits
+from blockpact.judge.clauses import ChestPayment, Clause, FailurePayment, gated_waits
 from blockpact.worlds.spec.schema import Vec
 
 __all__ = ["Limit", "Plan", "Step", "plan_for"]
 
-SETTLED = (Give, Pool, RewardSplit, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer)
+SETTLED = (Give, Pool, RewardSplit, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer,
+           ChestPayment)
 KNOWN = (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, MineOnly, *SETTLED)
 FILLER_PATIENCE = 0.2  # of the episode: how long a player waits for deposits or a tool before mining for itself
 
@@ -102,6 +103,9 @@ class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart
         return self.plan
 
     def read(self, n: int, part: object, me: str) -> None:
+        if isinstance(part, FailurePayment):  # the payment is avoided by doing the deed: planned as if promised
+            self.read(n, part.deed, me)
+            return
         if isinstance(part, Assignment):
             blocks = blocks_of(part.verb, part.target, self.facts)
             if part.verb in ("mine", "collect") and not blocks:
