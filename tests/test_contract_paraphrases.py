@@ -83,7 +83,7 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
     ("contract_language", "Ben returns the iron pickaxe to the tools chest (the one at the start) before 200 seconds "
      "have passed.", "Ben returns the iron_pickaxe to the tools chest by 200 seconds."),
     ("contract_language", "Ann mines at most 3 pumpkins a minute.", "Ann mines at most 3 pumpkin every 60 seconds."),
-    ("contract_language", "Ann signals 'done' within the first 30 seconds.", None),  # a signal has no deadline
+    ("contract_language", "Ann signals 'done' within the first 30 seconds.", "Ann signals by 30 seconds."),
     ("contract_language", "Ann breaks at most 2 mushroom blocks.", "Ann mines at most 2 red_mushroom_block."),
     ("contract_language", "The pickaxe is Ann's first, then Ben's.", None),  # an owner's name ending a clause
     ("orchard_clans", "The east clan shares its rewards equally.", "Ka, Lu and Mo share their rewards equally."),
@@ -92,6 +92,61 @@ PHRASINGS: list[tuple[str, str, str | None]] = [
     ("orchard_clans", "Each member of the east clan mines at most 2 pumpkins.",
      "Ka and Lu and Mo each mines at most 2 pumpkin."),
     ("orchard_clans", "East mines at most 3 pumpkins.", None),  # the clan's total, or each member's? not said
+    ("contract_language", "Ben won't touch the diamond ore.", "Ben does not mine diamond_ore."),  # a block: not mined
+    ("contract_language", "Cy keeps his hands off the iron pickaxe.", "Cy does not take iron_pickaxe."),  # an item
+    ("contract_language", "Ben leaves the iron ore to Ann.", "Ben does not mine iron_ore."),  # Ann is not bound
+    ("contract_language", "Cy leaves the pumpkins alone.", "Cy does not mine pumpkin."),
+    ("contract_language", "Ann stays away from the diamond ore.", "Ann does not mine diamond_ore."),
+    ("contract_language", "Cy leaves the stone pickaxe in the tools chest.",
+     "Cy does not take stone_pickaxe from the tools chest."),
+    ("contract_language", "Cy leaves 2 pumpkins in the cache chest.", "Cy deposits 2 pumpkin into the cache chest."),
+    ("contract_language", "Cy leaves the pumpkins in the cache chest.", "Cy deposits all pumpkin into the cache chest."),
+    ("contract_language", "For each pumpkin Cy harvests, he pays Ann 1 emerald.",
+     "At the end of the scenario Cy transfers 1 emerald to Ann for each pumpkin mined."),
+    ("contract_language", "Ann pays Ben 1 emerald for each pumpkin she harvests.", None),  # 'she': Ann or Ben
+    ("contract_language", "No diamond ore shall be mined by Cy.", "Cy does not mine diamond_ore."),
+    ("contract_language", "The two diamond ores are to be mined by Ann.", "Ann mines at least 2 diamond_ore."),
+    ("contract_language", "Ann will have mined 3 pumpkins by the end of the game.", "Ann mines at least 3 pumpkin."),
+    ("smithy_chain", "Pia will have crafted an iron pickaxe by 150 seconds.", "Pia crafts 1 iron_pickaxe by 150 seconds."),
+    ("smithy_chain", "Nia shall have deposited 2 oak logs into the depot before 90 seconds.",
+     "Nia deposits 2 oak_log into the depot chest by 90 seconds."),
+    ("smithy_chain", "Pia crafts an iron pickaxe from her iron ingots.", "Pia crafts 1 iron_pickaxe."),
+    ("contract_language", "Duty of Ben: deposit 2 pumpkins into the cache chest.",
+     "Ben deposits 2 pumpkin into the cache chest."),
+    ("contract_language", "Ann signals Ben in chat.", "Ann signals Ben when done."),
+    ("contract_language", "Cy mines at least 4 pumpkins in the north patch over the course of the game.",
+     "Cy mines at least 4 pumpkin in the north patch."),
+    ("contract_language", "Ben mines nothing from the iron vein during the first 90 seconds.",
+     "Ben does not mine in the iron vein during the first 90 seconds."),
+    ("contract_language", "Cy shall remove at least 3 slime blocks from the river.", "Cy mines at least 3 slime_block in the river."),
+    ("contract_language", "Cy removes 2 pumpkins from the cache chest.", "Cy takes 2 pumpkin from the cache chest."),  # a chest
+    ("contract_language", "Ann pays Cy 1 emerald for every slime block Cy clears.",
+     "At the end of the scenario Ann transfers 1 emerald to Cy for each slime_block Cy mines."),
+    ("kelp_fishery", "No fisher catches more than 4 dried kelp blocks per period.",
+     "Each player mines at most 4 dried_kelp_block every 60 seconds."),
+    ("kelp_fishery", "Between them, all five fishers take at most 20 dried kelp blocks.",
+     "Ama, Bex, Col, Dax and Eli together mine at most 20 dried_kelp_block."),
+    ("kelp_fishery", "Between them, the four fishers take at most 20 dried kelp blocks.", None),  # there are five
+    ("contract_language", "Ann, Ben and Cy split the value of their final inventories equally.",
+     "Ann, Ben and Cy share their rewards equally."),
+    ("contract_language", "All three of us share everything we earn equally.", "Ann, Ben and Cy share their rewards equally."),
+    ("contract_language", "Ann and Ben share their total earnings in equal halves.", "Ann and Ben share their rewards equally."),
+    ("contract_language", "Each player mines at most 3 pumpkins every 60 seconds, except in the last period.",
+     "Each player mines at most 3 pumpkin every 60 seconds during the first 300 seconds."),
+    ("contract_language", "Ann and Ben together mine at most 10 pumpkins per minute until the final 30 seconds.",
+     "Ann and Ben together mine at most 10 pumpkin every 60 seconds during the first 330 seconds."),
+    ("contract_language", "Ben does not mine diamond ore except in the last 60 seconds.",
+     "Ben does not mine diamond_ore during the first 300 seconds."),
+    ("contract_language", "After the 200-second mark, Cy mines at most 2 pumpkins.", "Cy mines at most 2 pumpkin after 200 seconds."),
+    ("contract_language", "Ben takes the iron pickaxe from the tools chest and puts it back there by 240 seconds.",
+     "Ben takes 1 iron_pickaxe from the tools chest and Ben returns the iron_pickaxe to the tools chest by 240 seconds."),
+    ("contract_language", "Ben takes the iron pickaxe from the tools chest, then puts it into the cache chest and back "
+     "there.", None),  # two chests: 'there' is either
+    ("contract_language", "Ann pays each of the other two 2 emeralds.",
+     "At the end of the scenario Ann transfers 2 emeralds to every other player."),
+    ("contract_language", "Ann pays each of the other three 2 emeralds.", None),  # there are two others
+    ("kelp_fishery", "Bex will not take any kelp from the lake until Ama signals.",
+     "Bex does not mine dried_kelp_block in the lake until Ama has signalled."),
 ]
 
 
@@ -106,6 +161,12 @@ def test_each_casual_wording_reads_as_it_means_or_stays_free_text(worlds, world:
                                                                    reading: str | None) -> None:
     spec = worlds[world]
     assert_reads_as(spec, text, reading)
+
+
+def test_touch_needs_the_world() -> None:
+    """Whether 'touch' is mining or taking depends on the world's blocks: read without a world, it stays free text."""
+    [clause] = parse_contract("1. Ann does not touch the diamond ore.", ["Ann", "Ben"]).clauses
+    assert not clause.formal and "only the world says" in clause.why
 
 
 def test_taking_a_block_is_mining_it_only_in_a_world_without_chests(worlds) -> None:

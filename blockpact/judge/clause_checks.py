@@ -209,7 +209,8 @@ def _turn(n: int, c: TurnTaking, obs: EpisodeObservables, say: Say) -> str | Non
     first, item, then = c.first, c.item, c.then
     ops = [op for op in obs.chest_ops if op.item == item]
     took = next((i for i, op in enumerate(ops) if op.player == first and op.delta < 0), None)
-    returned = next((i for i, op in enumerate(ops) if took is not None and i > took and op.player == first and op.delta > 0), None)
+    returned = next((i for i, op in enumerate(ops) if took is not None and i > took and op.player == first and op.delta > 0
+                     and _in_chest(obs, c.chest, op.chest)), None)
     then_took = next((i for i, op in enumerate(ops) if op.player == then and op.delta < 0), None)
     if then_took is not None and (returned is None or then_took < returned):
         say(then, f"{then} took the {item} before {first} had used and returned it (clause {n}).",
@@ -218,7 +219,7 @@ def _turn(n: int, c: TurnTaking, obs: EpisodeObservables, say: Say) -> str | Non
         say(first, f"{first} did not take the {item} first (clause {n}).",
             lacked=Deed("take", item, 1, span(obs, None)[1]))
     elif returned is None:
-        say(first, f"{first} did not return the {item} to the chest (clause {n}).")
+        say(first, f"{first} did not return the {item} to {f'the {c.chest} chest' if c.chest else 'the chest'} (clause {n}).")
     elif c.signal:
         returned_at = ops[returned].time
         signalled = [t for t, sender, _ in obs.signals if sender == first and t >= returned_at]
@@ -280,9 +281,10 @@ def _return(n: int, c: Return, obs: EpisodeObservables, say: Say) -> str | None:
 
 
 def _craft(n: int, c: Craft, obs: EpisodeObservables, say: Say) -> str | None:
-    made = obs.crafted.get(c.player, {}).get(c.item, 0)
+    counts = _before(obs, c.by)
+    made = sum(k for t, p, i, k in obs.craft_events if p == c.player and i == c.item and counts(t))
     if made < c.count:
-        say(c.player, f"{c.player} crafted {made} {c.item}, fewer than the {c.count} of clause {n}.")
+        say(c.player, f"{c.player} crafted {made} {c.item}{_by(c.by)}, fewer than the {c.count} of clause {n}.")
     return None
 
 
@@ -297,8 +299,12 @@ def _wait(n: int, c: WaitFor, obs: EpisodeObservables, say: Say) -> str | None:
 
 
 def _signal(n: int, c: Signal, obs: EpisodeObservables, say: Say) -> str | None:
-    if not any(sender == c.player for _, sender, _ in obs.signals):
+    sent = sorted(t for t, sender, _ in obs.signals if sender == c.player)
+    if not sent:
         say(c.player, f"{c.player} never sent the signal of clause {n}.")
+    elif not _before(obs, c.by)(sent[0]):
+        say(c.player, f"{c.player} sent the signal of clause {n} first at {number(sent[0] - obs.start_time)} s, "
+                      f"after its deadline of {number(c.by or 0)} s.")
     return None
 
 

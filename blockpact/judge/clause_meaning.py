@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Penalty, PerUnitTransfer, Pool,
-    ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Steps, ThresholdTransfer, TotalQuota,
+    Assignment, ChestPayment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Penalty,
+    PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Steps, ThresholdTransfer, TotalQuota,
     TurnTaking, WaitFor, Window, Withdraw,
 )
 from blockpact.judge.contract_lexicon import Lexicon
@@ -121,10 +121,10 @@ def _window(span: object, clause: Clause, lex: Lexicon) -> Window | None:
     period = own if isinstance(own, (int, float)) else lex.world_period
     end_of_episode = lex.episode_seconds
     numbers = span.numbers
-    if span.kind in ("first_periods", "last_period") and period is None:
+    if span.kind in ("first_periods", "last_period", "until_last_period") and period is None:
         raise ClauseError("'period' here needs the clause's own period ('every 60 seconds') or a world whose "
                           "rules share one period")
-    if span.kind in ("last_period", "last") and end_of_episode is None:
+    if span.kind in ("last_period", "last", "until_last_period", "until_last") and end_of_episode is None:
         raise ClauseError("'the last ...' needs the episode's length: read the contract with its world")
     window = {
         "first": lambda: Window(0.0, numbers[0]),
@@ -134,6 +134,8 @@ def _window(span: object, clause: Clause, lex: Lexicon) -> Window | None:
         "span": lambda: Window(numbers[0], numbers[1]),
         "last_period": lambda: Window(max(end_of_episode - period, 0.0), None),  # type: ignore[operator]
         "last": lambda: Window(max(end_of_episode - numbers[0], 0.0), None),  # type: ignore[operator]
+        "until_last_period": lambda: Window(0.0, max(end_of_episode - period, 0.0)),  # type: ignore[operator]
+        "until_last": lambda: Window(0.0, max(end_of_episode - numbers[0], 0.0)),  # type: ignore[operator]
     }[span.kind]()
     if window.end is not None and window.end <= window.start:
         raise ClauseError(f"the window ends at {window.end:g} s, not after it starts ({window.start:g} s)")
@@ -158,6 +160,11 @@ def _target(clause: Clause, lex: Lexicon) -> dict[str, object]:
         raise ClauseError("only mining can be limited to a region (the log says where a block was dug, not where an item was had)")
     if target is None:
         return {}
+    if verb == "touch":  # "does not touch the gold ore": a block of the map is not mined, anything else not taken
+        if lex.world_blocks is None:
+            raise ClauseError("'touch' means mining a block or taking an item, which only the world says: read the "
+                              "contract with its world, or write 'mine' or 'take'")
+        verb = "mine" if target in lex.world_blocks or lex.loose_block(target) is not None else "take"
     if verb == "take" and not getattr(clause, "chest", None) and _only_on_the_map(target, lex):
         verb = "mine"  # "takes at most 5 kelp" in a world with no chest: taken from the world, by digging
     if verb == "mine" and lex.loose_block(target):
@@ -180,6 +187,8 @@ def _only_on_the_map(target: str, lex: Lexicon) -> bool:
 
 def _counted(clause: PerUnitTransfer | ThresholdTransfer, lex: Lexicon) -> dict[str, object]:
     verb, item = clause.verb, clause.item
+    if verb == "take" and _only_on_the_map(item, lex):
+        verb = "mine"  # "for each pumpkin taken" in a world with no chest: taken from the world, by digging
     if verb == "mine" and lex.loose_block(item):
         item = lex.loose_block(item)  # type: ignore[assignment]
     if verb == "mine" and _an_item_here(item, lex):
@@ -203,14 +212,14 @@ def _resolve_one(clause: Clause, lex: Lexicon) -> Clause:
         raise ClauseError("say what is not done: an item or block, or a region ('does not mine in the north patch')")
     if isinstance(clause, _ACTION_KINDS):
         updates.update(_target(clause, lex))
-        if (isinstance(clause, Exclusion) and clause.region is not None and clause.verb != "mine"
+        if (isinstance(clause, Exclusion) and clause.region is not None and updates.get("verb", clause.verb) != "mine"
                 and clause.target is not None):
             raise ClauseError("only mining can be limited to a region")
     if isinstance(clause, (PerUnitTransfer, ThresholdTransfer)):
         updates.update(_counted(clause, lex))
     if isinstance(clause, MineOnly):
         updates["blocks"] = tuple(dict.fromkeys(_mine_only_block(b, lex) for b in clause.blocks))
-    if isinstance(clause, (Deposit, Withdraw, Return, Give, TurnTaking, ProportionalTransfer, Craft)):
+    if isinstance(clause, (Deposit, Withdraw, Return, Give, TurnTaking, ProportionalTransfer, Craft, ChestPayment)):
         updates["item"] = as_item(clause.item, lex)  # type: ignore[union-attr]
     for name in ("chest",):
         if hasattr(clause, name):
@@ -244,7 +253,8 @@ def problem(clause: Clause) -> str | None:
                 return found
             continue
         match part:
-            case FixedTransfer(payer, payee) | ProportionalTransfer(payer, payee) | PerUnitTransfer(payer, payee) | ThresholdTransfer(payer, payee) if payer == payee:
+            case (FixedTransfer(payer, payee) | ProportionalTransfer(payer, payee) | PerUnitTransfer(payer, payee)
+                  | ThresholdTransfer(payer, payee) | ChestPayment(payer, payee)) if payer == payee:
                 return f"{payer} cannot pay himself"
             case ProportionalTransfer(fraction=fraction) if fraction > 1:
                 return f"a share of {fraction:.0%} is more than the whole value"

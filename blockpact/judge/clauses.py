@@ -10,37 +10,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blockpact.judge.clause_base import Window, FormalClause
+from blockpact.judge.clause_money import (
+    ChestPayment, FixedTransfer, Penalty, PerUnitTransfer, Pool, ProportionalTransfer, RewardSplit, ThresholdTransfer,
+)
 from blockpact.worlds.spec.schema import Condition
 
-
-@dataclass(frozen=True)
-class Window:
-    """The seconds of the episode a clause holds in: [start, end), `end` None for the episode's end.
-    Counted from the episode's start; "in the last period" is resolved to seconds with the world."""
-
-    start: float = 0.0
-    end: float | None = None
-
-    def holds_at(self, t: float) -> bool:
-        return self.start <= t and (self.end is None or t < self.end)
-
-
-class _Formal:
-    """Mixin: a clause the formal judge scores from the event log."""
-
-    kind = "clause"
-
-    @property
-    def formal(self) -> bool:
-        return True
-
-    @property
-    def why(self) -> str:
-        return f"controlled form ({self.kind}): the formal judge scores it from the event log"
+__all__ = [
+    "Assignment", "ChestPayment", "Clause", "Craft", "Deposit", "Exclusion", "FailurePayment", "FixedTransfer", "ForEach",
+    "FreeText", "Give", "MineOnly", "Penalty", "PerUnitTransfer", "Pool", "ProportionalTransfer", "Quota", "RegionLimit",
+    "Return", "RewardSplit", "SHARING_TYPES", "Signal", "Steps", "TRANSFER_TYPES", "ThresholdTransfer", "TotalQuota",
+    "Transfer", "TurnTaking", "WaitFor", "Window", "Withdraw", "gated_waits", "parties", "parts",
+]
 
 
 @dataclass(frozen=True)
-class Assignment(_Formal):
+class Assignment(FormalClause):
     """`player` alone does `verb` to `target`: "Gizmo mines all iron_ore" -> ("Gizmo", "mine", "iron_ore")."""
 
     player: str
@@ -53,7 +38,7 @@ class Assignment(_Formal):
 
 
 @dataclass(frozen=True)
-class Exclusion(_Formal):
+class Exclusion(FormalClause):
     """`player` never does `verb` to `target` (None: to anything in `region`): "Glitch does not mine
     iron_ore", "Nobody mines red_mushroom_block while the river holds more than 7 slime_block"."""
 
@@ -70,7 +55,7 @@ class Exclusion(_Formal):
 
 
 @dataclass(frozen=True)
-class RegionLimit(_Formal):
+class RegionLimit(FormalClause):
     """`player` mines (`target`, None: anything) only inside `region`: "Ann mines only in the north patch"."""
 
     player: str
@@ -82,7 +67,7 @@ class RegionLimit(_Formal):
 
 
 @dataclass(frozen=True)
-class MineOnly(_Formal):
+class MineOnly(FormalClause):
     """`player` mines no block other than `blocks`: "Gizmo mines only iron_ore" (it need not mine any)."""
 
     player: str
@@ -92,7 +77,7 @@ class MineOnly(_Formal):
 
 
 @dataclass(frozen=True)
-class Quota(_Formal):
+class Quota(FormalClause):
     """`player` does `verb` to at most (or at least) `count` `target`, in every `period` seconds
     from the start of the episode, or over the whole episode when `period` is None."""
 
@@ -110,7 +95,7 @@ class Quota(_Formal):
 
 
 @dataclass(frozen=True)
-class TotalQuota(_Formal):
+class TotalQuota(FormalClause):
     """`players` together do `verb` to at most (or at least) `count` `target` (per `period`)."""
 
     players: tuple[str, ...]
@@ -126,7 +111,7 @@ class TotalQuota(_Formal):
 
 
 @dataclass(frozen=True)
-class Deposit(_Formal):
+class Deposit(FormalClause):
     """`player` puts `count` (None: all it ends up with) `item` into the chest named `chest` ("" any)."""
 
     player: str
@@ -138,7 +123,7 @@ class Deposit(_Formal):
 
 
 @dataclass(frozen=True)
-class Withdraw(_Formal):
+class Withdraw(FormalClause):
     """`player` takes at least `count` `item` from the chest named `chest` ("" any): "Hal takes 2 diamonds
     from the cache chest"."""
 
@@ -151,7 +136,7 @@ class Withdraw(_Formal):
 
 
 @dataclass(frozen=True)
-class Return(_Formal):
+class Return(FormalClause):
     """`player` puts every `item` it takes back into the chest named `chest` ("" the one it came from)."""
 
     player: str
@@ -162,7 +147,7 @@ class Return(_Formal):
 
 
 @dataclass(frozen=True)
-class Steps(_Formal):
+class Steps(FormalClause):
     """Clauses said in one sentence: "A, then B" (`ordered`: each step done after the one before it) or
     "A and B" (each kept on its own). The judges and the scripted players read `parts`."""
 
@@ -176,7 +161,7 @@ class Steps(_Formal):
 
 
 @dataclass(frozen=True)
-class Give(_Formal):
+class Give(FormalClause):
     """`giver` hands `count` (None: all) `item` to `receiver`; settled by the judge from the final inventories."""
 
     giver: str
@@ -187,17 +172,18 @@ class Give(_Formal):
 
 
 @dataclass(frozen=True)
-class Craft(_Formal):
+class Craft(FormalClause):
     """`player` crafts at least `count` `item`."""
 
     player: str
     item: str
     count: int = 1
+    by: float | None = None  # a deadline: made by this second of the episode
     kind = "crafting"
 
 
 @dataclass(frozen=True)
-class WaitFor(_Formal):
+class WaitFor(FormalClause):
     """`player` does nothing (no digging, chest, crafting or placing) before `signaller`'s first signal."""
 
     player: str
@@ -206,105 +192,46 @@ class WaitFor(_Formal):
 
 
 @dataclass(frozen=True)
-class Signal(_Formal):
+class Signal(FormalClause):
     """`player` signals `receiver` ("" everyone) when its other clauses are done."""
 
     player: str
     receiver: str = ""
+    by: float | None = None  # a deadline: the signal is sent by this second of the episode
     kind = "signal"
 
 
 @dataclass(frozen=True)
-class TurnTaking(_Formal):
-    """`first` uses `item` from the chest, returns it, then `then` may take it (after a signal when `signal`)."""
+class TurnTaking(FormalClause):
+    """`first` uses `item` from the chest, returns it (into the chest named `chest`; "" the one it came from), then
+    `then` may take it (after a signal when `signal`)."""
 
     first: str
     item: str
     then: str
     signal: bool
+    chest: str = ""
     kind = "turn-taking"
 
 
 @dataclass(frozen=True)
-class FixedTransfer(_Formal):
-    payer: str
-    payee: str
-    amount: float
-    kind = "fixed transfer"
+class FailurePayment(FormalClause):
+    """`deed` (one player's deposit, withdrawal, return, craft, signal or at-least quota) is not promised; if it was
+    not done (its check finds a breach), its player pays `amount` emeralds to each of `payees`: "If Ada fails to
+    craft an iron pickaxe by 60 seconds, she pays Ben 10 emeralds"."""
 
-
-@dataclass(frozen=True)
-class ProportionalTransfer(_Formal):
-    """`fraction` (0.5 for 50%) of what the payer's final `item`s are worth to the payer."""
-
-    payer: str
-    payee: str
-    fraction: float
-    item: str
-    kind = "proportional transfer"
-
-
-@dataclass(frozen=True)
-class PerUnitTransfer(_Formal):
-    """`rate` emeralds for each `item` the payer collected (or `verb`: mined, took) during the episode,
-    beyond the first `over`: "pays 2 emeralds to Ann for each diamond over 3"."""
-
-    payer: str
-    payee: str
-    rate: float
-    item: str
-    verb: str = "collect"
-    over: int = 0
-    counted: str | None = None  # whose items are counted (None: the payer's): "for each diamond Ben mines"
-    kind = "per-unit transfer"
-
-
-@dataclass(frozen=True)
-class ThresholdTransfer(_Formal):
-    """`amount` emeralds once, if the payer did `verb` to more than `over` `item`s: "If Cy mines more than
-    4 pumpkins, he pays 10 emeralds to Ann"."""
-
-    payer: str
-    payee: str
-    amount: float
-    verb: str
-    item: str
-    over: int
-    kind = "conditional transfer"
-
-
-@dataclass(frozen=True)
-class Pool(_Formal):
-    """`players` share their rewards (final inventory values after every other transfer) equally."""
-
-    players: tuple[str, ...]
-    kind = "reward sharing"
-
-
-@dataclass(frozen=True)
-class RewardSplit(_Formal):
-    """`players` pool their rewards and split the total by `shares` (fractions summing to 1, in the
-    players' order): "The total reward is split 60/40 between Ann and Ben"."""
-
-    players: tuple[str, ...]
-    shares: tuple[float, ...]
-    kind = "reward split"
-
-
-@dataclass(frozen=True)
-class Penalty(_Formal):
-    """Whoever of `breakers` (empty: anyone) breaks clause `clause` (None: any clause) pays `amount`
-    emeralds to each of `payees` (empty: every other player), once per broken clause."""
-
-    breakers: tuple[str, ...]
-    clause: int | None
-    amount: float
+    deed: Clause
     payees: tuple[str, ...]
-    kind = "penalty"
+    amount: float
+    kind = "payment on failure"
+
+    @property
+    def player(self) -> str:
+        return self.deed.player  # type: ignore[union-attr]
 
 
 @dataclass(frozen=True)
-class ForEach(_Formal):
+class ForEach(FormalClause):
     """A clause quantified over players ("each player", "every other player"): one part per player."""
 
     quantifier: str  # the words, e.g. "each player"
@@ -336,10 +263,10 @@ class FreeText:
 Clause = (
     Assignment | Exclusion | RegionLimit | MineOnly | Quota | TotalQuota | Deposit | Withdraw | Return | Give | Craft
     | WaitFor | Signal | TurnTaking | Steps | FixedTransfer | ProportionalTransfer | PerUnitTransfer
-    | ThresholdTransfer | Pool | RewardSplit | Penalty | ForEach | FreeText
+    | ThresholdTransfer | ChestPayment | Pool | RewardSplit | Penalty | FailurePayment | ForEach | FreeText
 )
-Transfer = FixedTransfer | ProportionalTransfer | PerUnitTransfer | ThresholdTransfer
-TRANSFER_TYPES = (FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer)
+Transfer = FixedTransfer | ProportionalTransfer | PerUnitTransfer | ThresholdTransfer | ChestPayment
+TRANSFER_TYPES = (FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer, ChestPayment)
 SHARING_TYPES = (Pool, RewardSplit)
 
 

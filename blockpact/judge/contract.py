@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from blockpact.settings import default_mc_version
 from blockpact.judge.clauses import (
-    TRANSFER_TYPES, Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, FreeText, Give, Penalty,
-    MineOnly, PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps,
+    TRANSFER_TYPES, Assignment, Clause, Craft, Deposit, Exclusion, FailurePayment, FixedTransfer, ForEach, FreeText, Give,
+    Penalty, MineOnly, PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps,
     ThresholdTransfer, TotalQuota, Transfer, TurnTaking, WaitFor, Window, Withdraw, parties, parts,
 )
 from blockpact.judge.contract_grammar import parse_clause
@@ -24,7 +24,7 @@ from blockpact.worlds.spec.schema import WorldSpec
 
 __all__ = [
     "TRANSFER_TYPES", "Assignment", "Clause", "Contract", "Craft", "Deposit", "EMPTY_CONTRACT", "Exclusion",
-    "FixedTransfer", "ForEach", "FreeText", "Give", "MineOnly", "Penalty", "PerUnitTransfer", "Pool", "ProportionalTransfer",
+    "FailurePayment", "FixedTransfer", "ForEach", "FreeText", "Give", "MineOnly", "Penalty", "PerUnitTransfer", "Pool", "ProportionalTransfer",
     "Quota", "RegionLimit", "Return", "RewardSplit", "Signal", "Steps", "ThresholdTransfer", "TotalQuota",
     "Transfer", "TurnTaking", "WaitFor", "Window", "Withdraw", "lexicon_for", "number", "parse_contract",
     "parties", "parts", "render_clause", "render_contract",
@@ -142,7 +142,7 @@ def _penalty_problem(n: int, clause: Clause, clauses: Sequence[Clause]) -> str |
     if not 1 <= clause.clause <= len(clauses):
         return f"clause {n} names clause {clause.clause}, but the contract has {len(clauses)} clauses"
     target = clauses[clause.clause - 1]
-    if all(isinstance(p, (*TRANSFER_TYPES, Penalty, Pool, RewardSplit, Give)) for p in parts(target)):
+    if all(isinstance(p, (*TRANSFER_TYPES, Penalty, Pool, RewardSplit, Give, FailurePayment)) for p in parts(target)):
         return f"clause {clause.clause} is settled by the judge and cannot be broken"
     return None
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from blockpact.judge.clauses import (
-    Assignment, Clause, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Penalty, PerUnitTransfer, Pool,
-    ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps, ThresholdTransfer, TotalQuota,
+    Assignment, ChestPayment, Clause, Deposit, Exclusion, FailurePayment, FixedTransfer, ForEach, Give, MineOnly, Penalty,
+    PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps, ThresholdTransfer, TotalQuota,
     TurnTaking, WaitFor, Window, Withdraw,
 )
 from blockpact.judge.contract import parse_contract
@@ -91,13 +91,20 @@ FORMS: list[tuple[str, Example]] = [
     ("not taking a tool before a signal",
      lambda n: Exclusion(n.other, "take", n.tool, chest=n.chest, until_signals_from=(n.me,)) if n.tool and n.chest else None),
     ("a signal", lambda n: Signal(n.me, n.other)),
+    ("a signal by a deadline", lambda n: Signal(n.me, n.other, by=n.half)),
     ("a gift of items at the end", lambda n: Give(n.me, n.other, n.item, 2)),
     ("a payment", lambda n: FixedTransfer(n.me, n.other, 11)),
     ("a share of value", lambda n: ProportionalTransfer(n.me, n.other, 0.5, n.item)),
     ("a payment per item", lambda n: PerUnitTransfer(n.me, n.other, 1.5, n.item)),
     ("a payment per item another player gains", lambda n: PerUnitTransfer(n.me, n.other, 2, n.item, "collect", 0, n.other)),
     ("a payment per item beyond a number", lambda n: PerUnitTransfer(n.other, n.me, 2, n.item, "collect", 3)),
+    ("a payment per item beyond a number in each period",
+     lambda n: PerUnitTransfer(n.other, n.me, 2, n.block, "mine", 5, None, 60.0)),
     ("a payment if more than a number", lambda n: ThresholdTransfer(n.other, n.me, 10, "mine", n.block, 4)),
+    ("a payment on what a chest holds at the end",
+     lambda n: ChestPayment(n.other, n.me, 5, n.chest, n.item, ">=", 2) if n.chest else None),
+    ("a payment if a deed is not done",
+     lambda n: FailurePayment(Deposit(n.me, n.item, 2, n.chest, by=n.half), (n.other,), 5) if n.chest else None),
     ("sharing rewards equally", lambda n: Pool((n.me, n.other))),
     ("splitting the total reward", lambda n: RewardSplit((n.me, n.other), (0.6, 0.4))),
     ("a penalty", lambda n: Penalty((), None, 5, ())),

@@ -21,6 +21,7 @@ from lark.lexer import PatternStr
 from blockpact.config import read_toml
 from blockpact.judge.clause_meaning import GENERIC_CHEST_WORDS, singular_forms
 from blockpact.judge.clauses import Assignment, Clause, FreeText, Steps
+from blockpact.judge.contract_failure import failure_payment
 from blockpact.judge.contract_hints import deed_hints, form_hints
 from blockpact.judge.contract_paraphrase import paraphrased
 from blockpact.judge.contract_refs import resolve_refs
@@ -151,6 +152,12 @@ def normalise(text: str, players: Sequence[str], phrases: Sequence[Phrase], voca
     for k in range(len(symbols) - 2, 0, -1):  # "all three players": the count says nothing when it is everyone
         if symbols[k - 1] in ("all", "both") and symbols[k + 1] in ("players", "player") and symbols[k] == str(len(players)):
             del symbols[k], originals[k]
+    for k in range(len(symbols) - 1, 0, -1):  # "each of the other three (players)": every other player, when it is them
+        if symbols[k - 1] == "other" and symbols[k] == str(len(players) - 1):
+            if symbols[k + 1 : k + 2] == ["players"]:
+                del symbols[k], originals[k]
+            else:
+                symbols[k] = "players"
     last = max((k for k, s in enumerate(symbols) if s != ","), default=-1)
     if last > 0 and symbols[last] == "only" and symbols[last - 1].startswith("#"):
         symbols[last] = "exclusively"  # "Ann mines pumpkins only.": not "only in the north patch", which a region follows
@@ -307,6 +314,9 @@ def parse_clause(text: str, players: Sequence[str], *, world: str | None, lexico
 
 @lru_cache(maxsize=4096)
 def _parse_cached(text: str, players: tuple[str, ...], world: str | None, lexicon: Lexicon) -> Clause:
+    failed = failure_payment(text, lambda part: _parse_cached(part, players, world, lexicon))
+    if failed is not None:
+        return failed
     phrases = load_terms().phrases_for(world)
     norm = normalise(text, players, phrases, lexicon.vocabulary, lexicon)
     if not [s for s in norm.symbols if s != ","]:

@@ -12,8 +12,14 @@ from blockpact.judge.clauses import (
 from blockpact.judge.contract_terms_tree import TermValues
 from blockpact.judge.contract_values import (
     PRONOUN, ANYONE, OTHERS, ClauseError, ClauseRef, Count, Item, Money, Over, Owner, Percent, PerUnit, Quantifier,
-    Share, Shares, Verb, one, players_in, whole,
+    Share, Shares, Verb, Period, WorldPeriod, one, players_in, whole,
 )
+
+
+def _each_period(unit: PerUnit) -> object:
+    """The period the items beyond `over` are counted in ("for every pumpkin over 5 per period"); none without an
+    `over`, where counting per period changes nothing."""
+    return unit.period if unit.over else None
 
 
 class MoneyClauses(TermValues):
@@ -34,7 +40,7 @@ class MoneyClauses(TermValues):
                                   f"'... {payer} mines'): a pronoun there could mean either player")
             counted = unit.player if isinstance(unit.player, str) else None
             return self._expand(payer, payee, lambda p, r: PerUnitTransfer(
-                p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted))
+                p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted, _each_period(unit)))
         return self._expand(payer, payee, lambda p, r: FixedTransfer(p, r, money.amount))
 
     def fine(self, children: list) -> Clause:
@@ -48,7 +54,7 @@ class MoneyClauses(TermValues):
             payees = others
         counted = unit.player if isinstance(unit.player, str) and unit.player != PRONOUN else None  # "she": the fined
         return self._expand(payer, payees[-1], lambda p, r: PerUnitTransfer(
-            p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted))
+            p, r, money.amount, unit.item, unit.verb, unit.over, None if counted == p else counted, _each_period(unit)))
 
     def threshold_after(self, children: list) -> Clause:
         """"Ben pays Ann 5 emeralds if he mines any diamond_ore": the payer is the one whose act is counted."""
@@ -80,10 +86,16 @@ class MoneyClauses(TermValues):
         over = one(children, Over, Over(0))
         count = whole(Count(over.count), "a count of items") or 0
         unit = one(children, PerUnit)
+        period = one(children, Period) or one(children, WorldPeriod)
         if unit is not None:
             if unit.item and unit.item != item:
                 raise ClauseError(f"the extra items are {item}, not {unit.item}")
-            return PerUnitTransfer(doer, payee, money.amount, item, verb, count)  # type: ignore[arg-type]
+            every = period.seconds if isinstance(period, Period) else period
+            return PerUnitTransfer(doer, payee, money.amount, item, verb, count, None,  # type: ignore[arg-type]
+                                   every if count else None)  # type: ignore[arg-type]
+        if period is not None:
+            raise ClauseError("a payment made once has no period: say whether it is paid once or for each extra item "
+                              "('... pays 2 emeralds for each extra pumpkin')")
         return ThresholdTransfer(doer, payee, money.amount, verb, item, count)  # type: ignore[arg-type]
 
     def pool(self, children: list) -> Pool:

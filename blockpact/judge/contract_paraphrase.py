@@ -16,12 +16,13 @@ from blockpact.config import read_toml
 from blockpact.judge.contract_steps import Normalised
 
 PARAPHRASES_FILE = Path(__file__).parent / "data" / "contract_paraphrases.toml"
-_CLASSES = {"PLAYER": "@", "ITEM": "#", "CHEST": "+"}
+_CLASSES = {"PLAYER": "@", "ITEM": "#", "CHEST": "+", "REGION": "&"}
+_TOOLS = ("_pickaxe", "_axe", "_shovel", "_hoe", "_sword", "_shears")
 
 
 @dataclass(frozen=True)
 class _Token:
-    options: tuple[str, ...]  # words, or a class name (PLAYER, ITEM, CHEST, NUMBER)
+    options: tuple[str, ...]  # words, or a class name (PLAYER, ITEM, TOOL, CHEST, REGION, NUMBER)
     optional: bool
 
     def matches(self, symbol: str) -> bool:
@@ -29,6 +30,8 @@ class _Token:
             if option in _CLASSES and symbol.startswith(_CLASSES[option]):
                 return True
             if option == "NUMBER" and symbol.replace(".", "", 1).isdigit():
+                return True
+            if option == "TOOL" and symbol.startswith("#") and symbol.endswith(_TOOLS):
                 return True
             if option == symbol:
                 return True

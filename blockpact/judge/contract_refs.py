@@ -1,6 +1,6 @@
 """References a clause makes through other words, resolved in its grammar tokens before the grammar reads them:
-a player's chest ("Kai's chest"), "every other player" as the doers, and "him" / "her" as the one who is paid,
-given to or signalled.
+a player's chest ("Kai's chest"), "every other player" as the doers, "him" / "her" as the one who is paid,
+given to or signalled, and "back there" as the chest named before.
 
 Each is resolved only where exactly one reading is possible: the chest its owner owns alone, the players other
 than the one player the clause names, the one player named besides the doer. Otherwise the words stay as written
@@ -38,6 +38,7 @@ def resolve_refs(norm: Normalised, players: Sequence[str], lexicon: Lexicon | No
     _other_doers(symbols, words, players, why)
     _object_pronouns(symbols, why)
     _subject_pronouns(symbols, why)
+    _back_there(symbols, words, why)
     return Normalised(symbols, words, (*norm.unresolved, *why))
 
 
@@ -154,6 +155,21 @@ def _object_pronouns(symbols: list[str], why: list[str]) -> None:
             why.append(f"'{pronoun}' could be {' or '.join(c[1:] for c in candidates)}: name the player")
         else:
             why.append(f"'{pronoun}' names no player: the clause names nobody but {doer[1:]}")
+
+
+def _back_there(symbols: list[str], words: list[str], why: list[str]) -> None:
+    """"Ben takes the iron pickaxe from the tools chest and puts it back there": into the one chest the clause names."""
+    k = 1
+    while k < len(symbols):
+        if symbols[k] == "there" and symbols[k - 1] == "back":
+            chests = list(dict.fromkeys(s for s in symbols if s.startswith("+")))
+            if len(chests) == 1:
+                _replace(symbols, words, k, k + 1, ["into", chests[0]])
+                k += 1
+            else:
+                why.append("'back there' says which chest only where the clause names one"
+                           + (f" (it names {', '.join(c[1:] for c in chests)})" if chests else "") + ": name the chest")
+        k += 1
 
 
 def _subject_pronouns(symbols: Sequence[str], why: list[str]) -> None:

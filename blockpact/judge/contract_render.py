@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, FreeText, Give, MineOnly, Penalty, PerUnitTransfer,
-    Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps, ThresholdTransfer,
-    TotalQuota, TurnTaking, WaitFor, Window, Withdraw,
+    Assignment, ChestPayment, Clause, Craft, Deposit, Exclusion, FailurePayment, FixedTransfer, ForEach, FreeText, Give,
+    MineOnly, Penalty, PerUnitTransfer, Pool, ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, Steps,
+    ThresholdTransfer, TotalQuota, TurnTaking, WaitFor, Window, Withdraw,
 )
 from blockpact.judge.contract_grammar import render_assignment
 from blockpact.worlds.spec.schema import Condition
@@ -100,8 +100,9 @@ def _quantified(clause: ForEach, world: str | None) -> str | None:
     if quantifier.startswith("anyone, to ") and isinstance(first, (ThresholdTransfer, PerUnitTransfer)):
         extra = f" for each extra {first.item}" if isinstance(first, PerUnitTransfer) else ""
         amount = first.rate if isinstance(first, PerUnitTransfer) else first.amount
-        return (f"Any player who {_VERBS[first.verb]} more than {first.over} {first.item} pays {_emeralds(amount)}{extra} "
-                f"to {quantifier[len('anyone, to '):]}.")
+        every = f" every {number(first.period)} seconds" if isinstance(first, PerUnitTransfer) and first.period else ""
+        return (f"Any player who {_VERBS[first.verb]} more than {first.over} {first.item}{every} pays {_emeralds(amount)}"
+                f"{extra} to {quantifier[len('anyone, to '):]}.")
     if quantifier.startswith("to ") and quantifier.endswith(" each") and isinstance(first, FixedTransfer):
         return f"{first.payer} pays {quantifier[3:-5]} {_emeralds(first.amount)} each."
     senders = [_waits(p) for p in clause.parts]
@@ -147,16 +148,18 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
             return f"{who or player} returns the {item} to {_chest(chest)}{_by(by)}."
         case Give(giver, receiver, item, count):
             return f"{who or giver} gives {_amount(count)} {item} to {to or receiver}."
-        case Craft(player, item, count):
-            return f"{who or player} crafts {count} {item}."
+        case Craft(player, item, count, by):
+            return f"{who or player} crafts {count} {item}{_by(by)}."
         case WaitFor(player, signaller):
             return f"{player} waits for {signaller}'s signal."
-        case Signal(player, receiver):
+        case Signal(player, receiver, by):
             target = to or receiver
+            if by is not None:
+                return f"{who or player} signals {target + ' ' if target else ''}by {number(by)} seconds."
             return f"{who or player} signals {target + ' ' if target else ''}when done."
-        case TurnTaking(first, item, then, signal):
+        case TurnTaking(first, item, then, signal, chest):
             after = f"signals {then}" if signal else f"{then} takes it"
-            return f"{first} takes the {item} first and returns it to the chest, then {after}."
+            return f"{first} takes the {item} first and returns it to {_chest(chest)}, then {after}."
         case Steps(steps, ordered):
             if all(isinstance(s, WaitFor) for s in steps) and len({s.player for s in steps}) == 1:  # type: ignore[union-attr]
                 signals = " and ".join(f"{s.signaller}'s signal" for s in steps)  # type: ignore[union-attr]
@@ -170,11 +173,15 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
                 f"At the end of the scenario {who or payer} transfers {number(fraction * 100)}% of the value of his "
                 f"{item} to {to or payee}."
             )
-        case PerUnitTransfer(payer, payee, rate, item, verb, over, counted):
+        case PerUnitTransfer(payer, payee, rate, item, verb, over, counted, period):
             beyond = f" over {over}" if over else ""
+            every = f" every {number(period)} seconds" if period else ""
             done = f"{counted} {_VERBS[verb]}" if counted else _DONE[verb]
             return (f"At the end of the scenario {who or payer} transfers {_emeralds(rate)} to {to or payee} "
-                    f"for each {item} {done}{beyond}.")
+                    f"for each {item} {done}{beyond}{every}.")
+        case ChestPayment(payer, payee, amount, chest, item, op, count):
+            return (f"If {_chest(chest)} holds {_CMP[op]} {count} {item} at the end, {who or payer} pays "
+                    f"{_emeralds(amount)} to {to or payee}.")
         case ThresholdTransfer(payer, payee, amount, verb, item, over):
             return f"If {payer} {_VERBS[verb]} more than {over} {item}, {payer} pays {_emeralds(amount)} to {payee}."
         case Pool(players):
@@ -194,6 +201,11 @@ def _render(clause: Clause, world: str | None, who: str | None = None, to: str |
             receiver = "every other player" if "every other player" in quantifier else None
             text = _render(first, world, subject, receiver)
             return text[0].upper() + text[1:]
+        case FailurePayment(deed, payees, amount):
+            player = deed.player  # type: ignore[union-attr]
+            paid = (f"pays {_emeralds(amount)} to {payees[0]}" if len(payees) == 1
+                    else f"pays {_names(payees)} {_emeralds(amount)} each")
+            return f"Unless {_render(deed, world).rstrip('.')}, {player} {paid}."
         case FreeText(text):
             return text
     raise TypeError(f"not a clause: {clause!r}")

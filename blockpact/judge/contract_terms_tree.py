@@ -10,7 +10,7 @@ from lark.visitors import Discard
 
 from blockpact.judge.contract_values import (
     PRONOUN,
-    ALL, ANYONE, EACH, NO_MORE, NOBODY, OTHERS, Bound, Chest, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
+    ALL, ANYONE, EACH, NO_MORE, NOBODY, OTHERS, Bound, Chest, ChestState, ClauseError, ClauseRef, Count, Item, Money, Over, Owner,
     Listed, Percent, PerUnit, Period, Place, Quantifier, Share, Shares, TimeSpan, Unit, Unknown, Verb, WorldPeriod, one,
     whole,
 )
@@ -93,6 +93,9 @@ class TermValues(Transformer):
     def take_verb(self, _: list) -> Verb:
         return Verb("take")
 
+    def touch_verb(self, _: list) -> Verb:
+        return Verb("touch")
+
     def count(self, children: list) -> Count:
         return Count(children[0])
 
@@ -154,8 +157,10 @@ class TermValues(Transformer):
     def per_unit(self, children: list) -> PerUnit:
         over, verb = one(children, Over), one(children, Verb)
         named = [c for c in children if isinstance(c, str) and not isinstance(c, Token)]
+        period = one(children, Period) or one(children, WorldPeriod)
         return PerUnit(one(children, Item).name, verb.action if verb else "collect",
-                       whole(Count(over.count), "a count of items") if over else 0, named[0] if named else None)
+                       whole(Count(over.count), "a count of items") if over else 0, named[0] if named else None,
+                       period.seconds if isinstance(period, Period) else period)
 
     def extra_unit(self, children: list) -> PerUnit:
         item = one(children, Item)
@@ -222,6 +227,8 @@ class TermValues(Transformer):
     span_window = _span("span")
     last_period = _span("last_period")
     last_seconds = _span("last")
+    until_last_period = _span("until_last_period")
+    until_last = _span("until_last")
 
     def condition(self, children: list) -> Condition:
         place, item = one(children, Place), one(children, Item)
@@ -230,6 +237,19 @@ class TermValues(Transformer):
         if number != int(number):
             raise ClauseError(f"a count of blocks must be a whole number, got {number:g}")
         return Condition(item.name, place.region, cmp, int(number))
+
+    def state_not(self, _: list) -> str:
+        return "not"
+
+    def chest_state(self, children: list) -> ChestState:
+        """"holds at least 3 diamonds" (a bare number: at least it), "the iron_pickaxe is (not) in" (1, or none)."""
+        chest, item = one(children, Chest), one(children, Item).name
+        cmp = next((c for c in children if isinstance(c, str) and c in _CMP.values()), ">=")
+        number = next((c for c in children if isinstance(c, float)), None)
+        count = 1 if number is None else whole(Count(number), "a count of items") or 0
+        if "not" in children:
+            return ChestState(chest, item, "<", count)
+        return ChestState(chest, item, cmp, count)
 
     def cmp(self, children: list) -> str:  # pragma: no cover - every cmp expansion is aliased
         raise AssertionError(children)

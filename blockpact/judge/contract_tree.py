@@ -16,13 +16,13 @@ from lark import Token, Tree
 
 from blockpact.judge.clause_meaning import problem, resolve
 from blockpact.judge.clauses import (
-    Assignment, Clause, Craft, Deposit, Exclusion, ForEach, Give, MineOnly, Quota, RegionLimit, Return, Signal,
-    Steps, TotalQuota, TurnTaking, WaitFor, Withdraw,
+    Assignment, ChestPayment, Clause, Craft, Deposit, Exclusion, FixedTransfer, ForEach, Give, MineOnly, Quota, RegionLimit,
+    Return, Signal, Steps, TotalQuota, TurnTaking, WaitFor, Withdraw,
 )
 from blockpact.judge.contract_lexicon import Lexicon
 from blockpact.judge.contract_money_tree import MoneyClauses
 from blockpact.judge.contract_values import (
-    ALL, EACH, NO_MORE, NOBODY, OTHERS, Bound, Listed, Chest, ClauseError, Count, Item, Period, Place, Quantifier,
+    ALL, EACH, NO_MORE, NOBODY, OTHERS, Bound, Listed, Chest, ChestState, ClauseError, Count, Item, Period, Place, Quantifier,
     TimeSpan, Verb, WorldPeriod, one, players_in, whole,
 )
 from blockpact.worlds.spec.schema import Condition
@@ -251,13 +251,21 @@ class _ToClause(MoneyClauses):
         receiver = names[1] if len(names) > 1 else ""
         return self._expand(names[0], receiver or None, lambda p, r: Signal(p, r or ""))
 
+    def turn_chest(self, children: list) -> _Back:
+        return _Back(one(children, Chest, Chest("")))
+
     def turn(self, children: list) -> TurnTaking:
+        """"Ann takes the iron_pickaxe first and puts it back in the tools chest, then Ben takes it": the chest it goes
+        back into is the one named after "back" ("the chest": the one it came from)."""
         then, signal = one(children, tuple)
-        return TurnTaking(children[0], one(children, Item).name, then, signal)
+        return TurnTaking(children[0], one(children, Item).name, then, signal, one(children, _Back).chest)  # type: ignore[arg-type]
 
     def start(self, children: list) -> Clause:
-        clauses = [c for c in children if not isinstance(c, (TimeSpan, Condition, Place))]
+        clauses = [c for c in children if not isinstance(c, (TimeSpan, Condition, Place, ChestState))]
         [clause] = clauses
+        states = [c for c in children if isinstance(c, ChestState)]
+        if states:
+            return _on_chest_state(clause, states, len(children) - len(states) - 1)
         spans = [c for c in children if isinstance(c, TimeSpan)]
         conditions = [c for c in children if isinstance(c, Condition)]
         places = [c for c in children if isinstance(c, Place)]
@@ -274,6 +282,8 @@ def _with(clause: Clause, span: TimeSpan | None, condition: Condition | None, re
         return clause
     if isinstance(clause, ForEach):
         return ForEach(clause.quantifier, tuple(_with(p, span, condition, region) for p in clause.parts))
+    if isinstance(clause, Steps):  # one sentence the grammar reads as several ("Ann signals Ben and Cy by 30 seconds")
+        return Steps(tuple(_with(p, span, condition, region) for p in clause.parts), clause.ordered)
     fields = {f.name for f in dataclasses.fields(clause)}  # type: ignore[arg-type]
     if span is not None and "by" in fields:
         return _with(_deadline(clause, span), None, condition, region)
@@ -291,6 +301,19 @@ def _with(clause: Clause, span: TimeSpan | None, condition: Condition | None, re
             raise ClauseError(f"a clause holds one {name}, this one names two")
     updates = {k: v for k, v in (("window", span), ("condition", condition), ("region", region)) if v is not None}
     return dataclasses.replace(clause, **updates)  # type: ignore[type-var]
+
+
+def _on_chest_state(clause: Clause, states: list[ChestState], others: int) -> Clause:
+    """A fixed payment owed on what a chest holds at the end ("If the tools chest holds the iron_pickaxe at the end, Cy
+    pays Ann 12 emeralds"); nothing else is judged on a chest's end state."""
+    if len(states) > 1 or others:
+        raise ClauseError("a payment on a chest's end state names one state and no other window, condition or region")
+    if not isinstance(clause, FixedTransfer):
+        raise ClauseError("what a chest holds at the end decides a fixed payment only ('If the cache chest holds at least "
+                          "3 diamonds at the end, Ann pays Ben 5 emeralds')")
+    state = states[0]
+    return ChestPayment(clause.payer, clause.payee, clause.amount, state.chest,  # type: ignore[arg-type]
+                        state.item, state.op, state.count)
 
 
 def _deadline(clause: Clause, span: TimeSpan) -> Clause:

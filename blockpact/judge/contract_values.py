@@ -29,7 +29,7 @@ class Unknown:
 
 @dataclass(frozen=True)
 class Verb:
-    action: str  # mine | collect | take
+    action: str  # mine | collect | take | touch (an exclusion's: mine a block, take an item; clause_meaning)
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,17 @@ class PerUnit:
     verb: str = "collect"  # what is counted: collect | mine | take
     over: int = 0  # items not counted
     player: str | None = None  # the player named inside ("for each diamond Ben collects")
+    period: object = None  # seconds, or WorldPeriod: the items beyond `over` are counted in each period
+
+
+@dataclass(frozen=True)
+class ChestState:
+    """What a chest holds at the episode's end: `op` `count` `item` ("holds at least 3 diamonds", "is not in")."""
+
+    chest: Chest
+    item: str
+    op: str
+    count: int
 
 
 @dataclass(frozen=True)

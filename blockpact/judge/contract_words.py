@@ -19,11 +19,12 @@ _SIGNAL_VERBS = {"says": "signals", "say": "signal", "said": "signalled", "annou
 _QUOTED = r"[\"'‘“][^\"'’”]{1,40}[\"'’”]"
 # Text the clause forms do not need, taken out before the words are read: a signal's words ("signals 'clean'": the
 # judge counts that a signal came, not what it said), an aside in parentheses (but not a position "(2, 64, 6)"),
-# "a period" for "per period", "before 220 seconds have passed".
+# "a period" and "in a period" for "per period", "before 220 seconds have passed".
 ASIDES = ((re.compile(rf"\b(signals?|signall?ed|says?|said|announces?|announced)\s+{_QUOTED}", re.I),
            lambda m: _SIGNAL_VERBS.get(m.group(1).lower(), m.group(1))),
           (re.compile(rf"\b(signals?|signall?ed)\s+([A-Z][A-Za-z0-9_]*)\s+{_QUOTED}"), r"\1 \2"),
           (re.compile(r"\s*\((?!\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*\))[^()]*\)"), ""),
+          (re.compile(r"\bin\s+a\s+(period|round)\b", re.I), r"per \1"),
           (re.compile(r"\ba\s+(period|round|minute)\b", re.I), r"per \1"),
           (re.compile(r"\b(seconds?|minutes?)\s+(?:have|has)\s+(?:passed|elapsed|gone\s+by)\b", re.I), r"\1"))
 NUMBER = re.compile(r"\d+(?:\.\d+)?$")
@@ -96,7 +97,7 @@ _INVERTED = frozenset({"will", "shall", "may", "can", "must", "should", "is", "a
 def opening(tokens: list[str]) -> list[str]:
     """A clause opening with "First," before its player ("First Ann mines 2 diamond_ore, then ...") opens with the player;
     "Under no circumstances will Ann mine ..." (or "is Ann to mine") is "Ann will not mine ..."; "Should Ann mine more
-    than 5 pumpkins, she pays ..." is "If Ann mines ..."."""
+    than 5 pumpkins, she pays ..." is "If Ann mines ..."; "Should the pickaxe not be in ..., " is "If the pickaxe ..."."""
     rest = [t for t in tokens[1:] if t != ","]
     if tokens and tokens[0].lower() == "first" and rest and rest[0][:1].isupper():
         return tokens[tokens.index(rest[0]):]
@@ -104,6 +105,6 @@ def opening(tokens: list[str]) -> list[str]:
     if tuple(low[:3]) in _NEVER_OPENINGS and len(tokens) > 5 and low[3] in _INVERTED and tokens[4][:1].isupper():
         after = 6 if low[3] in ("is", "are") and low[5] == "to" else 5
         return [tokens[4], "will", "not", *tokens[after:]]
-    if low[:1] == ["should"] and len(tokens) > 2 and tokens[1][:1].isupper() and "," in tokens:
-        return ["if", tokens[1], *tokens[2:]]
+    if low[:1] == ["should"] and len(tokens) > 2 and "," in tokens:  # also "Should the pickaxe not be in ..., ..."
+        return ["if", *tokens[1:]]
     return tokens

@@ -5,7 +5,12 @@ Readings (documented choices where the paper leaves room; docs/contracts.md says
   raw_iron is worth to the payer;
 - a per-unit transfer ("for each red_mushroom collected") counts the payer's collected items (or mined
   blocks, or items taken from chests, as it says), beyond the first `over` ("for each diamond over 3");
-- a conditional transfer ("if Cy mines more than 4 pumpkins, he pays 10 emeralds") is paid once;
+- a conditional transfer ("if Cy mines more than 4 pumpkins, he pays 10 emeralds") is paid once; so is a payment
+  on failure ("if Ada fails to craft an iron pickaxe by 60 seconds, she pays Ben 10 emeralds"), when the deed's own
+  check finds it undone (whatever the cause: the deed was not promised, so nothing excuses it);
+- a per-unit transfer with a period counts the items beyond `over` in each period;
+- a payment on a chest's end state ("provided the iron pickaxe is back in the tools chest at the end") is paid once
+  when the chest's final contents say so;
 - a gift of items ("Ada gives 3 bread to Ben") moves the items at the end: what they are worth to the
   giver leaves the giver, what they are worth to the receiver reaches the receiver; a giver holding
   fewer gives what it holds and has broken the clause;
@@ -24,13 +29,16 @@ Readings (documented choices where the paper leaves room; docs/contracts.md says
 
 from __future__ import annotations
 
-from collections import defaultdict
+import operator
+from collections import Counter, defaultdict
 
 from blockpact.judge.causality import Excuse, excuse
 from blockpact.judge.clause_checks import Breach, breakable, clause_reading
 from blockpact.judge.clause_events import actions
 from blockpact.judge.clauses import (
+    ChestPayment,
     Clause,
+    FailurePayment,
     FixedTransfer,
     FreeText,
     Give,
@@ -42,7 +50,7 @@ from blockpact.judge.clauses import (
     ThresholdTransfer,
     parts,
 )
-from blockpact.judge.contract import Contract, number
+from blockpact.judge.contract import Contract, number, render_clause
 from blockpact.judge.observables import EpisodeObservables
 from blockpact.judge.verdict import Judgment, no_transfers
 
@@ -57,12 +65,26 @@ def transfer_amount(clause: Clause, obs: EpisodeObservables) -> tuple[str, str, 
             unit = obs.value(payer, item)
             amount = fraction * unit * count
             return payer, payee, amount, f"{number(fraction * 100)}% of {count} {item} x {number(unit)}"
+        case PerUnitTransfer(payer, payee, rate, item, verb, over, counted, period) if period:
+            periods = Counter(int((t - obs.start_time) // period) for t, p, k in actions(obs, verb, item)
+                              if p == (counted or payer) for _ in range(k))
+            paid = sum(max(n - over, 0) for n in periods.values())
+            by = f" by {counted}" if counted else ""
+            each = ", ".join(f"{n} in seconds {number(k * period)}-{number((k + 1) * period)}"
+                             for k, n in sorted(periods.items()) if n > over) or "none"
+            return payer, payee, rate * paid, (f"{number(rate)} x {paid} {item} {_DONE[verb]}{by} beyond {over} in a "
+                                               f"period of {number(period)} s ({each})")
         case PerUnitTransfer(payer, payee, rate, item, verb, over, counted):
             count = _done(obs, counted or payer, verb, item)
             paid = max(count - over, 0)
             beyond = f" ({count} - {over})" if over else ""
             by = f" by {counted}" if counted else ""
             return payer, payee, rate * paid, f"{number(rate)} x {paid} {item} {_DONE[verb]}{by}{beyond}"
+        case ChestPayment(payer, payee, amount, chest, item, op, count):
+            held = sum(items.get(item, 0) for pos, items in obs.chests.items() if obs.chest_names.get(pos, "") == chest)
+            due = amount if _HOLDS[op](held, count) else 0.0
+            return payer, payee, due, (f"the {chest} chest held {held} {item} at the end, "
+                                       f"{'' if due else 'not '}{_CMP_WORDS[op]} {count}")
         case ThresholdTransfer(payer, payee, amount, verb, item, over):
             count = _done(obs, payer, verb, item)
             due = amount if count > over else 0.0
@@ -71,6 +93,8 @@ def transfer_amount(clause: Clause, obs: EpisodeObservables) -> tuple[str, str, 
 
 
 _DONE = {"collect": "collected", "mine": "mined", "take": "taken"}
+_HOLDS = {"<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt, "==": operator.eq}
+_CMP_WORDS = {"<=": "at most", ">=": "at least", "<": "fewer than", ">": "more than", "==": "exactly"}
 
 
 def _done(obs: EpisodeObservables, player: str, verb: str, item: str) -> int:
@@ -125,6 +149,16 @@ class _Ledger:
         if moved < wanted:
             return Breach(n, clause.giver, f"{clause.giver} held {held} {clause.item}, fewer than the {wanted} clause {n} gives.")
         return None
+
+    def on_failure(self, n: int, clause: FailurePayment) -> None:
+        """Paid when the deed's check finds it undone (its breaches are no breach of the contract: it was not promised)."""
+        undone, _ = clause_reading(n, clause.deed, self.obs)
+        player = clause.player
+        if not undone:
+            self.lines.append(f"Clause {n}: {player} did it ({render_clause(clause.deed).rstrip('.')}), so owes nothing.")
+            return
+        for payee in clause.payees:
+            self.pay(n, player, payee, clause.amount, f"for not doing it: {undone[0].text.rstrip('.')}")
 
     def penalise(self, n: int, clause: Penalty, breaches: list[Breach]) -> None:
         broken = {(b.clause, b.player) for b in breaches if clause.clause in (None, b.clause) and b.clause != n}
@@ -204,6 +238,8 @@ def judge_formal(contract: Contract, obs: EpisodeObservables) -> Judgment:
                 ledger.pay(n, *settled)
             elif isinstance(part, Give) and (breach := ledger.give(n, part)) is not None:
                 breaches.append(breach)
+            elif isinstance(part, FailurePayment):
+                ledger.on_failure(n, part)
         if isinstance(clause, FreeText):
             ledger.lines.append(f"Clause {n} is free text, not judged formally ({clause.reason}).")
         elif n in inapplicable:

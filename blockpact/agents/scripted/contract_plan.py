@@ -23,12 +23,13 @@ from blockpact.judge.contract import (
     ProportionalTransfer, Quota, RegionLimit, Return, RewardSplit, Signal, ThresholdTransfer, TotalQuota, TurnTaking,
     WaitFor, Withdraw, parts,
 )
-from blockpact.judge.clauses import Clause, gated_waits
+from blockpact.judge.clauses import ChestPayment, Clause, FailurePayment, gated_waits
 from blockpact.worlds.spec.schema import Vec
 
 __all__ = ["Limit", "Plan", "Step", "plan_for"]
 
-SETTLED = (Give, Pool, RewardSplit, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer)
+SETTLED = (Give, Pool, RewardSplit, Penalty, FixedTransfer, ProportionalTransfer, PerUnitTransfer, ThresholdTransfer,
+           ChestPayment)
 KNOWN = (Assignment, Quota, TotalQuota, TurnTaking, Craft, Deposit, WaitFor, Signal, MineOnly, *SETTLED)
 FILLER_PATIENCE = 0.2  # of the episode: how long a player waits for deposits or a tool before mining for itself
 
@@ -51,6 +52,7 @@ class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart
         self.deposits: list[tuple[int, Deposit]] = []
         self.crafts: list[tuple[int, Craft]] = []
         self.signals = False
+        self.signal_by: float | None = None  # the earliest deadline a signal clause of its sets
         self.excluded: set[str] = set()  # blocks it must not mine
         self.guards: dict[str, list[dict[str, object]]] = {}  # block -> conditions under which it must not mine it
         self.centres: dict[str | None, list[int]] = {}  # block (None: any) -> the centre of the region it mines in
@@ -101,6 +103,9 @@ class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart
         return self.plan
 
     def read(self, n: int, part: object, me: str) -> None:
+        if isinstance(part, FailurePayment):  # the payment is avoided by doing the deed: planned as if promised
+            self.read(n, part.deed, me)
+            return
         if isinstance(part, Assignment):
             blocks = blocks_of(part.verb, part.target, self.facts)
             if part.verb in ("mine", "collect") and not blocks:
@@ -138,6 +143,9 @@ class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart
                 self.turn_parts.append((n, part))
         elif isinstance(part, Craft) and part.player == me:
             self.crafts.append((n, part))
+            if part.by is not None:
+                self.note(n, f"makes the {part.item} as soon as it has what it takes; the deadline of {part.by:g} s is "
+                             "not watched")
         elif isinstance(part, Deposit) and part.player == me:
             if self.facts.chest_named(part.chest) is None:
                 self.note(n, f"the world has no chest named {part.chest!r}")
@@ -154,6 +162,8 @@ class _Compiler(ToolsPart, MakingPart, MiningPart, PuttingAwayPart, OrderingPart
                 self.gates.append((step.id, n, later))
         elif isinstance(part, (WaitFor, Signal)):
             self.signals |= (part.signaller if isinstance(part, WaitFor) else part.player) == me
+            if isinstance(part, Signal) and part.player == me and part.by is not None:
+                self.signal_by = part.by if self.signal_by is None else min(self.signal_by, part.by)
         elif isinstance(part, Exclusion):
             if part.player == me:
                 self.exclude(n, part)

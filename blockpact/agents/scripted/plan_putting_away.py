@@ -56,7 +56,11 @@ class PuttingAwayPart:
                                    after=[back.id], args={"task": f"the {part.item} is back in the chest"}))
 
     def signal_when_done(self) -> None:
-        """Signal once the deposits, crafts and returns others may wait for are done."""
+        """Signal once the deposits, crafts and returns others may wait for are done; with a deadline, by then even if
+        they are not (the program sends it when the deadline nears, `DEADLINE_MARGIN` before it)."""
         after = [s.id for s in self.plan.steps if s.op in ("deposit", "craft", "smelt", "place") and s.id.split(":")[0] != "return"]
         after += [s.id for s in self.plan.steps if s.id.startswith("return:")]
-        self.plan.add(Step("done", "signal", "signal that its part is done", after=after, args={"task": "done"}))
+        by = None if self.signal_by is None else max(self.signal_by - DEADLINE_MARGIN, 0.0)
+        self.plan.add(Step("done", "signal", "signal that its part is done" + (
+            f" (by {self.signal_by:g} s, done or not)" if self.signal_by is not None else ""),
+            after=after, args={"task": "done", "by": by}))

@@ -11,8 +11,9 @@ from blockpact.worlds.spec.schema import Vec
 class ToolsPart:
     """The tools part of a plan's compiler (`contract_plan._Compiler`), which holds the state it reads."""
 
-    def take_tool(self, n: int, item: str) -> None:
-        chest = self.facts.chest_with(item) or self.deposited_into(item)
+    def take_tool(self, n: int, item: str, chest: Vec | None = None) -> None:
+        """Take `item` from `chest` (None: the chest holding it, or the one a deposit clause puts it into)."""
+        chest = chest or self.facts.chest_with(item) or self.deposited_into(item)
         if chest is None:
             if self.spec.players[self.player].inventory.get(item):
                 return
@@ -32,9 +33,13 @@ class ToolsPart:
         return None
 
     def turn(self, n: int, part: TurnTaking) -> None:
-        chest = self.facts.chest_with(part.item) or self.deposited_into(part.item)
-        if chest is None:
+        found = self.facts.chest_with(part.item) or self.deposited_into(part.item)
+        if found is None:
             self.note(n, f"no chest holds a {part.item} to take turns with")
+            return
+        chest = self.facts.chest_named(part.chest) if part.chest else found  # where it goes back, and is taken next
+        if chest is None:
+            self.note(n, f"the world has no chest named {part.chest!r} to return the {part.item} to")
             return
         self.turn_chest[part.item] = chest
         uses = any(self.facts.needs_tool(b) and self.facts.harvests(part.item, b) for b in self.targets)
@@ -46,7 +51,7 @@ class ToolsPart:
                 wait = Step(f"turn:{part.first}:{part.item}", "wait_items", f"wait for the {part.item} in the chest at {list(chest)}",
                             args={"chest": list(chest), "items": {part.item: 1}, "blocking": False, "patience": self.patience})
             self.plan.add(wait)
-            self.take_tool(n, part.item)
+            self.take_tool(n, part.item, chest)
             take = self.plan.find(f"take:{part.item}")
             if take is not None:
                 take.after.append(wait.id)

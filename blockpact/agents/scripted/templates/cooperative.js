@@ -59,7 +59,9 @@ async function playByContract(bot) {
   const start = bot.time.age / 20;
   const now = () => bot.time.age / 20;
   const lastLook = {};
-  const depsPassed = (s) => s.after.every((id) => byId[id].passed);
+  // A signal with a deadline is sent by then (`by`, already less a margin) even if what it waits on is not done.
+  const deadline = (s) => (s.op === 'signal' && s.by !== null && s.by !== undefined ? start + s.by : Infinity);
+  const depsPassed = (s) => now() >= deadline(s) || s.after.every((id) => byId[id].passed);
   const blockedForGood = (s) => s.after.some((id) => byId[id].dead || blockedForGood(byId[id]));
   const isWait = (s) => s.op === 'wait_signal' || s.op === 'wait_items';
 
@@ -229,6 +231,7 @@ async function playByContract(bot) {
     const t = now();
     let until = start + __EPISODE_SECONDS__;
     for (const s of live) if (s.due > t) until = Math.min(until, s.due);
+    for (const s of live) if (deadline(s) > t) until = Math.min(until, deadline(s));
     for (const w of open) if (!w.blocking && t < start + w.patience) until = Math.min(until, start + w.patience);
     if (open.some((w) => w.op === 'wait_items')) until = Math.min(until, t + __LOOK_SECONDS__);
     const seconds = Math.max(1, Math.ceil(until - t));
@@ -247,7 +250,7 @@ async function playByContract(bot) {
     }
     const t = now();
     const failed = steps.some((s) => s.dead);
-    const live = steps.filter((s) => !s.done && !s.dead && !blockedForGood(s) && (!s.fallback || failed));
+    const live = steps.filter((s) => !s.done && !s.dead && (deadline(s) < Infinity || !blockedForGood(s)) && (!s.fallback || failed));
     if (live.length === 0) return;
     const ready = live.filter((s) => depsPassed(s) && s.due <= t);
     const waits = ready.filter(isWait);
@@ -260,7 +263,7 @@ async function playByContract(bot) {
     } else if (waits.length > 0) {
       await listen(waits, live);
     } else {
-      const next = Math.min(...live.filter((s) => s.due > t).map((s) => s.due));
+      const next = Math.min(...live.filter((s) => s.due > t).map((s) => s.due), ...live.map(deadline).filter((d) => d > t));
       if (!(next < Infinity)) return; // nothing can run any more
       await bot.waitForTicks(Math.max(1, Math.ceil((next - t) * 20)));
     }
