@@ -78,6 +78,8 @@ FORMS: list[tuple[str, Example]] = [
     ("a quota while the world is in some state",
      lambda n: Quota(n.me, "mine", n.block, 3, "at_most", 60.0, condition=n.condition) if n.condition else None),
     ("a total for several players", lambda n: TotalQuota((n.me, n.other), "mine", n.block, 10, "at_most")),
+    ("a total per period, in a time window",
+     lambda n: TotalQuota((n.me, n.other), "mine", n.block, 20, "at_most", 60.0, window=Window(0.0, n.half))),
     ("putting into a chest", lambda n: Deposit(n.me, n.item, 2, n.chest) if n.chest else None),
     ("putting into a chest by a deadline", lambda n: Deposit(n.me, n.item, 2, n.chest, by=n.half) if n.chest else None),
     ("taking from a chest", lambda n: Withdraw(n.other, n.tool or n.item, 1, n.chest) if n.chest else None),
