@@ -275,3 +275,18 @@ test('more: in a sandbox process, a builtin no worker termination interrupts end
   assert.equal((await runner.run('async function main(bot) { return 1; }', { budgetMs: 3000, isolation: 'thread' })).returnValue, 1);
   assert.equal((await runner.run('async function main(bot) { return 2; }', { budgetMs: 3000 })).returnValue, 2);
 });
+
+test("a sandbox process killed at its budget while a query's answer is on its way does not take the runtime with it", async () => {
+  // The query's answer comes when the runner stops the body, just after it killed the child for its budget: it is
+  // sent to a child that is gone (EPIPE), which must not end this process and every other program in it.
+  let release = null;
+  const host = recordingHost({ blockAt: () => new Promise((resolve) => { release = resolve; }) });
+  host.stop = () => { release?.(null); };
+  const runner = makeRunner(host, { isolation: 'process' });
+  for (let i = 0; i < 3; i += 1) {
+    const result = await runner.run('async function main(bot) {\n  bot.blockAt(new Vec3(1, 64, 1));\n}', { budgetMs: 300 });
+    assert.equal(result.kind, 'budget', result.error);
+    await new Promise((resolve) => { setTimeout(resolve, 50); }); // an 'error' event unheard would end the process here
+  }
+  assert.equal((await runner.run('async function main(bot) { return 3; }', { budgetMs: 3000 })).returnValue, 3);
+});

@@ -65,6 +65,15 @@ class SandboxProcess {
     this.#child = child;
     this.#route = route;
     this.#exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    // A message to a child that has just been killed (a budget ran out while it waited for an answer) fails with
+    // EPIPE; unheard, that 'error' would end the whole runtime and every program in it. The child's exit reports
+    // what happened to its run.
+    child.on('error', () => {});
+  }
+
+  // Sends to the child if it is still there; a child gone meanwhile is no error here (its exit says so).
+  #send(message) {
+    if (this.#child.connected) this.#child.send(message, () => {}); // a callback takes the error, not an 'error' event
   }
 
   #listen() {
@@ -91,7 +100,7 @@ class SandboxProcess {
       reply = { k: 'answer', id, ok: false, error: err instanceof Error ? err.message : String(err) };
     }
     this.#queryAskedAt = 0;
-    if (this.#child.connected) this.#child.send(reply);
+    this.#send(reply);
   }
 
   park(onExit) {
@@ -124,7 +133,7 @@ class SandboxProcess {
   }
 
   set running(value) {
-    if (this.#child.connected) this.#child.send({ k: 'running', value });
+    this.#send({ k: 'running', value });
   }
 
   get outOfMemory() {
@@ -132,7 +141,7 @@ class SandboxProcess {
   }
 
   post(message) {
-    if (this.#child.connected) this.#child.send({ k: 'post', msg: message });
+    this.#send({ k: 'post', msg: message });
   }
 
   // The child's main thread asks its worker (it answers even while the worker is wedged); the child itself
@@ -148,7 +157,7 @@ class SandboxProcess {
         resolve(ok);
       };
       this.#pongs.set(id, settle);
-      this.#child.send({ k: 'ping', id, timeoutMs });
+      this.#send({ k: 'ping', id, timeoutMs });
     });
   }
 
