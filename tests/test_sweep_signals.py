@@ -17,10 +17,11 @@ import pytest
 
 from test_sweep import write_study
 
-# the signals, and the exit statuses that may follow (a SIGTERM that comes once the stop is over finds no driver)
+# the signals, and the exit statuses that may follow (a SIGTERM that comes once the stop is over finds no driver, or
+# one on its way out, which it ends: -SIGTERM)
 STOPS = {
     "SIGTERM": ([signal.SIGTERM], {143}),
-    "SIGINT then SIGTERM": ([signal.SIGINT, signal.SIGTERM], {130, 143}),
+    "SIGINT then SIGTERM": ([signal.SIGINT, signal.SIGTERM], {130, 143, -signal.SIGTERM}),
     "SIGINT": ([signal.SIGINT], {130}),
     # nothing in the driver runs: each worker is sent SIGTERM by the kernel (PR_SET_PDEATHSIG) and ends by itself
     "SIGKILL": ([signal.SIGKILL], {-signal.SIGKILL}),
