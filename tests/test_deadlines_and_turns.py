@@ -31,11 +31,6 @@ def spec():
     return load_world(WORLD)
 
 
-def _read(spec, text: str):
-    [clause] = parse_contract(f"1. {text}", sorted(spec.players), spec=spec).clauses
-    return clause
-
-
 @pytest.mark.parametrize(("text", "reading"), [
     ("Ann signals Ben within 60 seconds.", "Ann signals Ben by 60 seconds."),
     ("Ann has to send Ben a signal no later than 90 seconds into the game.", "Ann signals Ben by 90 seconds."),

@@ -20,6 +20,7 @@ from blockpact.judge.observables import observables_from_events
 from blockpact.worlds.sim.primitives import AgentAPI
 from blockpact.worlds.sim.simulator import Simulation
 from blockpact.worlds.world_files import load_world
+from harness.readings import read_clause
 
 WORLD = Path(__file__).parent / "worlds" / "contract_language.toml"
 TOOLS, CACHE = (6, 64, 9), (9, 64, 10)
@@ -30,11 +31,6 @@ def spec():
     return load_world(WORLD)
 
 
-def _read(spec, text: str):
-    [clause] = parse_contract(f"1. {text}", sorted(spec.players), spec=spec).clauses
-    return clause
-
-
 @pytest.mark.parametrize(("text", "reading"), [
     ("Ben does not take the iron pickaxe from the tools chest until Ann has signalled him.",
      "Ben does not take iron_pickaxe from the tools chest until Ann has signalled."),
@@ -43,17 +39,17 @@ def _read(spec, text: str):
     ("Ben does not mine diamond ore until Ann signals.", "Ben does not mine diamond_ore until Ann has signalled."),
 ])
 def test_the_ban_reads_and_renders_back(spec, text: str, reading: str) -> None:
-    clause = _read(spec, text)
+    clause = read_clause(spec, text)
     assert clause.formal, clause.why
     assert render_clause(clause, world=spec.name) == reading
-    assert _read(spec, reading) == clause
+    assert read_clause(spec, reading) == clause
 
 
 def test_nobody_holds_back_until_a_signal_binds_everyone_but_the_senders(spec) -> None:
-    clause = _read(spec, "Nobody mines diamond ore until Ann has signalled.")
+    clause = read_clause(spec, "Nobody mines diamond ore until Ann has signalled.")
     assert isinstance(clause, ForEach) and [p.player for p in clause.parts] == ["Ben", "Cy"]
     assert all(isinstance(p, Exclusion) and p.until_signals_from == ("Ann",) for p in clause.parts)
-    assert not _read(spec, "Ann does not mine diamond ore until Ann has signalled.").formal
+    assert not read_clause(spec, "Ann does not mine diamond ore until Ann has signalled.").formal
 
 
 def _episode(spec, signal_first: bool):

@@ -7,8 +7,14 @@ from blockpact.judge.contract import parse_contract, render_clause
 from blockpact.worlds.spec.schema import WorldSpec
 
 
-def assert_reads_as(spec: WorldSpec, text: str, reading: str | None) -> None:
+def read_clause(spec: WorldSpec, text: str):
+    """The one clause `text` reads as in `spec`'s world."""
     [clause] = parse_contract(f"1. {text}", sorted(spec.players), spec=spec).clauses
+    return clause
+
+
+def assert_reads_as(spec: WorldSpec, text: str, reading: str | None) -> None:
+    clause = read_clause(spec, text)
     if reading is None:
         assert not clause.formal, f"read as {render_clause(clause, world=spec.name)!r}"
         assert clause.why
