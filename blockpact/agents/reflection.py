@@ -23,12 +23,6 @@ if TYPE_CHECKING:
 LESSONS = 5  # at most this many lessons per player
 LESSON_CHARS = 400  # a longer line is cut here: the next prompt stays bounded
 ATTEMPTS = 2
-CONTRACT_FIXED = ("The contract (or its absence) was settled before the first episode and stays the same in every "
-                  "episode: there is no negotiation between episodes, so write lessons for how you play, not for what "
-                  "to propose.")
-CONTRACT_MEETS = ("Before the next episode the players meet and may change the contract by a vote, so the contract "
-                  "you play under next may differ from this one: write lessons for how you play that hold under any "
-                  "contract (what the world does, what the others do).")
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+(.*\S)\s*$")
 
 
@@ -81,7 +75,8 @@ def reflection_messages(spec: WorldSpec, r: Recollection, limit: int = LESSONS) 
         chat="\n".join(condensed_chat(r.chat)) if r.chat else "No messages.",
         lessons="\n".join(f"- {lesson}" for lesson in r.lessons) if r.lessons else "None yet (this was your first episode).",
     )
-    system = render("reflection_system", lessons=limit, contract_note=CONTRACT_MEETS if r.meetings else CONTRACT_FIXED)
+    note = render("reflection_meetings" if r.meetings else "reflection_fixed_contract")  # may the contract change?
+    system = render("reflection_system", lessons=limit, contract_note=note)
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
